@@ -1,0 +1,74 @@
+"""graphmem: a bi-temporal knowledge-graph memory for AI agents.
+
+>>> import graphmem as gm
+>>> with gm.open() as mem:
+...     _ = mem.add_fact("Alice", "works_at", "Acme", valid_from="2020-01-01")
+...     [f.object for f in mem.facts(subject="alice")]
+['Acme']
+
+Heavy parts (the store engine, spaCy, matplotlib) load on first use, so ``import graphmem``
+stays fast.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from graphmem.errors import (
+    ClockError,
+    ExtraUnavailable,
+    GraphmemError,
+    IntegrityError,
+    InvalidInput,
+    NotFound,
+    RateLimited,
+    SchemaVersionError,
+    StoreBusy,
+    StoreError,
+)
+from graphmem.models import Decision, Entity, Fact, Predicate, Session, WriteResult
+from graphmem.timeutil import to_utc
+
+if TYPE_CHECKING:
+    from graphmem.memory import Memory, open
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "ClockError",
+    "Decision",
+    "Entity",
+    "ExtraUnavailable",
+    "Fact",
+    "GraphmemError",
+    "IntegrityError",
+    "InvalidInput",
+    "Memory",
+    "NotFound",
+    "Predicate",
+    "RateLimited",
+    "SchemaVersionError",
+    "Session",
+    "StoreBusy",
+    "StoreError",
+    "WriteResult",
+    "__version__",
+    "open",
+    "to_utc",
+]
+
+_LAZY = {"Memory": "graphmem.memory", "open": "graphmem.memory"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'graphmem' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -1,0 +1,75 @@
+"""Errors raised by graphmem.
+
+Every public entry point raises a subclass of :class:`GraphmemError` whose message names the bad
+value and how to fix it. Nothing is written when an error is raised. The tree::
+
+    GraphmemError
+     ├── InvalidInput (ValueError)         bad argument: the message names the value and the fix
+     │    ├── ClockError                    the injected clock moved backwards
+     │    └── RateLimited                   admission control: too many writes of a kind per hour
+     ├── NotFound (KeyError)               nothing matched (retract, why, an entity name)
+     ├── StoreError                        the storage engine failed
+     │    ├── SchemaVersionError            the database was written by another schema version
+     │    └── StoreBusy                     another process holds the database lock
+     ├── IntegrityError                    `graphmem check` found a broken invariant
+     └── ExtraUnavailable (ImportError)    an optional extra is not installed
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ClockError",
+    "ExtraUnavailable",
+    "GraphmemError",
+    "IntegrityError",
+    "InvalidInput",
+    "NotFound",
+    "RateLimited",
+    "SchemaVersionError",
+    "StoreBusy",
+    "StoreError",
+]
+
+
+class GraphmemError(Exception):
+    """Base class of every error graphmem raises on purpose."""
+
+
+class InvalidInput(GraphmemError, ValueError):
+    """An argument is invalid; the message names the value and the fix."""
+
+
+class ClockError(InvalidInput):
+    """The system clock reading is earlier than the newest recorded write."""
+
+
+class RateLimited(InvalidInput):
+    """Admission control refused a write: the per-kind hourly limit is reached."""
+
+
+class NotFound(GraphmemError, KeyError):
+    """Nothing matched the request."""
+
+    def __str__(self) -> str:
+        # KeyError quotes its argument; show the message as written.
+        return str(self.args[0]) if self.args else ""
+
+
+class StoreError(GraphmemError):
+    """The storage engine failed."""
+
+
+class SchemaVersionError(StoreError):
+    """The database was created by an incompatible graphmem schema version."""
+
+
+class StoreBusy(StoreError):
+    """Another process holds the database; open read-only or stop the other process."""
+
+
+class IntegrityError(GraphmemError):
+    """A store invariant is broken (reported by ``graphmem check``)."""
+
+
+class ExtraUnavailable(GraphmemError, ImportError):
+    """An optional dependency is missing; the message names the extra to install."""

@@ -1,0 +1,556 @@
+"""The ``Memory`` facade: one store, one clock, one ontology; every public call is one transaction.
+
+>>> import graphmem as gm
+>>> with gm.open(clock=lambda: gm.to_utc("2026-06-10")) as mem:
+...     _ = mem.add_fact("api", "runs_on", "Laravel", valid_from="2024-01-01")
+...     result = mem.add_fact("api", "runs_on", "Go", valid_from="2026-06-01")
+...     print(result.decision, [f.object for f in mem.facts(subject="api")])
+...     print([f.object for f in mem.facts(subject="api", valid_at="2025-01-01")])
+supersede ['Go']
+['Laravel']
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import os
+import threading
+from collections.abc import Iterable, Mapping, Sequence
+from types import TracebackType
+from typing import Any
+
+from graphmem.errors import ClockError, InvalidInput, NotFound
+from graphmem.models import Decision, Entity, Fact, FactKind, Predicate, WriteResult
+from graphmem.normalize import clean_name, entity_key
+from graphmem.ontology import Ontology
+from graphmem.store import open_store
+from graphmem.temporal import new_id, plan_assert, plan_retract
+from graphmem.timeutil import Clock, TimeLike, system_clock, to_utc
+from graphmem.writes import FIELDS, WriteBatch, build_fact
+
+__all__ = ["DEFAULT_DB", "Memory", "open"]
+
+#: The embedded default database used by the CLI when neither ``--db`` nor ``GRAPHMEM_DB`` is set.
+DEFAULT_DB = os.path.join("~", ".graphmem", "memory.kuzu")
+
+_KINDS: tuple[str, ...] = ("fact", "event", "insight", "directive", "identity")
+
+
+def open(  # noqa: A001 - the public name is part of the contract: gm.open()
+    path: str | os.PathLike[str] | None = None,
+    *,
+    clock: Clock | None = None,
+    engine: str = "kuzu",
+    read_only: bool = False,
+) -> Memory:
+    """Open a memory: on disk at ``path``, or in memory when ``path`` is ``None``.
+
+    Args:
+        path: database file; created when missing. ``None`` keeps everything in memory.
+        clock: callable returning the current aware datetime (system time); inject one for
+            tests and backfills. Defaults to the UTC wall clock.
+        engine: ``"kuzu"`` (default, pinned 0.11.3) or ``"ladybug"`` (``graphmem[ladybug]``).
+        read_only: open without write access (several processes may read at once).
+
+    Returns:
+        A :class:`Memory`, usable as a context manager.
+
+    Raises:
+        StoreBusy: another process holds the database.
+        SchemaVersionError: the database was written by another schema version.
+    """
+    return Memory(path, clock=clock, engine=engine, read_only=read_only)
+
+
+class Memory:
+    """A bi-temporal fact memory. Create it with :func:`graphmem.open`."""
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        clock: Clock | None = None,
+        engine: str = "kuzu",
+        read_only: bool = False,
+    ) -> None:
+        self.path = None if path is None else os.path.expanduser(os.fspath(path))
+        if self.path is not None and not read_only:
+            parent = os.path.dirname(os.path.abspath(self.path))
+            os.makedirs(parent, exist_ok=True)
+        self._clock: Clock = clock or system_clock
+        self._lock = threading.RLock()
+        self._store = open_store(self.path, engine=engine, read_only=read_only)
+        self.engine = engine
+        self.ontology = Ontology()
+        stored = self._store.load_predicates()
+        if not stored and not read_only:
+            defaults = Ontology.default().predicates()
+            with self._store.transaction():
+                self._store.save_predicates(defaults)
+            stored = defaults
+        for p in stored:
+            self.ontology.add(p)
+        self._aliases = self._store.load_aliases()
+        self._last_write = self._store.max_system_time()
+        self.closed = False
+
+    # -- lifecycle ----------------------------------------------------------------------------
+
+    def __enter__(self) -> Memory:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the store. Further calls fail."""
+        if not self.closed:
+            self._store.close()
+            self.closed = True
+
+    def __repr__(self) -> str:
+        where = self.path or ":memory:"
+        return f"<graphmem.Memory {where!r} engine={self.engine!r}>"
+
+    # -- time ---------------------------------------------------------------------------------
+
+    def now(self) -> dt.datetime:
+        """Return the clock's current reading as aware UTC.
+
+        Raises:
+            InvalidInput: the clock returned something that is not an aware datetime.
+        """
+        value = self._clock()
+        if not isinstance(value, dt.datetime):
+            raise InvalidInput(f"clock() returned {value!r}; it must return an aware datetime")
+        return to_utc(value, name="clock()")
+
+    def _tick(self) -> dt.datetime:
+        """Return the system time of a write; refuse a clock that moved backwards."""
+        now = self.now()
+        if self._last_write is not None and now < self._last_write:
+            raise ClockError(
+                f"clock reads {now.isoformat()}, earlier than the newest recorded write "
+                f"{self._last_write.isoformat()}; system time never moves backwards — fix the "
+                "clock passed to graphmem.open(clock=...)"
+            )
+        return now
+
+    def _time(self, value: TimeLike | None, name: str, default: dt.datetime) -> dt.datetime:
+        return default if value is None else to_utc(value, name=name)
+
+    # -- names --------------------------------------------------------------------------------
+
+    def _entity_id(self, name: str, *, what: str = "name") -> str:
+        key = entity_key(clean_name(name, what=what))
+        return self._aliases.get(key, key)
+
+    def _resolve_entities(
+        self, names: Iterable[tuple[str, str]]
+    ) -> tuple[dict[str, Entity], dict[str, Entity]]:
+        """Map ``(name, kind)`` pairs to entities; return (by input name, new ones by id)."""
+        wanted: dict[str, tuple[str, str]] = {}
+        for name, kind in names:
+            if name not in wanted:
+                wanted[name] = (self._entity_id(name), kind)
+        existing = self._store.entity_names(sorted({eid for eid, _ in wanted.values()}))
+        by_name: dict[str, Entity] = {}
+        new: dict[str, Entity] = {}
+        for name, (eid, kind) in wanted.items():
+            if eid in existing:
+                by_name[name] = Entity(id=eid, name=existing[eid], kind=kind)
+            else:
+                ent = new.get(eid) or Entity(id=eid, name=clean_name(name), kind=kind)
+                new[eid] = ent
+                by_name[name] = ent
+        return by_name, new
+
+    def define_entity(
+        self, name: str, *, kind: str = "entity", aliases: Sequence[str] = ()
+    ) -> Entity:
+        """Declare an entity with its kind and aliases; aliases resolve to it from then on.
+
+        Raises:
+            InvalidInput: blank names, or an alias that already names another entity.
+        """
+        with self._lock:
+            eid = self._entity_id(name)
+            keys = sorted({entity_key(clean_name(a, what="alias")) for a in aliases} - {eid})
+            for key in keys:
+                owner = self._aliases.get(key)
+                if owner not in (None, eid) or (
+                    owner is None and self._store.get_entity(key) is not None
+                ):
+                    raise InvalidInput(
+                        f"alias {key!r} already names entity {owner or key!r}; "
+                        "choose another alias"
+                    )
+            current = self._store.get_entity(eid)
+            merged = tuple(sorted(set(current.aliases if current else ()) | set(keys)))
+            ent = Entity(id=eid, name=current.name if current else clean_name(name),
+                         kind=kind, aliases=merged)
+            with self._store.transaction():
+                self._store.upsert_entities([ent])
+            for key in keys:
+                self._aliases[key] = eid
+            return ent
+
+    # -- ontology -----------------------------------------------------------------------------
+
+    def define_predicate(
+        self,
+        name: str,
+        *,
+        cardinality: str = "one",
+        aliases: Sequence[str] = (),
+        inverse: str | None = None,
+        symmetric: bool = False,
+        description: str = "",
+    ) -> Predicate:
+        """Define (or redefine) a predicate: its cardinality and the aliases that map to it.
+
+        Args:
+            name: canonical name, normalised to snake_case (``"Works At"`` → ``works_at``).
+            cardinality: ``"one"`` (a new object supersedes the old) or ``"many"``.
+            aliases: other spellings that map to this predicate before any decision.
+            inverse: name of the inverse predicate, if any.
+            symmetric: whether ``a p b`` implies ``b p a``.
+            description: free text for humans.
+
+        Returns:
+            The stored definition.
+
+        Raises:
+            InvalidInput: bad cardinality, or an alias that belongs to another predicate.
+        """
+        from graphmem.normalize import predicate_name
+
+        if cardinality not in ("one", "many"):
+            raise InvalidInput(
+                f"cardinality={cardinality!r} is invalid; use 'one' (single-valued) or 'many'"
+            )
+        if isinstance(aliases, str):
+            aliases = (aliases,)
+        pred = Predicate(
+            name=predicate_name(name),
+            cardinality="one" if cardinality == "one" else "many",
+            aliases=tuple(aliases),
+            inverse=None if inverse is None else predicate_name(inverse),
+            symmetric=symmetric,
+            description=description,
+        )
+        with self._lock:
+            trial = Ontology(self.ontology.predicates())
+            stored = trial.add(pred)
+            with self._store.transaction():
+                self._store.save_predicates([stored])
+            self.ontology = trial
+            return stored
+
+    def predicates(self) -> list[Predicate]:
+        """Return the ontology: every predicate definition, sorted by name."""
+        return self.ontology.predicates()
+
+    # -- writes -------------------------------------------------------------------------------
+
+    def add_fact(
+        self,
+        subject: str,
+        predicate: str,
+        object: str,  # noqa: A002 - the SPEC's name
+        *,
+        valid_from: TimeLike | None = None,
+        valid_to: TimeLike | None = None,
+        source: str | None = None,
+        source_ref: str | None = None,
+        statement: str | None = None,
+        kind: str = "fact",
+        importance: float | None = None,
+        confidence: float = 1.0,
+        pinned: bool = False,
+    ) -> WriteResult:
+        """Assert one fact and apply the write decision (SPEC §3) in one transaction.
+
+        Args:
+            subject: the subject's name (resolved through aliases and normalisation).
+            predicate: a predicate name or alias; unknown ones are defined with cardinality
+                ``"one"``.
+            object: the object's name.
+            valid_from: when it became true in the world (default: now).
+            valid_to: when it stopped being true (default: open-ended).
+            source: session/episode id this fact came from.
+            source_ref: a caller identity key; a new fact with the same key replaces the old.
+            statement: the original text; a negating one ("no longer ...") invalidates.
+            kind: ``fact``, ``event``, ``insight``, ``directive`` or ``identity``.
+            importance: 0–10 (default 5).
+            confidence: 0–1.
+            pinned: never decays in ranking.
+
+        Returns:
+            What the write did: ``WriteResult(decision, fact, superseded)``.
+
+        Raises:
+            InvalidInput: a bad value (the message names it and the fix); nothing is written.
+            ClockError: the clock moved backwards.
+        """
+        item = {"subject": subject, "predicate": predicate, "object": object,
+                "valid_from": valid_from, "valid_to": valid_to, "source": source,
+                "source_ref": source_ref, "statement": statement, "kind": kind,
+                "importance": importance, "confidence": confidence, "pinned": pinned}
+        return self._write([item])[0]
+
+    def add_facts(self, facts: Iterable[Mapping[str, Any] | Fact]) -> list[WriteResult]:
+        """Assert many facts in one transaction, in order, with a constant number of queries.
+
+        Args:
+            facts: dictionaries with ``add_fact``'s parameters as keys, or Fact models.
+
+        Returns:
+            One WriteResult per input, in order.
+
+        Raises:
+            InvalidInput: any bad item (the message gives its index); nothing is written.
+        """
+        items: list[Mapping[str, Any]] = []
+        for i, f in enumerate(facts):
+            if isinstance(f, Fact):
+                items.append(f.model_dump(include=set(FIELDS)))
+            elif isinstance(f, Mapping):
+                items.append(f)
+            else:
+                raise InvalidInput(
+                    f"facts[{i}]={f!r} is neither a mapping nor a Fact; pass dicts with keys "
+                    "subject, predicate, object (and optional valid_from, valid_to, ...)"
+                )
+        return self._write(items)
+
+    def _validate(self, i: int, item: Mapping[str, Any], now: dt.datetime) -> dict[str, Any]:
+        where = f"facts[{i}]." if i >= 0 else ""
+        unknown = set(item) - FIELDS
+        if unknown:
+            raise InvalidInput(
+                f"{where}unknown field(s) {sorted(unknown)}; allowed: {sorted(FIELDS)}"
+            )
+        for key in ("subject", "predicate", "object"):
+            if key not in item:
+                raise InvalidInput(f"{where}{key} is missing; every fact needs subject, "
+                                   "predicate and object")
+        pred = self.ontology.resolve(item["predicate"])
+        kind = item.get("kind") or "fact"
+        if kind not in _KINDS:
+            raise InvalidInput(f"{where}kind={kind!r} is invalid; use one of {list(_KINDS)}")
+        importance = item.get("importance")
+        if importance is None:
+            importance = 5.0
+        if isinstance(importance, bool) or not isinstance(importance, (int, float)) or (
+            not math.isfinite(importance) or not 0 <= importance <= 10
+        ):
+            raise InvalidInput(f"{where}importance={importance!r} must be a number from 0 to 10")
+        confidence = item.get("confidence", 1.0)
+        if confidence is None:
+            confidence = 1.0
+        if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or (
+            not math.isfinite(confidence) or not 0 <= confidence <= 1
+        ):
+            raise InvalidInput(f"{where}confidence={confidence!r} must be a number from 0 to 1")
+        for key in ("statement", "source", "source_ref"):
+            value = item.get(key)
+            if value is not None and not isinstance(value, str):
+                raise InvalidInput(f"{where}{key}={value!r} must be a string or None")
+        vf = self._time(item.get("valid_from"), f"{where}valid_from", now)
+        vt = None if item.get("valid_to") is None else to_utc(item["valid_to"],
+                                                              name=f"{where}valid_to")
+        if vt is not None and vt <= vf:
+            raise InvalidInput(
+                f"{where}valid_to={vt.isoformat()} is not after valid_from={vf.isoformat()}; "
+                "intervals are [valid_from, valid_to): give a later valid_to or none"
+            )
+        return {
+            "subject": clean_name(item["subject"], what=f"{where}subject"),
+            "object": clean_name(item["object"], what=f"{where}object"),
+            "predicate": pred, "valid_from": vf, "valid_to": vt,
+            "statement": item.get("statement"), "source": item.get("source") or None,
+            "source_ref": item.get("source_ref") or None, "kind": kind,
+            "importance": float(importance), "confidence": float(confidence),
+            "pinned": bool(item.get("pinned", False)),
+        }
+
+    def _write(self, items: Sequence[Mapping[str, Any]]) -> list[WriteResult]:
+        from graphmem.contradiction import negates
+
+        with self._lock:
+            now = self._tick()
+            single = len(items) == 1
+            checked = [self._validate(-1 if single else i, it, now) for i, it in enumerate(items)]
+            entities, new_entities = self._resolve_entities(
+                [(c["subject"], "entity") for c in checked]
+                + [(c["object"], "entity") for c in checked]
+            )
+            new_predicates = {c["predicate"].name: c["predicate"] for c in checked
+                              if self.ontology.lookup(c["predicate"].name) is None}
+            subject_ids = sorted({entities[c["subject"]].id for c in checked})
+            batch = WriteBatch(self._store, now, self._store.current_versions(subject_ids),
+                               entities=new_entities)
+            results = []
+            for c in checked:
+                subj, obj, pred = entities[c["subject"]], entities[c["object"]], c["predicate"]
+                fact = build_fact({
+                    **c, "id": new_id(), "subject": subj.name, "object": obj.name,
+                    "predicate": pred.name, "recorded_at": now,
+                })
+                plan = plan_assert(
+                    fact, batch.versions(subj.id), cardinality=pred.cardinality,
+                    negate=bool(fact.statement) and negates(fact.statement or ""),
+                )
+                results.append(batch.apply(subj.id, plan))
+            with self._store.transaction():
+                if new_predicates:
+                    self._store.save_predicates(list(new_predicates.values()))
+                batch.flush()
+                self._store.set_max_system_time(now)
+            for p in new_predicates.values():
+                self.ontology.add(p)
+            self._last_write = now
+            return results
+
+    def retract(
+        self,
+        subject: str,
+        predicate: str,
+        object: str | None = None,  # noqa: A002 - the SPEC's name
+        *,
+        at: TimeLike | None = None,
+        reason: str | None = None,
+    ) -> WriteResult:
+        """End every current version of (subject, predicate[, object]) valid at ``at``.
+
+        The versions are closed in system time and replaced by versions ending at ``at``
+        (``valid_to = at``); a version starting at ``at`` is closed without replacement.
+
+        Args:
+            subject: the subject's name.
+            predicate: the predicate name or alias.
+            object: only versions with this object (default: any object).
+            at: when it stopped being true (default: now).
+            reason: why, recorded on the closed versions.
+
+        Returns:
+            ``WriteResult(decision="invalidate", fact=first shortened version, superseded)``.
+
+        Raises:
+            NotFound: no current version of that subject and predicate is valid at ``at``.
+            InvalidInput: bad names or times.
+        """
+        with self._lock:
+            now = self._tick()
+            when = self._time(at, "at", now)
+            sid = self._entity_id(subject, what="subject")
+            pred = self.ontology.resolve(predicate)
+            oid = None if object is None else self._entity_id(object, what="object")
+            targets = [
+                v for v in self._store.current_versions([sid])[sid]
+                if v.predicate == pred.name and (oid is None or entity_key(v.object) == oid)
+            ]
+            what = f"reason: {reason}" if reason else "retracted"
+            plan = plan_retract(targets, at=when, now=now, reason=what)
+            if plan.decision is Decision.NOOP:
+                obj = "" if object is None else f" {object!r}"
+                raise NotFound(
+                    f"no current fact {subject!r} {pred.name}{obj} is valid at {when.isoformat()}"
+                    f" in memory {self.path or ':memory:'!r}; check facts(subject={subject!r})"
+                )
+            batch = WriteBatch(self._store, now, {sid: targets})
+            result = batch.apply(sid, plan)
+            with self._store.transaction():
+                batch.flush()
+                self._store.set_max_system_time(now)
+            self._last_write = now
+            return result
+
+    # -- reads --------------------------------------------------------------------------------
+
+    def facts(
+        self,
+        *,
+        subject: str | None = None,
+        predicate: str | None = None,
+        object: str | None = None,  # noqa: A002 - the SPEC's name
+        valid_at: TimeLike | None = None,
+        known_at: TimeLike | None = None,
+        limit: int | None = None,
+    ) -> list[Fact]:
+        """Return the fact versions true at ``valid_at`` as believed at ``known_at``.
+
+        Both default to now: ``recorded_at <= known_at < expired_at`` and
+        ``valid_from <= valid_at < valid_to`` (SPEC §2 rule 3).
+
+        Raises:
+            InvalidInput: bad names, times or limit.
+        """
+        now = self.now()
+        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)
+                                  or limit < 0):
+            raise InvalidInput(f"limit={limit!r} must be a non-negative integer or None")
+        pred = None if predicate is None else self.ontology.resolve(predicate).name
+        return self._store.query_facts(
+            subject_id=None if subject is None else self._entity_id(subject, what="subject"),
+            predicate=pred,
+            object_id=None if object is None else self._entity_id(object, what="object"),
+            valid_at=self._time(valid_at, "valid_at", now),
+            known_at=self._time(known_at, "known_at", now),
+            limit=limit,
+        )
+
+    def believed(self, *, on: TimeLike, subject: str | None = None,
+                 predicate: str | None = None) -> list[Fact]:
+        """Return what we believed on date ``on`` was true then: ``valid_at=on, known_at=on``.
+
+        Raises:
+            InvalidInput: a bad date.
+        """
+        when = to_utc(on, name="on")
+        return self.facts(subject=subject, predicate=predicate, valid_at=when, known_at=when)
+
+    def history(
+        self, subject: str, predicate: str | None = None, *, include_expired: bool = False
+    ) -> list[Fact]:
+        """Return the timeline of a subject ordered by ``valid_from``.
+
+        Args:
+            subject: the subject's name.
+            predicate: restrict to one predicate.
+            include_expired: also return versions closed in system time (the audit view).
+
+        Returns:
+            Current-knowledge versions (or every version), past, present and future.
+
+        Raises:
+            InvalidInput: bad names.
+        """
+        sid = self._entity_id(subject, what="subject")
+        pred = None if predicate is None else self.ontology.resolve(predicate).name
+        rows = self._store.query_facts(subject_id=sid, predicate=pred,
+                                       current_only=not include_expired)
+        return sorted(rows, key=lambda f: (f.valid_from, f.recorded_at, f.predicate, f.id))
+
+    def get_fact(self, fact_id: str) -> Fact:
+        """Return one version by id.
+
+        Raises:
+            NotFound: no version has that id.
+        """
+        found = self._store.get_facts([fact_id])
+        if not found:
+            raise NotFound(f"no fact version with id {fact_id!r} in memory "
+                           f"{self.path or ':memory:'!r}")
+        return found[0]
+
+    def count_versions(self) -> int:
+        """Return how many fact versions are stored, current and closed."""
+        return self._store.count_versions()

@@ -1,0 +1,160 @@
+"""The data model (SPEC §1): pydantic v2 models, frozen, ``extra="forbid"``, no I/O.
+
+All datetimes are timezone-aware UTC; naive ones are rejected. Intervals are closed-open
+``[from, to)`` with ``None`` as an open end.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from enum import Enum
+from typing import Annotated, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
+
+__all__ = [
+    "Cardinality",
+    "Decision",
+    "Entity",
+    "Fact",
+    "FactKind",
+    "Predicate",
+    "Session",
+    "WriteResult",
+]
+
+FactKind = Literal["fact", "event", "insight", "directive", "identity"]
+Cardinality = Literal["one", "many"]
+
+
+def _aware_utc(value: dt.datetime) -> dt.datetime:
+    if value.tzinfo is None or value.utcoffset() is None:
+        raise ValueError(
+            f"naive datetime {value!r}: pass a timezone-aware datetime, e.g. with "
+            "tzinfo=datetime.timezone.utc"
+        )
+    return value.astimezone(dt.timezone.utc)
+
+
+def _finite(value: float) -> float:
+    if math.isnan(value) or math.isinf(value):
+        raise ValueError(f"{value!r} is not a finite number")
+    return value
+
+
+UTCDateTime = Annotated[dt.datetime, AfterValidator(_aware_utc)]
+Finite = Annotated[float, AfterValidator(_finite)]
+
+
+class Decision(str, Enum):
+    """What a write did (SPEC §3)."""
+
+    ADD = "add"
+    NOOP = "noop"
+    SUPERSEDE = "supersede"
+    INVALIDATE = "invalidate"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Entity(_Model):
+    """A node: a person, organisation, topic, tool or literal value."""
+
+    id: str = Field(min_length=1, description="Normalised key of the canonical name.")
+    name: str = Field(min_length=1, description="Display name.")
+    kind: str = Field(default="entity", description="person, org, topic, tool, text, ...")
+    aliases: tuple[str, ...] = ()
+
+
+class Predicate(_Model):
+    """An ontology entry: how a relation behaves over time."""
+
+    name: str = Field(min_length=1, pattern=r"^[a-z0-9_]+$")
+    cardinality: Cardinality = "one"
+    aliases: tuple[str, ...] = ()
+    inverse: str | None = None
+    symmetric: bool = False
+    description: str = ""
+
+
+class Fact(_Model):
+    """One stored version of a fact: an edge ``subject -predicate-> object`` on two time axes."""
+
+    id: str = Field(min_length=1)
+    subject: str = Field(min_length=1)
+    predicate: str = Field(min_length=1)
+    object: str = Field(min_length=1)
+    valid_from: UTCDateTime
+    valid_to: UTCDateTime | None = None
+    recorded_at: UTCDateTime
+    expired_at: UTCDateTime | None = None
+    statement: str | None = None
+    kind: FactKind = "fact"
+    importance: Finite = Field(default=5.0, ge=0.0, le=10.0)
+    confidence: Finite = Field(default=1.0, ge=0.0, le=1.0)
+    source: str | None = None
+    source_ref: str | None = None
+    superseded_by: str | None = None
+    reason: str | None = None
+    access_count: int = Field(default=0, ge=0)
+    last_accessed_at: UTCDateTime | None = None
+    pinned: bool = False
+
+    @model_validator(mode="after")
+    def _intervals(self) -> Fact:
+        if self.valid_to is not None and self.valid_to <= self.valid_from:
+            raise ValueError(
+                f"valid_to {self.valid_to.isoformat()} must be after valid_from "
+                f"{self.valid_from.isoformat()} (intervals are [from, to))"
+            )
+        if self.expired_at is not None and self.expired_at < self.recorded_at:
+            raise ValueError(
+                f"expired_at {self.expired_at.isoformat()} is before recorded_at "
+                f"{self.recorded_at.isoformat()}"
+            )
+        return self
+
+    def valid_at(self, t: dt.datetime) -> bool:
+        """Return whether ``valid_from <= t < valid_to``."""
+        return self.valid_from <= t and (self.valid_to is None or t < self.valid_to)
+
+    def known_at(self, t: dt.datetime) -> bool:
+        """Return whether ``recorded_at <= t < expired_at``."""
+        return self.recorded_at <= t and (self.expired_at is None or t < self.expired_at)
+
+    @property
+    def is_current(self) -> bool:
+        """Whether this version is part of current knowledge (not closed in system time)."""
+        return self.expired_at is None
+
+
+class Session(_Model):
+    """An episode the agent lived through: provenance of facts, source of topic mentions."""
+
+    id: str = Field(min_length=1)
+    started_at: UTCDateTime
+    ended_at: UTCDateTime | None = None
+    title: str | None = None
+    text: str | None = None
+    summary: str | None = None
+    source: str | None = None
+    mentions: dict[str, int] = Field(default_factory=dict)
+
+
+class WriteResult(_Model):
+    """The outcome of one write (SPEC §3).
+
+    ``fact`` is the version written (``add``/``supersede``), the reinforced version (``noop``) or
+    the shortened version left by an invalidation (``None`` when the interval became empty).
+    ``superseded`` lists the versions this write closed in system time.
+    """
+
+    decision: Decision
+    fact: Fact | None
+    superseded: tuple[Fact, ...] = ()

@@ -1,0 +1,52 @@
+"""The storage DDL shared by the Kuzu-family engines (mirrored in ``schemas/kuzu.cypher``).
+
+Facts are REL edges ``(:Entity)-[:Fact]->(:Entity)``; each edge is one *version*. Sessions are
+nodes that ``MENTIONS`` entities. All timestamps are naive UTC (Kuzu drops tzinfo without
+converting, STACK_NOTES §2). Rel properties have no index and ``fid`` uniqueness is enforced by
+graphmem, not by Kuzu (a rel PRIMARY KEY is accepted but not enforced).
+"""
+
+from __future__ import annotations
+
+__all__ = ["DDL", "FACT_COLUMNS", "SCHEMA_VERSION"]
+
+#: Bump when the DDL changes incompatibly; a database of another version refuses to open.
+SCHEMA_VERSION = 1
+
+#: Fact edge properties in storage order (after the FROM/TO endpoints).
+FACT_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("fid", "STRING"),
+    ("predicate", "STRING"),
+    ("object", "STRING"),
+    ("valid_from", "TIMESTAMP"),
+    ("valid_to", "TIMESTAMP"),
+    ("recorded_at", "TIMESTAMP"),
+    ("expired_at", "TIMESTAMP"),
+    ("statement", "STRING"),
+    ("kind", "STRING"),
+    ("importance", "DOUBLE"),
+    ("confidence", "DOUBLE"),
+    ("source", "STRING"),
+    ("source_ref", "STRING"),
+    ("superseded_by", "STRING"),
+    ("reason", "STRING"),
+    ("access_count", "INT64"),
+    ("last_accessed_at", "TIMESTAMP"),
+    ("pinned", "BOOLEAN"),
+)
+
+DDL: tuple[str, ...] = (
+    "CREATE NODE TABLE IF NOT EXISTS Meta(key STRING PRIMARY KEY, value STRING)",
+    "CREATE NODE TABLE IF NOT EXISTS Entity(id STRING PRIMARY KEY, name STRING, kind STRING, "
+    "aliases STRING[])",
+    "CREATE NODE TABLE IF NOT EXISTS Predicate(name STRING PRIMARY KEY, cardinality STRING, "
+    "aliases STRING[], inverse STRING, symmetric BOOLEAN, description STRING)",
+    "CREATE NODE TABLE IF NOT EXISTS Session(id STRING PRIMARY KEY, started_at TIMESTAMP, "
+    "ended_at TIMESTAMP, title STRING, text STRING, summary STRING, source STRING)",
+    "CREATE NODE TABLE IF NOT EXISTS Audit(id STRING PRIMARY KEY, at TIMESTAMP, action STRING, "
+    "detail STRING)",
+    "CREATE REL TABLE IF NOT EXISTS Fact(FROM Entity TO Entity, "
+    + ", ".join(f"{name} {typ}" for name, typ in FACT_COLUMNS)
+    + ")",
+    "CREATE REL TABLE IF NOT EXISTS MENTIONS(FROM Session TO Entity, count INT64)",
+)

@@ -1,0 +1,136 @@
+"""Time values: parse what callers pass into timezone-aware UTC datetimes (SPEC §2 rule 7).
+
+>>> to_utc("2026-06-10")
+datetime.datetime(2026, 6, 10, 0, 0, tzinfo=datetime.timezone.utc)
+>>> to_utc("2026-06-10T12:00:00+02:00")
+datetime.datetime(2026, 6, 10, 10, 0, tzinfo=datetime.timezone.utc)
+>>> to_utc("1490")
+datetime.datetime(1490, 1, 1, 0, 0, tzinfo=datetime.timezone.utc)
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Callable
+from typing import Union
+
+from graphmem.errors import InvalidInput
+
+__all__ = ["Clock", "TimeLike", "fmt", "from_store", "system_clock", "to_store", "to_utc"]
+
+UTC = dt.timezone.utc
+TimeLike = Union[dt.datetime, dt.date, str]
+Clock = Callable[[], dt.datetime]
+
+_YEAR = re.compile(r"^(\d{4})$")
+_YEAR_MONTH = re.compile(r"^(\d{4})-(\d{2})$")
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_HAS_OFFSET = re.compile(r"(Z|[+-]\d{2}:?\d{2})$")
+
+
+def system_clock() -> dt.datetime:
+    """Return the current time as an aware UTC datetime (the default clock)."""
+    return dt.datetime.now(UTC)
+
+
+def to_utc(value: TimeLike, *, name: str = "time") -> dt.datetime:
+    """Normalise a datetime, date or ISO string to an aware UTC datetime.
+
+    Args:
+        value: an aware ``datetime``, a ``date`` (00:00 UTC), ``"YYYY"``, ``"YYYY-MM"``,
+            ``"YYYY-MM-DD"`` or an ISO-8601 datetime string with an offset.
+        name: the argument's name, used in error messages.
+
+    Returns:
+        The same instant as an aware datetime in UTC.
+
+    Raises:
+        InvalidInput: naive datetimes, strings without an offset, unparseable or out-of-range
+            values; the message names the value and the fix.
+    """
+    if isinstance(value, dt.datetime):
+        if value.tzinfo is None or value.utcoffset() is None:
+            raise InvalidInput(
+                f"{name}={value!r} is a naive datetime; pass an aware one, "
+                f"e.g. {value.replace(tzinfo=UTC)!r} (datetime.timezone.utc)"
+            )
+        try:
+            return value.astimezone(UTC)
+        except OverflowError as exc:
+            raise InvalidInput(
+                f"{name}={value!r} is out of range once converted to UTC; use years 1 to 9999"
+            ) from exc
+    if isinstance(value, dt.date):
+        return dt.datetime(value.year, value.month, value.day, tzinfo=UTC)
+    if isinstance(value, str):
+        return _parse_string(value, name)
+    raise InvalidInput(
+        f"{name}={value!r} ({type(value).__name__}) is not a time; pass an aware datetime, "
+        "a date or an ISO string such as '2026-06-10' or '2026-06-10T12:00:00Z'"
+    )
+
+
+def _parse_string(text: str, name: str) -> dt.datetime:
+    s = text.strip()
+    try:
+        if m := _YEAR.match(s):
+            return dt.datetime(int(m.group(1)), 1, 1, tzinfo=UTC)
+        if m := _YEAR_MONTH.match(s):
+            return dt.datetime(int(m.group(1)), int(m.group(2)), 1, tzinfo=UTC)
+        if _DATE.match(s):
+            d = dt.date.fromisoformat(s)
+            return dt.datetime(d.year, d.month, d.day, tzinfo=UTC)
+    except ValueError as exc:
+        raise InvalidInput(f"{name}={text!r} is not a valid date: {exc}; use 'YYYY-MM-DD'") from exc
+    if "T" in s or " " in s:
+        if not _HAS_OFFSET.search(s):
+            raise InvalidInput(
+                f"{name}={text!r} has no timezone offset; add 'Z' or an offset such as '+02:00'"
+            )
+        try:
+            parsed = dt.datetime.fromisoformat(s.replace("Z", "+00:00"))
+        except ValueError as exc:
+            raise InvalidInput(
+                f"{name}={text!r} is not an ISO-8601 datetime; use e.g. '2026-06-10T12:00:00Z'"
+            ) from exc
+        return to_utc(parsed, name=name)
+    raise InvalidInput(
+        f"{name}={text!r} is not a date; use 'YYYY-MM-DD' or an ISO-8601 datetime with an "
+        "offset such as '2026-06-10T12:00:00Z'"
+    )
+
+
+def to_store(value: dt.datetime | None) -> dt.datetime | None:
+    """Convert an aware UTC datetime to the naive UTC value the store keeps.
+
+    Kuzu drops tzinfo without converting (STACK_NOTES §2), so the store only sees naive UTC.
+    """
+    if value is None:
+        return None
+    return value.astimezone(UTC).replace(tzinfo=None)
+
+
+def from_store(value: dt.datetime | None) -> dt.datetime | None:
+    """Convert a naive UTC datetime read from the store back to an aware UTC datetime."""
+    if value is None:
+        return None
+    if value.tzinfo is None:
+        return value.replace(tzinfo=UTC)
+    return value.astimezone(UTC)
+
+
+def fmt(value: dt.datetime | None) -> str:
+    """Format an instant compactly: a date when it is midnight UTC, else ISO with ``Z``.
+
+    >>> fmt(to_utc("2026-06-10"))
+    '2026-06-10'
+    >>> fmt(None)
+    '…'
+    """
+    if value is None:
+        return "…"
+    v = value.astimezone(UTC)
+    if (v.hour, v.minute, v.second, v.microsecond) == (0, 0, 0, 0):
+        return v.date().isoformat()
+    return v.replace(tzinfo=None).isoformat() + "Z"

@@ -1,0 +1,124 @@
+"""The write pipeline: validate inputs, plan every write against current knowledge, flush once.
+
+A call (one fact or a bulk batch) runs as: validate everything (nothing written on bad input),
+read the current versions of the batch's subjects in one query, plan each write in order with
+:mod:`graphmem.temporal` over an in-memory working set, then apply the accumulated operations in
+one transaction with a constant number of store queries. Versions created and replaced inside the
+same call are never written (one system instant has one state, as in SQL:2011).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import ValidationError
+
+from graphmem.errors import InvalidInput
+from graphmem.models import Decision, Entity, Fact, WriteResult
+from graphmem.normalize import entity_key
+from graphmem.store.kuzu_store import KuzuStore
+from graphmem.temporal import Plan
+
+__all__ = ["FIELDS", "WriteBatch", "build_fact"]
+
+#: Keys accepted in a fact dictionary for ``add_facts`` (and the JSONL import).
+FIELDS = frozenset({
+    "subject", "predicate", "object", "valid_from", "valid_to", "source", "source_ref",
+    "statement", "kind", "importance", "confidence", "pinned",
+})
+
+
+def build_fact(data: Mapping[str, Any]) -> Fact:
+    """Build a Fact, turning pydantic's validation errors into :class:`InvalidInput`.
+
+    Raises:
+        InvalidInput: a field is invalid; the message names the field and value.
+    """
+    try:
+        return Fact.model_validate(dict(data))
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        loc = ".".join(str(p) for p in err["loc"]) or "fact"
+        value = err.get("input")
+        shown = repr(value) if len(repr(value)) < 80 else repr(value)[:77] + "..."
+        raise InvalidInput(f"{loc}={shown}: {err['msg']}") from exc
+
+
+@dataclass
+class WriteBatch:
+    """The working set of one write call over the current versions of its subjects."""
+
+    store: KuzuStore
+    now: dt.datetime
+    current: dict[str, list[Fact]]
+    entities: dict[str, Entity] = field(default_factory=dict)
+    pending: dict[str, Fact] = field(default_factory=dict)
+    closes: dict[str, tuple[str | None, str]] = field(default_factory=dict)
+    closed_subject: dict[str, str] = field(default_factory=dict)
+    redirect: dict[str, str | None] = field(default_factory=dict)
+    bumps: dict[str, Fact] = field(default_factory=dict)
+
+    def versions(self, subject_id: str) -> list[Fact]:
+        """Return the current versions of a subject, including this call's pending ones."""
+        return self.current.setdefault(subject_id, [])
+
+    def apply(self, subject_id: str, plan: Plan) -> WriteResult:
+        """Apply a plan to the working set and return what the write did."""
+        live = self.versions(subject_id)
+        for close in plan.closes:
+            fid = close.fact.id
+            live[:] = [v for v in live if v.id != fid]
+            if fid in self.pending:
+                del self.pending[fid]
+                self.redirect[fid] = close.superseded_by
+            else:
+                self.closes[fid] = (close.superseded_by, close.reason)
+                self.closed_subject[fid] = subject_id
+        for fact in plan.inserts:
+            self.pending[fact.id] = fact
+            live.append(fact)
+        reinforced = None
+        for fact in plan.reinforce:
+            bumped = fact.model_copy(update={
+                "access_count": fact.access_count + 1, "last_accessed_at": self.now,
+            })
+            live[:] = [bumped if v.id == fact.id else v for v in live]
+            if fact.id in self.pending:
+                self.pending[fact.id] = bumped
+            else:
+                self.bumps[fact.id] = bumped
+            reinforced = bumped
+        fact = reinforced if plan.decision is Decision.NOOP and reinforced else plan.fact
+        superseded = tuple(
+            c.fact.model_copy(update={
+                "expired_at": self.now, "superseded_by": c.superseded_by, "reason": c.reason,
+            })
+            for c in plan.closes
+        )
+        return WriteResult(decision=plan.decision, fact=fact, superseded=superseded)
+
+    def _final_successor(self, fid: str | None) -> str | None:
+        seen = set()
+        while fid is not None and fid in self.redirect and fid not in seen:
+            seen.add(fid)
+            fid = self.redirect[fid]
+        return fid
+
+    def flush(self) -> None:
+        """Write the accumulated operations (the caller holds the transaction)."""
+        self.store.upsert_entities(list(self.entities.values()))
+        self.store.bump_access(
+            [(entity_key(f.subject), f.id, f.access_count) for f in self.bumps.values()],
+            at=self.now,
+        )
+        self.store.close_versions(
+            [(self.closed_subject[fid], fid, self._final_successor(by), why)
+             for fid, (by, why) in self.closes.items()],
+            at=self.now,
+        )
+        self.store.insert_facts(
+            [(entity_key(f.subject), entity_key(f.object), f) for f in self.pending.values()]
+        )
