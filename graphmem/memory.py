@@ -21,7 +21,7 @@ from types import TracebackType
 from typing import Any
 
 from graphmem.errors import ClockError, InvalidInput, NotFound
-from graphmem.models import Decision, Entity, Fact, FactKind, Predicate, WriteResult
+from graphmem.models import Decision, Entity, Fact, Predicate, WriteResult
 from graphmem.normalize import clean_name, entity_key
 from graphmem.ontology import Ontology
 from graphmem.store import open_store
@@ -29,10 +29,7 @@ from graphmem.temporal import new_id, plan_assert, plan_retract
 from graphmem.timeutil import Clock, TimeLike, system_clock, to_utc
 from graphmem.writes import FIELDS, WriteBatch, build_fact
 
-__all__ = ["DEFAULT_DB", "Memory", "open"]
-
-#: The embedded default database used by the CLI when neither ``--db`` nor ``GRAPHMEM_DB`` is set.
-DEFAULT_DB = os.path.join("~", ".graphmem", "memory.kuzu")
+__all__ = ["Memory", "open"]
 
 _KINDS: tuple[str, ...] = ("fact", "event", "insight", "directive", "identity")
 
@@ -188,13 +185,16 @@ class Memory:
                     owner is None and self._store.get_entity(key) is not None
                 ):
                     raise InvalidInput(
-                        f"alias {key!r} already names entity {owner or key!r}; "
-                        "choose another alias"
+                        f"alias {key!r} already names entity {owner or key!r}; choose another alias"
                     )
             current = self._store.get_entity(eid)
             merged = tuple(sorted(set(current.aliases if current else ()) | set(keys)))
-            ent = Entity(id=eid, name=current.name if current else clean_name(name),
-                         kind=kind, aliases=merged)
+            ent = Entity(
+                id=eid,
+                name=current.name if current else clean_name(name),
+                kind=kind,
+                aliases=merged,
+            )
             with self._store.transaction():
                 self._store.upsert_entities([ent])
             for key in keys:
@@ -299,10 +299,20 @@ class Memory:
             InvalidInput: a bad value (the message names it and the fix); nothing is written.
             ClockError: the clock moved backwards.
         """
-        item = {"subject": subject, "predicate": predicate, "object": object,
-                "valid_from": valid_from, "valid_to": valid_to, "source": source,
-                "source_ref": source_ref, "statement": statement, "kind": kind,
-                "importance": importance, "confidence": confidence, "pinned": pinned}
+        item = {
+            "subject": subject,
+            "predicate": predicate,
+            "object": object,
+            "valid_from": valid_from,
+            "valid_to": valid_to,
+            "source": source,
+            "source_ref": source_ref,
+            "statement": statement,
+            "kind": kind,
+            "importance": importance,
+            "confidence": confidence,
+            "pinned": pinned,
+        }
         return self._write([item])[0]
 
     def add_facts(self, facts: Iterable[Mapping[str, Any] | Fact]) -> list[WriteResult]:
@@ -330,6 +340,14 @@ class Memory:
                 )
         return self._write(items)
 
+    def validate_fact(self, item: Mapping[str, Any]) -> None:
+        """Check one ``add_facts`` row without writing anything.
+
+        Raises:
+            InvalidInput: the row is invalid; the message names the field and the fix.
+        """
+        self._validate(-1, item, self.now())
+
     def _validate(self, i: int, item: Mapping[str, Any], now: dt.datetime) -> dict[str, Any]:
         where = f"facts[{i}]." if i >= 0 else ""
         unknown = set(item) - FIELDS
@@ -339,8 +357,9 @@ class Memory:
             )
         for key in ("subject", "predicate", "object"):
             if key not in item:
-                raise InvalidInput(f"{where}{key} is missing; every fact needs subject, "
-                                   "predicate and object")
+                raise InvalidInput(
+                    f"{where}{key} is missing; every fact needs subject, predicate and object"
+                )
         pred = self.ontology.resolve(item["predicate"])
         kind = item.get("kind") or "fact"
         if kind not in _KINDS:
@@ -348,15 +367,19 @@ class Memory:
         importance = item.get("importance")
         if importance is None:
             importance = 5.0
-        if isinstance(importance, bool) or not isinstance(importance, (int, float)) or (
-            not math.isfinite(importance) or not 0 <= importance <= 10
+        if (
+            isinstance(importance, bool)
+            or not isinstance(importance, (int, float))
+            or (not math.isfinite(importance) or not 0 <= importance <= 10)
         ):
             raise InvalidInput(f"{where}importance={importance!r} must be a number from 0 to 10")
         confidence = item.get("confidence", 1.0)
         if confidence is None:
             confidence = 1.0
-        if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or (
-            not math.isfinite(confidence) or not 0 <= confidence <= 1
+        if (
+            isinstance(confidence, bool)
+            or not isinstance(confidence, (int, float))
+            or (not math.isfinite(confidence) or not 0 <= confidence <= 1)
         ):
             raise InvalidInput(f"{where}confidence={confidence!r} must be a number from 0 to 1")
         for key in ("statement", "source", "source_ref"):
@@ -364,8 +387,11 @@ class Memory:
             if value is not None and not isinstance(value, str):
                 raise InvalidInput(f"{where}{key}={value!r} must be a string or None")
         vf = self._time(item.get("valid_from"), f"{where}valid_from", now)
-        vt = None if item.get("valid_to") is None else to_utc(item["valid_to"],
-                                                              name=f"{where}valid_to")
+        vt = (
+            None
+            if item.get("valid_to") is None
+            else to_utc(item["valid_to"], name=f"{where}valid_to")
+        )
         if vt is not None and vt <= vf:
             raise InvalidInput(
                 f"{where}valid_to={vt.isoformat()} is not after valid_from={vf.isoformat()}; "
@@ -374,10 +400,15 @@ class Memory:
         return {
             "subject": clean_name(item["subject"], what=f"{where}subject"),
             "object": clean_name(item["object"], what=f"{where}object"),
-            "predicate": pred, "valid_from": vf, "valid_to": vt,
-            "statement": item.get("statement"), "source": item.get("source") or None,
-            "source_ref": item.get("source_ref") or None, "kind": kind,
-            "importance": float(importance), "confidence": float(confidence),
+            "predicate": pred,
+            "valid_from": vf,
+            "valid_to": vt,
+            "statement": item.get("statement"),
+            "source": item.get("source") or None,
+            "source_ref": item.get("source_ref") or None,
+            "kind": kind,
+            "importance": float(importance),
+            "confidence": float(confidence),
             "pinned": bool(item.get("pinned", False)),
         }
 
@@ -392,20 +423,32 @@ class Memory:
                 [(c["subject"], "entity") for c in checked]
                 + [(c["object"], "entity") for c in checked]
             )
-            new_predicates = {c["predicate"].name: c["predicate"] for c in checked
-                              if self.ontology.lookup(c["predicate"].name) is None}
+            new_predicates = {
+                c["predicate"].name: c["predicate"]
+                for c in checked
+                if self.ontology.lookup(c["predicate"].name) is None
+            }
             subject_ids = sorted({entities[c["subject"]].id for c in checked})
-            batch = WriteBatch(self._store, now, self._store.current_versions(subject_ids),
-                               entities=new_entities)
+            batch = WriteBatch(
+                self._store, now, self._store.current_versions(subject_ids), entities=new_entities
+            )
             results = []
             for c in checked:
                 subj, obj, pred = entities[c["subject"]], entities[c["object"]], c["predicate"]
-                fact = build_fact({
-                    **c, "id": new_id(), "subject": subj.name, "object": obj.name,
-                    "predicate": pred.name, "recorded_at": now,
-                })
+                fact = build_fact(
+                    {
+                        **c,
+                        "id": new_id(),
+                        "subject": subj.name,
+                        "object": obj.name,
+                        "predicate": pred.name,
+                        "recorded_at": now,
+                    }
+                )
                 plan = plan_assert(
-                    fact, batch.versions(subj.id), cardinality=pred.cardinality,
+                    fact,
+                    batch.versions(subj.id),
+                    cardinality=pred.cardinality,
                     negate=bool(fact.statement) and negates(fact.statement or ""),
                 )
                 results.append(batch.apply(subj.id, plan))
@@ -454,7 +497,8 @@ class Memory:
             pred = self.ontology.resolve(predicate)
             oid = None if object is None else self._entity_id(object, what="object")
             targets = [
-                v for v in self._store.current_versions([sid])[sid]
+                v
+                for v in self._store.current_versions([sid])[sid]
                 if v.predicate == pred.name and (oid is None or entity_key(v.object) == oid)
             ]
             what = f"reason: {reason}" if reason else "retracted"
@@ -494,8 +538,9 @@ class Memory:
             InvalidInput: bad names, times or limit.
         """
         now = self.now()
-        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)
-                                  or limit < 0):
+        if limit is not None and (
+            isinstance(limit, bool) or not isinstance(limit, int) or limit < 0
+        ):
             raise InvalidInput(f"limit={limit!r} must be a non-negative integer or None")
         pred = None if predicate is None else self.ontology.resolve(predicate).name
         return self._store.query_facts(
@@ -507,8 +552,9 @@ class Memory:
             limit=limit,
         )
 
-    def believed(self, *, on: TimeLike, subject: str | None = None,
-                 predicate: str | None = None) -> list[Fact]:
+    def believed(
+        self, *, on: TimeLike, subject: str | None = None, predicate: str | None = None
+    ) -> list[Fact]:
         """Return what we believed on date ``on`` was true then: ``valid_at=on, known_at=on``.
 
         Raises:
@@ -535,8 +581,9 @@ class Memory:
         """
         sid = self._entity_id(subject, what="subject")
         pred = None if predicate is None else self.ontology.resolve(predicate).name
-        rows = self._store.query_facts(subject_id=sid, predicate=pred,
-                                       current_only=not include_expired)
+        rows = self._store.query_facts(
+            subject_id=sid, predicate=pred, current_only=not include_expired
+        )
         return sorted(rows, key=lambda f: (f.valid_from, f.recorded_at, f.predicate, f.id))
 
     def get_fact(self, fact_id: str) -> Fact:
@@ -547,10 +594,186 @@ class Memory:
         """
         found = self._store.get_facts([fact_id])
         if not found:
-            raise NotFound(f"no fact version with id {fact_id!r} in memory "
-                           f"{self.path or ':memory:'!r}")
+            raise NotFound(
+                f"no fact version with id {fact_id!r} in memory {self.path or ':memory:'!r}"
+            )
         return found[0]
 
     def count_versions(self) -> int:
         """Return how many fact versions are stored, current and closed."""
         return self._store.count_versions()
+
+    # -- the rest of the surface: thin delegations to the modules that own each topic ---------
+
+    def remember(
+        self,
+        text: str,
+        *,
+        subject: str | None = None,
+        at: TimeLike | None = None,
+        kind: str = "insight",
+        source: str | None = None,
+        source_ref: str | None = None,
+        importance: float | None = None,
+    ) -> WriteResult:
+        """Store a free-text memory, deduplicated against the subject's current notes.
+
+        See :func:`graphmem.remember.remember`.
+        """
+        from graphmem.remember import remember
+
+        result: WriteResult = remember(
+            self,
+            text,
+            subject=subject,
+            at=at,
+            kind=kind,
+            source=source,
+            source_ref=source_ref,
+            importance=importance,
+        )
+        return result
+
+    def why(self, fact_id: str) -> Any:
+        """Explain a version: its supersession chain and the sessions that asserted it.
+
+        See :func:`graphmem.audit.why`.
+        """
+        from graphmem.audit import why
+
+        return why(self, fact_id)
+
+    def changes(self, *, since: TimeLike, until: TimeLike | None = None) -> Any:
+        """List what was learned, superseded or retracted in a system-time window.
+
+        See :func:`graphmem.audit.changes`.
+        """
+        from graphmem.audit import changes
+
+        return changes(self, since=since, until=until)
+
+    def purge(self, subject: str, *, reason: str) -> Any:
+        """Erase every version about a subject (privacy); leaves an audit record, no content.
+
+        See :func:`graphmem.audit.purge`.
+        """
+        from graphmem.audit import purge
+
+        return purge(self, subject, reason=reason)
+
+    def add_session(
+        self,
+        text: str | None = None,
+        *,
+        started_at: TimeLike,
+        session_id: str | None = None,
+        title: str | None = None,
+        mentions: Mapping[str, int] | Iterable[str] | None = None,
+        source: str | None = None,
+        ended_at: TimeLike | None = None,
+        summary: str | None = None,
+    ) -> Any:
+        """Record a session (episode) and the topics/entities it mentions.
+
+        See :func:`graphmem.sessions.add_session`.
+        """
+        from graphmem.sessions import add_session
+
+        return add_session(
+            self,
+            text,
+            started_at=started_at,
+            session_id=session_id,
+            title=title,
+            mentions=mentions,
+            source=source,
+            ended_at=ended_at,
+            summary=summary,
+        )
+
+    def sessions(self, *, since: TimeLike | None = None, until: TimeLike | None = None) -> Any:
+        """Return recorded sessions, oldest first. See :func:`graphmem.sessions.sessions`."""
+        from graphmem.sessions import sessions
+
+        return sessions(self, since=since, until=until)
+
+    def hot_topics(
+        self,
+        *,
+        now: TimeLike | None = None,
+        window_days: float = 30,
+        limit: int | None = None,
+        weighting: str = "plain",
+    ) -> Any:
+        """Rank topics by hotness as of ``now``. See :func:`graphmem.sessions.hot_topics`."""
+        from graphmem.sessions import hot_topics
+
+        return hot_topics(self, now=now, window_days=window_days, limit=limit, weighting=weighting)
+
+    def triage(self, *, now: TimeLike | None = None, limit: int | None = 5) -> Any:
+        """Return the topics most in need of attention. See :func:`graphmem.sessions.triage`."""
+        from graphmem.sessions import triage
+
+        return triage(self, now=now, limit=limit)
+
+    def context(
+        self,
+        query: str,
+        *,
+        budget_tokens: int = 800,
+        valid_at: TimeLike | None = None,
+        known_at: TimeLike | None = None,
+    ) -> str:
+        """Return a compact, deterministic text block of relevant facts for an LLM prompt.
+
+        See :func:`graphmem.context.context`.
+        """
+        from graphmem.context import context
+
+        text: str = context(
+            self, query, budget_tokens=budget_tokens, valid_at=valid_at, known_at=known_at
+        )
+        return text
+
+    def neighborhood(
+        self,
+        entity: str,
+        *,
+        hops: int = 1,
+        valid_at: TimeLike | None = None,
+        known_at: TimeLike | None = None,
+    ) -> Any:
+        """Return the snapshot subgraph around an entity as a ``networkx.MultiDiGraph``.
+
+        See :func:`graphmem.export.neighborhood`.
+        """
+        from graphmem.export import neighborhood
+
+        return neighborhood(self, entity, hops=hops, valid_at=valid_at, known_at=known_at)
+
+    def to_networkx(
+        self,
+        *,
+        valid_at: TimeLike | None = None,
+        known_at: TimeLike | None = None,
+        subject: str | None = None,
+        hops: int | None = None,
+    ) -> Any:
+        """Return a snapshot as a ``networkx.MultiDiGraph`` whose edges are fact versions.
+
+        See :func:`graphmem.export.to_networkx`.
+        """
+        from graphmem.export import to_networkx
+
+        return to_networkx(self, valid_at=valid_at, known_at=known_at, subject=subject, hops=hops)
+
+    def ingest_text(
+        self, text: str, *, at: TimeLike | None = None, source: str | None = None
+    ) -> Any:
+        """Extract facts from text (rule-based spaCy pipeline) and write them.
+
+        See :func:`graphmem.extract.ingest_text`.
+        """
+        from graphmem.extract import ingest_text
+
+        return ingest_text(self, text, at=at, source=source)

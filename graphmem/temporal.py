@@ -69,13 +69,25 @@ def _learned(new: Fact) -> str:
     return f"learned {fmt(new.recorded_at)}{src}"
 
 
-def _reshape(old: Fact, now: dt.datetime, *, valid_from: dt.datetime, valid_to: dt.datetime | None,
-             **update: object) -> Fact:
+def _reshape(
+    old: Fact,
+    now: dt.datetime,
+    *,
+    valid_from: dt.datetime,
+    valid_to: dt.datetime | None,
+    **update: object,
+) -> Fact:
     """Return a new version of ``old`` with another valid interval, recorded at ``now``."""
     data = old.model_dump()
     data.update(
-        id=new_id(), valid_from=valid_from, valid_to=valid_to, recorded_at=now, expired_at=None,
-        superseded_by=None, reason=None, **update,
+        id=new_id(),
+        valid_from=valid_from,
+        valid_to=valid_to,
+        recorded_at=now,
+        expired_at=None,
+        superseded_by=None,
+        reason=None,
+        **update,
     )
     return Fact.model_validate(data)
 
@@ -110,12 +122,22 @@ def plan_assert(
         same_ref = [v for v in live if v.source_ref == new.source_ref]
         for v in same_ref:
             if (v.predicate, v.object, v.valid_from, v.valid_to, v.statement) == (
-                new.predicate, new.object, new.valid_from, new.valid_to, new.statement
+                new.predicate,
+                new.object,
+                new.valid_from,
+                new.valid_to,
+                new.statement,
             ) and not negate:
                 return Plan(Decision.NOOP, v, reinforce=[v])
         for v in same_ref:
-            closes.append(Close(v, new.id, f"replaced by {new.object!r} through source_ref "
-                                           f"{new.source_ref!r}, {_learned(new)}"))
+            closes.append(
+                Close(
+                    v,
+                    new.id,
+                    f"replaced by {new.object!r} through source_ref "
+                    f"{new.source_ref!r}, {_learned(new)}",
+                )
+            )
         live = [v for v in live if v not in same_ref]
 
     rows = [v for v in live if v.predicate == new.predicate]
@@ -123,7 +145,9 @@ def plan_assert(
     # 3. Negation is checked before the duplicate rule.
     if negate:
         plan = plan_retract(
-            [v for v in rows if v.object == new.object], at=new.valid_from, now=now,
+            [v for v in rows if v.object == new.object],
+            at=new.valid_from,
+            now=now,
             reason=f"negated by {new.statement or 'a retraction'!r}, {_learned(new)}",
         )
         plan.closes[:0] = closes
@@ -140,8 +164,10 @@ def plan_assert(
         for v in other:
             if v.valid_at(start):
                 cut.append(v)
-                reason = (f"superseded by {new.object!r} from {fmt(start)} ({new.predicate} is "
-                          f"single-valued), {_learned(new)}")
+                reason = (
+                    f"superseded by {new.object!r} from {fmt(start)} ({new.predicate} is "
+                    f"single-valued), {_learned(new)}"
+                )
                 if v.valid_from < start:
                     shorter = _reshape(v, now, valid_from=v.valid_from, valid_to=start)
                     inserts.append(shorter)
@@ -172,18 +198,30 @@ def plan_assert(
             later = [v.valid_from for v in other if v.valid_from > m_start and v not in cut]
             if later and min(later) < _end(m_end):
                 m_end = min(later)
-        if (len(touching) == 1 and (m_start, m_end) == (touching[0].valid_from, touching[0].valid_to)
-                and not closes):
+        if (
+            len(touching) == 1
+            and (m_start, m_end) == (touching[0].valid_from, touching[0].valid_to)
+            and not closes
+        ):
             return Plan(Decision.NOOP, touching[0], reinforce=[touching[0]])
-        merged = new.model_copy(update={
-            "valid_from": m_start, "valid_to": m_end,
-            "access_count": max(v.access_count for v in touching),
-            "pinned": new.pinned or any(v.pinned for v in touching),
-        })
+        merged = new.model_copy(
+            update={
+                "valid_from": m_start,
+                "valid_to": m_end,
+                "access_count": max(v.access_count for v in touching),
+                "pinned": new.pinned or any(v.pinned for v in touching),
+            }
+        )
         for v in touching:
-            closes.append(Close(v, merged.id, f"valid interval corrected from "
-                                              f"{_interval(v.valid_from, v.valid_to)} to "
-                                              f"{_interval(m_start, m_end)}, {_learned(new)}"))
+            closes.append(
+                Close(
+                    v,
+                    merged.id,
+                    f"valid interval corrected from "
+                    f"{_interval(v.valid_from, v.valid_to)} to "
+                    f"{_interval(m_start, m_end)}, {_learned(new)}",
+                )
+            )
         inserts.append(merged)
         return Plan(Decision.SUPERSEDE, merged, closes, inserts)
 

@@ -17,7 +17,16 @@ from typing import Union
 
 from graphmem.errors import InvalidInput
 
-__all__ = ["Clock", "TimeLike", "fmt", "from_store", "system_clock", "to_store", "to_utc"]
+__all__ = [
+    "Clock",
+    "ManualClock",
+    "TimeLike",
+    "fmt",
+    "from_store",
+    "system_clock",
+    "to_store",
+    "to_utc",
+]
 
 UTC = dt.timezone.utc
 TimeLike = Union[dt.datetime, dt.date, str]
@@ -134,3 +143,29 @@ def fmt(value: dt.datetime | None) -> str:
     if (v.hour, v.minute, v.second, v.microsecond) == (0, 0, 0, 0):
         return v.date().isoformat()
     return v.replace(tzinfo=None).isoformat() + "Z"
+
+
+class ManualClock:
+    """A clock you set by hand, for backfills and tests: ``gm.open(clock=ManualClock(t))``.
+
+    >>> clock = ManualClock("2020-01-01")
+    >>> clock.set("2021-06-01"); fmt(clock())
+    '2021-06-01'
+    >>> clock.advance(days=1); fmt(clock())
+    '2021-06-02'
+    """
+
+    def __init__(self, start: TimeLike) -> None:
+        self._now = to_utc(start, name="start")
+
+    def __call__(self) -> dt.datetime:
+        """Return the time last set."""
+        return self._now
+
+    def set(self, value: TimeLike) -> None:
+        """Set the time (it may move backwards; graphmem refuses such writes)."""
+        self._now = to_utc(value, name="clock time")
+
+    def advance(self, **delta: float) -> None:
+        """Move forward by a ``timedelta(**delta)``, e.g. ``advance(days=1)``."""
+        self._now = self._now + dt.timedelta(**delta)

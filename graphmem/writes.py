@@ -25,10 +25,22 @@ from graphmem.temporal import Plan
 __all__ = ["FIELDS", "WriteBatch", "build_fact"]
 
 #: Keys accepted in a fact dictionary for ``add_facts`` (and the JSONL import).
-FIELDS = frozenset({
-    "subject", "predicate", "object", "valid_from", "valid_to", "source", "source_ref",
-    "statement", "kind", "importance", "confidence", "pinned",
-})
+FIELDS = frozenset(
+    {
+        "subject",
+        "predicate",
+        "object",
+        "valid_from",
+        "valid_to",
+        "source",
+        "source_ref",
+        "statement",
+        "kind",
+        "importance",
+        "confidence",
+        "pinned",
+    }
+)
 
 
 def build_fact(data: Mapping[str, Any]) -> Fact:
@@ -80,25 +92,32 @@ class WriteBatch:
         for fact in plan.inserts:
             self.pending[fact.id] = fact
             live.append(fact)
-        reinforced = None
+        reinforced: Fact | None = None
         for fact in plan.reinforce:
-            bumped = fact.model_copy(update={
-                "access_count": fact.access_count + 1, "last_accessed_at": self.now,
-            })
+            bumped = fact.model_copy(
+                update={
+                    "access_count": fact.access_count + 1,
+                    "last_accessed_at": self.now,
+                }
+            )
             live[:] = [bumped if v.id == fact.id else v for v in live]
             if fact.id in self.pending:
                 self.pending[fact.id] = bumped
             else:
                 self.bumps[fact.id] = bumped
             reinforced = bumped
-        fact = reinforced if plan.decision is Decision.NOOP and reinforced else plan.fact
+        result = reinforced if plan.decision is Decision.NOOP and reinforced else plan.fact
         superseded = tuple(
-            c.fact.model_copy(update={
-                "expired_at": self.now, "superseded_by": c.superseded_by, "reason": c.reason,
-            })
+            c.fact.model_copy(
+                update={
+                    "expired_at": self.now,
+                    "superseded_by": c.superseded_by,
+                    "reason": c.reason,
+                }
+            )
             for c in plan.closes
         )
-        return WriteResult(decision=plan.decision, fact=fact, superseded=superseded)
+        return WriteResult(decision=plan.decision, fact=result, superseded=superseded)
 
     def _final_successor(self, fid: str | None) -> str | None:
         seen = set()
@@ -115,8 +134,10 @@ class WriteBatch:
             at=self.now,
         )
         self.store.close_versions(
-            [(self.closed_subject[fid], fid, self._final_successor(by), why)
-             for fid, (by, why) in self.closes.items()],
+            [
+                (self.closed_subject[fid], fid, self._final_successor(by), why)
+                for fid, (by, why) in self.closes.items()
+            ],
             at=self.now,
         )
         self.store.insert_facts(

@@ -1,0 +1,324 @@
+"""Core CLI verbs: add, add-many, retract, facts, believed, history, demo."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from typing import Any
+
+import click
+
+from graphmem.cli import cli
+from graphmem.cli.common import Settings, db_path, echo_json, fact_table, json_option, open_memory
+from graphmem.errors import GraphmemError
+
+#: Rows per transaction in ``add-many`` (each chunk is atomic; the progress bar moves per chunk).
+CHUNK = 10_000
+
+
+def _result_json(result: Any) -> dict[str, Any]:
+    return {
+        "decision": result.decision.value,
+        "fact": None if result.fact is None else result.fact.model_dump(mode="json"),
+        "superseded": [f.model_dump(mode="json") for f in result.superseded],
+    }
+
+
+@cli.command()
+@click.argument("subject")
+@click.argument("predicate")
+@click.argument("object")
+@click.option("--valid-from", help="When it became true (date or ISO datetime with offset).")
+@click.option("--valid-to", help="When it stopped being true (exclusive).")
+@click.option("--source", help="Session/episode id.")
+@click.option("--source-ref", help="Caller identity key: a later fact with it replaces this one.")
+@click.option("--statement", help="Original text (a negating one invalidates).")
+@click.option(
+    "--kind",
+    default="fact",
+    show_default=True,
+    type=click.Choice(["fact", "event", "insight", "directive", "identity"]),
+)
+@click.option("--importance", type=float, help="0-10.")
+@json_option
+@click.pass_context
+def add(
+    ctx: click.Context,
+    subject: str,
+    predicate: str,
+    object: str,
+    valid_from: str | None,  # noqa: A002
+    valid_to: str | None,
+    source: str | None,
+    source_ref: str | None,
+    statement: str | None,
+    kind: str,
+    importance: float | None,
+    as_json: bool,
+) -> None:
+    """Assert one fact: SUBJECT PREDICATE OBJECT."""
+    with open_memory(ctx) as mem:
+        result = mem.add_fact(
+            subject,
+            predicate,
+            object,
+            valid_from=valid_from,
+            valid_to=valid_to,
+            source=source,
+            source_ref=source_ref,
+            statement=statement,
+            kind=kind,
+            importance=importance,
+        )
+    if as_json:
+        echo_json(_result_json(result))
+        return
+    click.echo(
+        f"{result.decision.value}: {subject} {predicate} {object}"
+        + (f" (id {result.fact.id})" if result.fact else "")
+    )
+    for f in result.superseded:
+        click.echo(f"  closed {f.id}: {f.reason}")
+
+
+def _read_jsonl(path: str) -> tuple[list[tuple[int, dict[str, Any]]], list[str]]:
+    good: list[tuple[int, dict[str, Any]]] = []
+    bad: list[str] = []
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        for n, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as exc:
+                bad.append(f"line {n}: invalid JSON ({exc.msg})")
+                continue
+            if not isinstance(row, dict):
+                bad.append(f"line {n}: expected a JSON object, got {type(row).__name__}")
+                continue
+            good.append((n, row))
+    return good, bad
+
+
+@cli.command("add-many")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False))
+@click.option("--skip-bad", is_flag=True, help="Write the good lines even if some are bad.")
+@json_option
+@click.pass_context
+def add_many(ctx: click.Context, file: str, skip_bad: bool, as_json: bool) -> None:
+    """Assert the facts of a JSONL FILE (one object per line, add_fact's fields as keys).
+
+    Bad lines are reported with their line numbers. By default nothing is written when any
+    line is bad; with --skip-bad the good lines are written.
+    """
+    rows, bad = _read_jsonl(file)
+    with open_memory(ctx) as mem:
+        checked: list[dict[str, Any]] = []
+        for n, row in rows:
+            try:
+                mem.validate_fact(row)
+            except GraphmemError as exc:
+                bad.append(f"line {n}: {exc}")
+                continue
+            checked.append(row)
+        bad.sort(key=lambda m: int(m.split(":")[0].split()[1]))
+        for message in bad:
+            click.echo(message, err=True)
+        if bad and not skip_bad:
+            raise click.ClickException(
+                f"{len(bad)} bad line(s) in {file}; nothing written (use --skip-bad to write "
+                f"the {len(checked)} good line(s))"
+            )
+        counts: dict[str, int] = {}
+        started = time.perf_counter()
+        with click.progressbar(
+            range(len(checked)), label="writing", file=click.get_text_stream("stderr")
+        ) as bar:
+            for i in range(0, len(checked), CHUNK):
+                chunk = checked[i : i + CHUNK]
+                for result in mem.add_facts(chunk):
+                    counts[result.decision.value] = counts.get(result.decision.value, 0) + 1
+                bar.update(len(chunk))
+        seconds = time.perf_counter() - started
+    summary = {
+        "written": len(checked),
+        "skipped": len(bad),
+        "decisions": counts,
+        "seconds": round(seconds, 3),
+    }
+    if as_json:
+        echo_json(summary)
+    else:
+        click.echo(
+            f"wrote {len(checked)} fact(s), skipped {len(bad)} bad line(s) in "
+            f"{seconds:.2f} s: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
+        )
+
+
+@cli.command()
+@click.argument("subject")
+@click.argument("predicate")
+@click.argument("object", required=False)
+@click.option("--at", help="When it stopped being true (default: now).")
+@click.option("--reason", help="Why; recorded on the closed versions.")
+@json_option
+@click.pass_context
+def retract(
+    ctx: click.Context,
+    subject: str,
+    predicate: str,
+    object: str | None,  # noqa: A002
+    at: str | None,
+    reason: str | None,
+    as_json: bool,
+) -> None:
+    """End SUBJECT PREDICATE [OBJECT] at a time (default now); history is kept."""
+    with open_memory(ctx) as mem:
+        result = mem.retract(subject, predicate, object, at=at, reason=reason)
+    if as_json:
+        echo_json(_result_json(result))
+        return
+    click.echo(f"invalidate: closed {len(result.superseded)} version(s)")
+    for f in result.superseded:
+        click.echo(f"  {f.subject} {f.predicate} {f.object}: {f.reason}")
+
+
+@cli.command()
+@click.option("--subject", help="Subject name.")
+@click.option("--predicate", help="Predicate name or alias.")
+@click.option("--object", "object_", help="Object name.")
+@click.option("--valid-at", help="World time (default now).")
+@click.option("--known-at", help="System time: what we believed then (default now).")
+@click.option("--limit", type=click.IntRange(min=0), help="At most this many rows.")
+@json_option
+@click.pass_context
+def facts(
+    ctx: click.Context,
+    subject: str | None,
+    predicate: str | None,
+    object_: str | None,
+    valid_at: str | None,
+    known_at: str | None,
+    limit: int | None,
+    as_json: bool,
+) -> None:
+    """List facts true at --valid-at as believed at --known-at (both default to now)."""
+    with open_memory(ctx, read_only=True) as mem:
+        rows = mem.facts(
+            subject=subject,
+            predicate=predicate,
+            object=object_,
+            valid_at=valid_at,
+            known_at=known_at,
+            limit=limit,
+        )
+    if as_json:
+        echo_json(rows)
+    else:
+        fact_table(rows)
+
+
+@cli.command()
+@click.option("--on", "on", required=True, help="The date: what we believed then was true then.")
+@click.option("--subject", help="Subject name.")
+@click.option("--predicate", help="Predicate name or alias.")
+@json_option
+@click.pass_context
+def believed(
+    ctx: click.Context, on: str, subject: str | None, predicate: str | None, as_json: bool
+) -> None:
+    """What we believed on a date (valid_at = known_at = --on)."""
+    with open_memory(ctx, read_only=True) as mem:
+        rows = mem.believed(on=on, subject=subject, predicate=predicate)
+    if as_json:
+        echo_json(rows)
+    else:
+        fact_table(rows, title=f"believed on {on}")
+
+
+@cli.command()
+@click.argument("subject")
+@click.argument("predicate", required=False)
+@click.option(
+    "--all",
+    "include_expired",
+    is_flag=True,
+    help="Include versions closed in system time (the audit view).",
+)
+@json_option
+@click.pass_context
+def history(
+    ctx: click.Context, subject: str, predicate: str | None, include_expired: bool, as_json: bool
+) -> None:
+    """The timeline of SUBJECT [PREDICATE], ordered by valid_from."""
+    with open_memory(ctx, read_only=True) as mem:
+        rows = mem.history(subject, predicate, include_expired=include_expired)
+    if as_json:
+        echo_json(rows)
+    else:
+        fact_table(rows, title=f"history of {subject}", audit=include_expired)
+
+
+@cli.command()
+@click.option("--keep", is_flag=True, help="Keep an existing demo database instead of rebuilding.")
+@json_option
+@click.pass_context
+def demo(ctx: click.Context, keep: bool, as_json: bool) -> None:
+    """Build a memory from real YAGO11k careers and marriages and ask it questions.
+
+    Uses --db if given, else a demo database next to the default one
+    (~/.graphmem/demo.kuzu), rebuilt on each run.
+    """
+    from graphmem.demo import demo_schedule, run_demo
+    from graphmem.memory import Memory
+    from graphmem.timeutil import ManualClock
+
+    settings: Settings = ctx.find_object(Settings)  # type: ignore[assignment]
+    path = (
+        db_path(settings)
+        if settings.db
+        else os.path.join(os.path.dirname(db_path(settings)), "demo.kuzu")
+    )
+    if os.path.exists(path) and not keep:
+        if settings.db:
+            raise click.ClickException(
+                f"{path!r} already exists; the demo needs a new database path (or omit --db)"
+            )
+        for p in (path, path + ".wal"):
+            if os.path.isdir(p):
+                shutil.rmtree(p)
+            elif os.path.exists(p):
+                os.remove(p)
+    clock = ManualClock("0001-01-01")
+    started = time.perf_counter()
+    with Memory(path, clock=clock, engine=settings.engine) as mem:
+        schedule = demo_schedule()
+        with click.progressbar(
+            range(sum(len(rows) for _, rows in schedule)),
+            label="replaying YAGO11k",
+            file=click.get_text_stream("stderr"),
+        ) as bar:
+            report = run_demo(mem, clock.set, schedule=schedule, progress=bar.update)
+    wall = time.perf_counter() - started
+    if as_json:
+        echo_json(
+            {
+                "db": path,
+                "facts": report.facts,
+                "writes": report.writes,
+                "versions": report.versions,
+                "decisions": report.decisions,
+                "seconds": round(wall, 3),
+                "answers": report.lines,
+            }
+        )
+        return
+    click.echo(f"graphmem demo — database {path} (engine {settings.engine})\n")
+    for line in report.lines:
+        click.echo(line)
+    click.echo(
+        f"\nDone in {wall:.2f} s. Explore it: graphmem --db {path} history "
+        "'Albert Einstein' works_at --all"
+    )
