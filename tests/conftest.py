@@ -1,0 +1,40 @@
+"""Shared fixtures.
+
+Test rules: tests use the public API (``import graphmem as gm``) unless they test a pure module
+directly; no ``monkeypatch.setattr`` on graphmem internals (add a seam instead); time comes from
+a :class:`graphmem.timeutil.ManualClock`, never the wall clock; the storage engine comes from
+``GRAPHMEM_ENGINE`` (``kuzu`` by default, ``ladybug`` in CI's second run).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+import pytest
+
+import graphmem as gm
+from graphmem.timeutil import ManualClock
+
+ENGINE = os.environ.get("GRAPHMEM_ENGINE", "kuzu")
+
+
+@pytest.fixture
+def engine() -> str:
+    return ENGINE
+
+
+@pytest.fixture
+def clock() -> ManualClock:
+    return ManualClock("2026-01-01T00:00:00Z")
+
+
+@pytest.fixture
+def mem(clock: ManualClock) -> Iterator[gm.Memory]:
+    with gm.open(clock=clock, engine=ENGINE) as m:
+        yield m
+
+
+@pytest.fixture
+def db_path(tmp_path: os.PathLike[str]) -> str:
+    return os.path.join(os.fspath(tmp_path), "mem.kuzu")
