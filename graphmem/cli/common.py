@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
+import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -39,7 +40,27 @@ class Settings:
 
 
 class GraphmemGroup(click.Group):
-    """A click group that turns graphmem errors into one line and exit code 1."""
+    """A click group whose every failure is one line on stderr and exit code 1 (SPEC §6)."""
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+        """Run the CLI; usage errors and graphmem errors print one line and exit 1."""
+        if kwargs.get("standalone_mode", True) is False:
+            return super().main(*args, **kwargs)
+        kwargs["standalone_mode"] = False
+        try:
+            code = super().main(*args, **kwargs)
+        except click.exceptions.Abort:
+            click.echo("Error: aborted", err=True)
+            sys.exit(1)
+        except click.ClickException as exc:
+            hint = ""
+            if isinstance(exc, click.UsageError) and exc.ctx is not None:
+                hint = f" (see: {exc.ctx.command_path} --help)"
+            click.echo(f"Error: {exc.format_message()}{hint}", err=True)
+            sys.exit(1)
+        except BrokenPipeError:  # pragma: no cover - e.g. `graphmem facts | head`
+            sys.exit(1)
+        sys.exit(code if isinstance(code, int) else 0)
 
     def invoke(self, ctx: click.Context) -> Any:
         """Invoke the subcommand; map GraphmemError to a one-line ClickException."""
