@@ -58,16 +58,25 @@ __all__ = [
 ]
 
 _LAZY = {"Memory": "graphmem.memory", "open": "graphmem.memory"}
+#: Submodules reachable as ``gm.<name>`` without an explicit import (loaded on first use).
+_SUBMODULES = frozenset({
+    "audit", "check", "context", "contradiction", "datasets", "decay", "demo", "export",
+    "hotness", "maintenance", "plot", "remember", "sessions", "similarity", "temporal",
+    "timeutil", "triage",
+})
 
 
 def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        import importlib
+    import importlib
 
+    if name in _LAZY:
         value = getattr(importlib.import_module(_LAZY[name]), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'graphmem' has no attribute {name!r}")
+    elif name in _SUBMODULES:
+        value = importlib.import_module(f"graphmem.{name}")
+    else:
+        raise AttributeError(f"module 'graphmem' has no attribute {name!r}")
+    globals()[name] = value
+    return value
 
 
 def __dir__() -> list[str]:

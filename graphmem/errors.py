@@ -34,6 +34,17 @@ __all__ = [
 class GraphmemError(Exception):
     """Base class of every error graphmem raises on purpose."""
 
+    #: Messages longer than this are cut in the middle: a 1 MB bad value must not make a 1 MB
+    #: error line (the CLI prints errors on one line).
+    MAX_MESSAGE = 2000
+
+    def __init__(self, *args: object) -> None:
+        if len(args) == 1 and isinstance(args[0], str) and len(args[0]) > self.MAX_MESSAGE:
+            text = args[0]
+            cut = len(text) - self.MAX_MESSAGE
+            args = (f"{text[:1500]} …[{cut} characters cut]… {text[-500:]}",)
+        super().__init__(*args)
+
 
 class InvalidInput(GraphmemError, ValueError):
     """An argument is invalid; the message names the value and the fix."""

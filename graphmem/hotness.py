@@ -1,8 +1,10 @@
 """Topic hotness (SPEC §4): how much a topic is being talked about right now.
 
-Pure functions over plain rows; no store access. The facade feeds :func:`score_topics` with
-``(topic, session_id, at, count)`` mention rows read from session nodes and, optionally, the
-times of the topic's facts.
+Pure functions over plain rows; no store access. :func:`score_topics` takes
+``(topic, session_id, at, count)`` mention rows and, optionally, the times of the topics' facts;
+:func:`score_counts` takes the same information already aggregated per topic
+(:class:`TopicCounts`), which is what the facade feeds it (the store counts sessions in its
+query engine, one row per topic instead of one per mention).
 
 The formula, for a topic at time ``now``:
 
@@ -45,11 +47,13 @@ __all__ = [
     "Band",
     "Mention",
     "MentionRow",
+    "TopicCounts",
     "TopicScore",
     "Weighting",
     "classify",
     "hotness_score",
     "idf_weight",
+    "score_counts",
     "score_topics",
 ]
 
@@ -100,6 +104,22 @@ class Mention(NamedTuple):
     session_id: str
     at: dt.datetime
     n_mentions: int = 1
+
+
+class TopicCounts(NamedTuple):
+    """One topic's counts as of a time ``now``: the input row of :func:`score_counts`.
+
+    Attributes:
+        topic: the topic or entity name.
+        hits: distinct sessions dated in the window ``(now - window_days, now]`` that mention it.
+        df: distinct sessions dated ``<= now`` that mention it (all history; ``>= hits``).
+        last_seen: the newest of its mention and fact times ``<= now`` (aware datetime).
+    """
+
+    topic: str
+    hits: int
+    df: int
+    last_seen: dt.datetime
 
 
 class TopicScore(BaseModel):
@@ -316,10 +336,7 @@ def score_topics(
     _check_number("window_days", window_days)
     if window_days <= 0 or math.isinf(window_days):
         raise InvalidInput(f"window_days={window_days!r} must be a positive, finite number of days")
-    if weighting not in ("plain", "idf"):
-        raise InvalidInput(f"weighting={weighting!r} is unknown; use 'plain' or 'idf'")
-    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
-        raise InvalidInput(f"limit={limit!r} must be a non-negative int or None")
+    _check_options(weighting, limit)
     start = now - dt.timedelta(days=window_days)
 
     sessions: set[str] = set()
@@ -351,16 +368,100 @@ def score_topics(
         if seen <= now and (topic not in newest or seen > newest[topic]):
             newest[topic] = seen
 
-    n_sessions = len(sessions)
-    hits = {topic: len(window_sessions.get(topic, ())) for topic in newest}
-    idf = {topic: idf_weight(len(df_sessions.get(topic, ())), n_sessions) for topic in newest}
-    weighted = {topic: hits[topic] * idf[topic] for topic in newest}
+    counts = [
+        TopicCounts(
+            topic,
+            len(window_sessions.get(topic, ())),
+            len(df_sessions.get(topic, ())),
+            seen,
+        )
+        for topic, seen in newest.items()
+    ]
+    return score_counts(counts, now=now, n_sessions=len(sessions), weighting=weighting, limit=limit)
+
+
+def _check_options(weighting: str, limit: int | None) -> None:
+    if weighting not in ("plain", "idf"):
+        raise InvalidInput(f"weighting={weighting!r} is unknown; use 'plain' or 'idf'")
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
+        raise InvalidInput(f"limit={limit!r} must be a non-negative int or None")
+
+
+def score_counts(
+    counts: Iterable[TopicCounts | tuple[str, int, int, dt.datetime]],
+    *,
+    now: dt.datetime,
+    n_sessions: int,
+    weighting: Weighting = "plain",
+    limit: int | None = None,
+) -> list[TopicScore]:
+    """Rank topics by hotness from per-topic counts that a store aggregated already.
+
+    This is the second half of :func:`score_topics` (which aggregates raw mention rows and
+    calls it): a store that counts sessions in its query engine feeds it one row per topic
+    instead of one row per mention, and gets exactly the same scores.
+
+    Args:
+        counts: one :class:`TopicCounts` (or plain ``(topic, hits, df, last_seen)`` tuple) per
+            topic, all computed as of ``now``; topics must be distinct.
+        now: the aware time to score at; ``last_seen`` times must not be after it.
+        n_sessions: ``N`` for the IDF: distinct sessions dated ``<= now`` that mention any
+            topic.
+        weighting: ``"plain"`` or ``"idf"``, as in :func:`score_topics`.
+        limit: keep only the first ``limit`` topics; ``None`` keeps all.
+
+    Returns:
+        Topic scores sorted by ``score`` descending, then topic name ascending.
+
+    Raises:
+        InvalidInput: a naive time, a malformed row, a count that is negative or inconsistent
+            (``hits > df``, ``df > n_sessions``), a ``last_seen`` after ``now``, a repeated
+            topic, an unknown ``weighting`` or a negative ``limit``.
+
+    Examples:
+        >>> import datetime as dt
+        >>> now = dt.datetime(2026, 6, 30, tzinfo=dt.timezone.utc)
+        >>> rows = [TopicCounts("kuzu", 2, 2, now), TopicCounts("paris", 1, 1, now)]
+        >>> [(t.topic, t.score, str(t.band)) for t in score_counts(rows, now=now, n_sessions=2)]
+        [('kuzu', 1.0, 'HOT'), ('paris', 0.7, 'HOT')]
+    """
+    now = to_utc(now, name="now")
+    _check_options(weighting, limit)
+    _check_number("n_sessions", n_sessions)
+
+    rows: dict[str, TopicCounts] = {}
+    for raw in counts:
+        try:
+            row = TopicCounts(*raw)
+        except TypeError as exc:
+            raise InvalidInput(
+                f"topic counts {raw!r} are malformed; pass (topic, hits, df, last_seen)"
+            ) from exc
+        _check_number(f"hits of {row.topic!r}", row.hits)
+        if row.hits > row.df:
+            raise InvalidInput(
+                f"hits={row.hits} of {row.topic!r} is larger than df={row.df}; the sessions in "
+                "the window are a subset of all sessions mentioning the topic"
+            )
+        seen = to_utc(row.last_seen, name=f"last_seen of {row.topic!r}")
+        if seen > now:
+            raise InvalidInput(
+                f"last_seen={seen.isoformat()} of {row.topic!r} is after now={now.isoformat()}; "
+                "count only what is dated at or before now"
+            )
+        if row.topic in rows:
+            raise InvalidInput(f"topic {row.topic!r} appears twice; pass one row per topic")
+        rows[row.topic] = row._replace(last_seen=seen)
+
+    hits = {topic: row.hits for topic, row in rows.items()}
+    idf = {topic: idf_weight(row.df, n_sessions) for topic, row in rows.items()}
+    weighted = {topic: hits[topic] * idf[topic] for topic in rows}
     max_hits = max(hits.values(), default=0)
     max_weighted = max(weighted.values(), default=0.0)
 
     scores: list[TopicScore] = []
-    for topic, seen in newest.items():
-        age_days = max((now - seen).total_seconds() / _SECONDS_PER_DAY, 0.0)
+    for topic, row in rows.items():
+        age_days = max((now - row.last_seen).total_seconds() / _SECONDS_PER_DAY, 0.0)
         plain = hotness_score(hits[topic], max_hits, age_days)
         weighted_score = hotness_score(weighted[topic], max_weighted, age_days)
         if weighting == "idf":

@@ -13,25 +13,45 @@ supersede ['Go']
 from __future__ import annotations
 
 import datetime as dt
-import math
 import os
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from graphmem.errors import ClockError, InvalidInput, NotFound
+from graphmem.admission import AdmissionPolicy, RateLimiter, check_source_type
+from graphmem.errors import ClockError, InvalidInput, NotFound, StoreError
 from graphmem.models import Decision, Entity, Fact, Predicate, WriteResult
-from graphmem.normalize import clean_name, entity_key
+from graphmem.normalize import check_text, clean_name, entity_key
 from graphmem.ontology import Ontology
 from graphmem.store import open_store
 from graphmem.temporal import new_id, plan_assert, plan_retract
 from graphmem.timeutil import Clock, TimeLike, system_clock, to_utc
 from graphmem.writes import FIELDS, WriteBatch, build_fact
 
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from graphmem.audit import Change, Explanation, PurgeSummary
+    from graphmem.similarity import Similarity
+    from graphmem.temporal import Plan
+
 __all__ = ["Memory", "open"]
 
 _KINDS: tuple[str, ...] = ("fact", "event", "insight", "directive", "identity")
+#: Keys accepted by ``_validate``: the fact fields plus ``source_type`` (admission only).
+_INPUT_FIELDS = FIELDS | {"source_type"}
+
+
+def _name_list(value: object, what: str) -> tuple[str, ...]:
+    """Return a list-of-names argument as a tuple: one string is one name, None is none."""
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        return (value,)
+    if isinstance(value, (bytes, Mapping)) or not isinstance(value, Iterable):
+        raise InvalidInput(f"{what}={value!r} must be a list of names (or one name)")
+    return tuple(value)
 
 
 def open(  # noqa: A001 - the public name is part of the contract: gm.open()
@@ -40,6 +60,8 @@ def open(  # noqa: A001 - the public name is part of the contract: gm.open()
     clock: Clock | None = None,
     engine: str = "kuzu",
     read_only: bool = False,
+    admission: AdmissionPolicy | None = None,
+    similarity: Similarity | None = None,
 ) -> Memory:
     """Open a memory: on disk at ``path``, or in memory when ``path`` is ``None``.
 
@@ -49,6 +71,13 @@ def open(  # noqa: A001 - the public name is part of the contract: gm.open()
             tests and backfills. Defaults to the UTC wall clock.
         engine: ``"kuzu"`` (default, pinned 0.11.3) or ``"ladybug"`` (``graphmem[ladybug]``).
         read_only: open without write access (several processes may read at once).
+        admission: admission control (importance bands, statement bounds, hourly rate
+            limits per kind); default :class:`~graphmem.admission.AdmissionPolicy()`. Use
+            ``AdmissionPolicy.unlimited()`` for backfills, ``AdmissionPolicy.off()`` to admit
+            everything valid.
+        similarity: how ``remember`` compares texts; default
+            :func:`graphmem.similarity.text_similarity` (offline). Pass
+            :class:`graphmem.similarity.EmbeddingSimilarity` to use embeddings.
 
     Returns:
         A :class:`Memory`, usable as a context manager.
@@ -57,7 +86,14 @@ def open(  # noqa: A001 - the public name is part of the contract: gm.open()
         StoreBusy: another process holds the database.
         SchemaVersionError: the database was written by another schema version.
     """
-    return Memory(path, clock=clock, engine=engine, read_only=read_only)
+    return Memory(
+        path,
+        clock=clock,
+        engine=engine,
+        read_only=read_only,
+        admission=admission,
+        similarity=similarity,
+    )
 
 
 class Memory:
@@ -70,7 +106,17 @@ class Memory:
         clock: Clock | None = None,
         engine: str = "kuzu",
         read_only: bool = False,
+        admission: AdmissionPolicy | None = None,
+        similarity: Similarity | None = None,
     ) -> None:
+        from graphmem.similarity import text_similarity
+        from graphmem.store.audit import recent_write_instants
+
+        self.admission = admission if admission is not None else AdmissionPolicy()
+        self.similarity: Similarity = similarity or text_similarity
+        self._rate = RateLimiter(
+            self.admission, seed=lambda since: recent_write_instants(self._store, since)
+        )
         self.path = None if path is None else os.path.expanduser(os.fspath(path))
         if self.path is not None and not read_only:
             parent = os.path.dirname(os.path.abspath(self.path))
@@ -130,6 +176,11 @@ class Memory:
 
     def _tick(self) -> dt.datetime:
         """Return the system time of a write; refuse a clock that moved backwards."""
+        if self._store.read_only:
+            raise StoreError(
+                f"memory {self.path!r} is open read-only; reopen it without read_only=True "
+                "(CLI: without --read-only) to write"
+            )
         now = self.now()
         if self._last_write is not None and now < self._last_write:
             raise ClockError(
@@ -176,6 +227,9 @@ class Memory:
         Raises:
             InvalidInput: blank names, or an alias that already names another entity.
         """
+        aliases = _name_list(aliases, "aliases")
+        if not check_text(kind, what="kind").strip():
+            raise InvalidInput(f"kind={kind!r} is blank; use e.g. 'person', 'org' or 'entity'")
         with self._lock:
             eid = self._entity_id(name)
             keys = sorted({entity_key(clean_name(a, what="alias")) for a in aliases} - {eid})
@@ -235,8 +289,12 @@ class Memory:
             raise InvalidInput(
                 f"cardinality={cardinality!r} is invalid; use 'one' (single-valued) or 'many'"
             )
-        if isinstance(aliases, str):
-            aliases = (aliases,)
+        aliases = _name_list(aliases, "aliases")
+        for alias in aliases:
+            predicate_name(clean_name(alias, what="alias"))  # a clear error for unusable aliases
+        if not isinstance(symmetric, bool):
+            raise InvalidInput(f"symmetric={symmetric!r} must be True or False")
+        check_text(description, what="description")
         pred = Predicate(
             name=predicate_name(name),
             cardinality="one" if cardinality == "one" else "many",
@@ -274,6 +332,7 @@ class Memory:
         importance: float | None = None,
         confidence: float = 1.0,
         pinned: bool = False,
+        source_type: str | None = None,
     ) -> WriteResult:
         """Assert one fact and apply the write decision (SPEC §3) in one transaction.
 
@@ -288,15 +347,19 @@ class Memory:
             source_ref: a caller identity key; a new fact with the same key replaces the old.
             statement: the original text; a negating one ("no longer ...") invalidates.
             kind: ``fact``, ``event``, ``insight``, ``directive`` or ``identity``.
-            importance: 0–10 (default 5).
+            importance: 0–10 (default 5), clamped into the kind's band by admission control
+                (:mod:`graphmem.admission`).
             confidence: 0–1.
             pinned: never decays in ranking.
+            source_type: who says it: ``user`` (+1 importance), ``agent``, ``tool``,
+                ``system``, ``import`` or ``None``.
 
         Returns:
             What the write did: ``WriteResult(decision, fact, superseded)``.
 
         Raises:
             InvalidInput: a bad value (the message names it and the fix); nothing is written.
+            RateLimited: the kind's hourly write limit is reached; nothing is written.
             ClockError: the clock moved backwards.
         """
         item = {
@@ -312,11 +375,15 @@ class Memory:
             "importance": importance,
             "confidence": confidence,
             "pinned": pinned,
+            "source_type": source_type,
         }
         return self._write([item])[0]
 
     def add_facts(self, facts: Iterable[Mapping[str, Any] | Fact]) -> list[WriteResult]:
         """Assert many facts in one transaction, in order, with a constant number of queries.
+
+        A bulk import: admission control clamps importance and checks statement bounds but
+        applies no rate limit.
 
         Args:
             facts: dictionaries with ``add_fact``'s parameters as keys, or Fact models.
@@ -327,6 +394,11 @@ class Memory:
         Raises:
             InvalidInput: any bad item (the message gives its index); nothing is written.
         """
+        if isinstance(facts, (str, bytes, Mapping, Fact)) or not isinstance(facts, Iterable):
+            raise InvalidInput(
+                f"facts={facts!r} is not a collection of facts; pass a list of dicts (one "
+                "fact: add_fact, or add_facts([{...}]))"
+            )
         items: list[Mapping[str, Any]] = []
         for i, f in enumerate(facts):
             if isinstance(f, Fact):
@@ -338,7 +410,7 @@ class Memory:
                     f"facts[{i}]={f!r} is neither a mapping nor a Fact; pass dicts with keys "
                     "subject, predicate, object (and optional valid_from, valid_to, ...)"
                 )
-        return self._write(items)
+        return self._write(items, bulk=True)
 
     def validate_fact(self, item: Mapping[str, Any]) -> None:
         """Check one ``add_facts`` row without writing anything.
@@ -350,10 +422,10 @@ class Memory:
 
     def _validate(self, i: int, item: Mapping[str, Any], now: dt.datetime) -> dict[str, Any]:
         where = f"facts[{i}]." if i >= 0 else ""
-        unknown = set(item) - FIELDS
+        unknown = set(item) - _INPUT_FIELDS
         if unknown:
             raise InvalidInput(
-                f"{where}unknown field(s) {sorted(unknown)}; allowed: {sorted(FIELDS)}"
+                f"{where}unknown field(s) {sorted(unknown)}; allowed: {sorted(_INPUT_FIELDS)}"
             )
         for key in ("subject", "predicate", "object"):
             if key not in item:
@@ -370,7 +442,8 @@ class Memory:
         if (
             isinstance(importance, bool)
             or not isinstance(importance, (int, float))
-            or (not math.isfinite(importance) or not 0 <= importance <= 10)
+            # A range test, not math.isfinite (which overflows on huge ints): NaN fails it.
+            or not 0 <= importance <= 10
         ):
             raise InvalidInput(f"{where}importance={importance!r} must be a number from 0 to 10")
         confidence = item.get("confidence", 1.0)
@@ -379,13 +452,26 @@ class Memory:
         if (
             isinstance(confidence, bool)
             or not isinstance(confidence, (int, float))
-            or (not math.isfinite(confidence) or not 0 <= confidence <= 1)
+            or not 0 <= confidence <= 1
         ):
             raise InvalidInput(f"{where}confidence={confidence!r} must be a number from 0 to 1")
         for key in ("statement", "source", "source_ref"):
             value = item.get(key)
             if value is not None and not isinstance(value, str):
                 raise InvalidInput(f"{where}{key}={value!r} must be a string or None")
+            if value is not None:
+                check_text(value, what=f"{where}{key}")
+        pinned = item.get("pinned")
+        if pinned is None:
+            pinned = False
+        if not isinstance(pinned, bool):
+            raise InvalidInput(f"{where}pinned={pinned!r} must be True or False")
+        # Admission control (SPEC §4): statement bounds, importance clamped into the kind's band.
+        statement = item.get("statement") or None
+        if statement is not None:
+            self.admission.check_statement(statement, name=f"{where}statement")
+        source_type = check_source_type(item.get("source_type"), name=f"{where}source_type")
+        importance = self.admission.clamp_importance(kind, importance, source_type=source_type)
         vf = self._time(item.get("valid_from"), f"{where}valid_from", now)
         vt = (
             None
@@ -403,16 +489,27 @@ class Memory:
             "predicate": pred,
             "valid_from": vf,
             "valid_to": vt,
-            "statement": item.get("statement"),
+            "statement": statement,
             "source": item.get("source") or None,
             "source_ref": item.get("source_ref") or None,
             "kind": kind,
             "importance": float(importance),
             "confidence": float(confidence),
-            "pinned": bool(item.get("pinned", False)),
+            "pinned": pinned,
         }
 
-    def _write(self, items: Sequence[Mapping[str, Any]]) -> list[WriteResult]:
+    def _write(
+        self,
+        items: Sequence[Mapping[str, Any]],
+        *,
+        bulk: bool = False,
+        planner: Callable[[Fact, list[Fact]], Plan] | None = None,
+    ) -> list[WriteResult]:
+        """Validate, plan and apply writes in one transaction.
+
+        ``bulk`` skips the rate limits (imports); ``planner(fact, current versions of its
+        subject)`` replaces the structured decision rules (``remember`` plans notes).
+        """
         from graphmem.contradiction import negates
 
         with self._lock:
@@ -421,7 +518,10 @@ class Memory:
             checked = [self._validate(-1 if single else i, it, now) for i, it in enumerate(items)]
             entities, new_entities = self._resolve_entities(
                 [(c["subject"], "entity") for c in checked]
-                + [(c["object"], "entity") for c in checked]
+                + [
+                    (c["object"], "text" if c["predicate"].name == "note" else "entity")
+                    for c in checked
+                ]
             )
             new_predicates = {
                 c["predicate"].name: c["predicate"]
@@ -445,13 +545,23 @@ class Memory:
                         "recorded_at": now,
                     }
                 )
-                plan = plan_assert(
-                    fact,
-                    batch.versions(subj.id),
-                    cardinality=pred.cardinality,
-                    negate=bool(fact.statement) and negates(fact.statement or ""),
-                )
+                if planner is not None:
+                    plan = planner(fact, batch.versions(subj.id))
+                else:
+                    plan = plan_assert(
+                        fact,
+                        batch.versions(subj.id),
+                        cardinality=pred.cardinality,
+                        negate=bool(fact.statement) and negates(fact.statement or ""),
+                    )
                 results.append(batch.apply(subj.id, plan))
+            # Rate limits count what changed knowledge; a noop only reinforces (SPEC §4).
+            admitted = [
+                c["kind"]
+                for c, r in zip(checked, results, strict=True)
+                if not bulk and r.decision is not Decision.NOOP
+            ]
+            self._rate.check(admitted, now=now)
             with self._store.transaction():
                 if new_predicates:
                     self._store.save_predicates(list(new_predicates.values()))
@@ -460,6 +570,7 @@ class Memory:
             for p in new_predicates.values():
                 self.ontology.add(p)
             self._last_write = now
+            self._rate.record(admitted, now=now)
             return results
 
     def retract(
@@ -501,6 +612,8 @@ class Memory:
                 for v in self._store.current_versions([sid])[sid]
                 if v.predicate == pred.name and (oid is None or entity_key(v.object) == oid)
             ]
+            if reason is not None:
+                check_text(reason, what="reason")
             what = f"reason: {reason}" if reason else "retracted"
             plan = plan_retract(targets, at=when, now=now, reason=what)
             if plan.decision is Decision.NOOP:
@@ -591,8 +704,9 @@ class Memory:
 
         Raises:
             NotFound: no version has that id.
+            InvalidInput: ``fact_id`` is not text.
         """
-        found = self._store.get_facts([fact_id])
+        found = self._store.get_facts([check_text(fact_id, what="fact_id")])
         if not found:
             raise NotFound(
                 f"no fact version with id {fact_id!r} in memory {self.path or ':memory:'!r}"
@@ -602,6 +716,12 @@ class Memory:
     def count_versions(self) -> int:
         """Return how many fact versions are stored, current and closed."""
         return self._store.count_versions()
+
+    def check(self) -> Any:
+        """Verify the store's invariants (``graphmem check``). See :func:`graphmem.check.check`."""
+        from graphmem.check import check
+
+        return check(self)
 
     # -- the rest of the surface: thin delegations to the modules that own each topic ---------
 
@@ -615,14 +735,23 @@ class Memory:
         source: str | None = None,
         source_ref: str | None = None,
         importance: float | None = None,
+        source_type: str | None = None,
+        similarity: Similarity | None = None,
     ) -> WriteResult:
         """Store a free-text memory, deduplicated against the subject's current notes.
+
+        Compares only with the current notes of the same subject (``subject=None``: the
+        unnamed scope ``"self"``) and adds, reinforces (noop), supersedes or invalidates.
+
+        Raises:
+            InvalidInput: blank or too long text, bad kind, time or importance.
+            RateLimited: the kind's hourly write limit is reached.
 
         See :func:`graphmem.remember.remember`.
         """
         from graphmem.remember import remember
 
-        result: WriteResult = remember(
+        return remember(
             self,
             text,
             subject=subject,
@@ -631,11 +760,15 @@ class Memory:
             source=source,
             source_ref=source_ref,
             importance=importance,
+            source_type=source_type,
+            similarity=similarity,
         )
-        return result
 
-    def why(self, fact_id: str) -> Any:
+    def why(self, fact_id: str) -> Explanation:
         """Explain a version: its supersession chain and the sessions that asserted it.
+
+        Raises:
+            NotFound: no version has that id.
 
         See :func:`graphmem.audit.why`.
         """
@@ -643,8 +776,11 @@ class Memory:
 
         return why(self, fact_id)
 
-    def changes(self, *, since: TimeLike, until: TimeLike | None = None) -> Any:
-        """List what was learned, superseded or retracted in a system-time window.
+    def changes(self, *, since: TimeLike, until: TimeLike | None = None) -> list[Change]:
+        """List what was learned, superseded, corrected, retracted or purged in a window.
+
+        Raises:
+            InvalidInput: bad times.
 
         See :func:`graphmem.audit.changes`.
         """
@@ -652,8 +788,14 @@ class Memory:
 
         return changes(self, since=since, until=until)
 
-    def purge(self, subject: str, *, reason: str) -> Any:
+    def purge(self, subject: str, *, reason: str) -> PurgeSummary:
         """Erase every version about a subject (privacy); leaves an audit record, no content.
+
+        The only hard delete (SPEC §2 rule 1); one transaction.
+
+        Raises:
+            NotFound: no such entity.
+            InvalidInput: blank reason.
 
         See :func:`graphmem.audit.purge`.
         """

@@ -18,12 +18,34 @@ import unicodedata
 
 from graphmem.errors import InvalidInput
 
-__all__ = ["MAX_KEY", "clean_name", "entity_key", "predicate_name"]
+__all__ = ["MAX_KEY", "check_text", "clean_name", "entity_key", "predicate_name"]
 
 MAX_KEY = 256
 _WS = re.compile(r"\s+")
 _NON_WORD = re.compile(r"[^0-9a-z_]+")
 _CAMEL = re.compile(r"([a-z0-9])([A-Z])")
+
+
+def check_text(value: object, *, what: str) -> str:
+    """Return ``value`` when it is a string the store can hold: encodable as UTF-8.
+
+    Raises:
+        InvalidInput: not a string, or it holds an unpaired surrogate (e.g. ``"\\ud800"``,
+            left by decoding bytes with ``errors="surrogateescape"``).
+    """
+    if not isinstance(value, str):
+        raise InvalidInput(
+            f"{what}={value!r} ({type(value).__name__}) is not a string; pass text"
+        )
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InvalidInput(
+            f"{what} holds {value[exc.start : exc.end]!r} at position {exc.start}, an unpaired "
+            "surrogate that is not valid Unicode text; decode the input properly "
+            "(e.g. bytes.decode('utf-8', errors='replace'))"
+        ) from None
+    return value
 
 
 def clean_name(name: object, *, what: str = "name") -> str:
@@ -36,6 +58,7 @@ def clean_name(name: object, *, what: str = "name") -> str:
         raise InvalidInput(
             f"{what}={name!r} ({type(name).__name__}) is not a string; pass text such as 'Alice'"
         )
+    check_text(name, what=what)
     text = _WS.sub(" ", unicodedata.normalize("NFKC", name)).strip()
     if not text:
         raise InvalidInput(f"{what}={name!r} is empty; pass a non-blank name")

@@ -22,6 +22,7 @@ import math
 import re
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable, Sequence
+from functools import lru_cache
 from typing import Protocol, TypeVar
 
 from graphmem.contradiction import normalize_text
@@ -113,12 +114,67 @@ def _trigrams(tokens: list[str]) -> Counter[str]:
     return Counter(padded[i : i + 3] for i in range(len(padded) - 2))
 
 
-def _dice(a: Counter[str], b: Counter[str]) -> float:
-    total = sum(a.values()) + sum(b.values())
+def _dice(a: Counter[str], b: Counter[str], total: int | None = None) -> float:
+    if total is None:
+        total = sum(a.values()) + sum(b.values())
     if total == 0:
         return 1.0
-    shared = sum(min(count, b[key]) for key, count in a.items() if key in b)
+    shared = sum(min(a[key], b[key]) for key in a.keys() & b.keys())
     return 2 * shared / total
+
+
+# (bag, its total weight) for stemmed words, exact words and trigrams, plus the markers.
+_Profile = tuple[
+    tuple[Counter[str], int], tuple[Counter[str], int], tuple[Counter[str], int], Counter[str]
+]
+
+
+#: Texts up to this many characters have their features cached (about 10 KB for 100
+#: characters, 45 KB for 500); longer ones are profiled on every comparison.
+_CACHE_CHARS = 500
+
+
+def _profile(normalized: str) -> _Profile | None:
+    """Return the scoring features of a normalised text, or ``None`` when it has no words.
+
+    Cached for short texts: ``remember`` scores one new note against every current note of a
+    subject, so each stored note is profiled once, not once per comparison.
+    """
+    if len(normalized) <= _CACHE_CHARS:
+        return _cached_profile(normalized)
+    return _make_profile(normalized)
+
+
+@lru_cache(maxsize=2048)
+def _cached_profile(normalized: str) -> _Profile | None:
+    return _make_profile(normalized)
+
+
+def _make_profile(normalized: str) -> _Profile | None:
+    tokens = _tokens(normalized)
+    if not tokens:
+        return None
+    stem = _weighted_bag(tokens, stem=True)
+    exact = _weighted_bag(tokens, stem=False)
+    grams = _trigrams(tokens)
+    markers = Counter(t for t in tokens if t in _MARKERS)
+    return (
+        (stem, sum(stem.values())),
+        (exact, sum(exact.values())),
+        (grams, sum(grams.values())),
+        markers,
+    )
+
+
+@lru_cache(maxsize=2048)
+def _normalized_cached(text: str) -> str:
+    return normalize_text(text)
+
+
+def _normalized(text: str) -> str:
+    if not isinstance(text, str) or len(text) > _CACHE_CHARS:
+        return normalize_text(text)  # also raises InvalidInput for a non-string
+    return _normalized_cached(text)
 
 
 def text_similarity(a: str, b: str) -> float:
@@ -170,21 +226,20 @@ def text_similarity(a: str, b: str) -> float:
         >>> text_similarity("we deploy with Docker Compose", "we deploy with Kubernetes") < 0.88
         True
     """
-    left, right = normalize_text(a), normalize_text(b)
+    left, right = _normalized(a), _normalized(b)
     if left == right:
         return 1.0
-    left_tokens, right_tokens = _tokens(left), _tokens(right)
-    if not left_tokens or not right_tokens:
+    lp, rp = _profile(left), _profile(right)
+    if lp is None or rp is None:
         return 0.0  # one side has no words at all ("---"): nothing to compare
+    (ls, ls_n), (le, le_n), (lg, lg_n), lm = lp
+    (rs, rs_n), (re_, re_n), (rg, rg_n), rm = rp
     score = (
-        _STEM_SHARE
-        * _dice(_weighted_bag(left_tokens, stem=True), _weighted_bag(right_tokens, stem=True))
-        + _EXACT_SHARE
-        * _dice(_weighted_bag(left_tokens, stem=False), _weighted_bag(right_tokens, stem=False))
-        + _GRAM_SHARE * _dice(_trigrams(left_tokens), _trigrams(right_tokens))
+        _STEM_SHARE * _dice(ls, rs, ls_n + rs_n)
+        + _EXACT_SHARE * _dice(le, re_, le_n + re_n)
+        + _GRAM_SHARE * _dice(lg, rg, lg_n + rg_n)
     )
-    markers = Counter(t for t in left_tokens if t in _MARKERS)
-    if markers != Counter(t for t in right_tokens if t in _MARKERS):
+    if lm != rm:
         score = min(score, _MARKER_CAP)
     return min(1.0, max(0.0, round(score, _ROUND)))
 

@@ -150,7 +150,11 @@ def plan_assert(
             now=now,
             reason=f"negated by {new.statement or 'a retraction'!r}, {_learned(new)}",
         )
-        plan.closes[:0] = closes
+        if closes:
+            # A negation inserts no version, so it cannot be the successor of what it closes
+            # through source_ref (a dangling superseded_by, found by graphmem check; #7).
+            plan.closes[:0] = [Close(c.fact, None, c.reason) for c in closes]
+            plan.decision = Decision.INVALIDATE
         return plan
 
     start, end = new.valid_from, new.valid_to

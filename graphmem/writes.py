@@ -128,7 +128,11 @@ class WriteBatch:
 
     def flush(self) -> None:
         """Write the accumulated operations (the caller holds the transaction)."""
-        self.store.upsert_entities(list(self.entities.values()))
+        inserts = [(entity_key(f.subject), entity_key(f.object), f) for f in self.pending.values()]
+        # New endpoints of inserted versions are created by the insert itself (one statement
+        # per version instead of three); only entities without a new version are upserted.
+        endpoints = {i for s, o, _ in inserts for i in (s, o)}
+        self.store.upsert_entities([e for eid, e in self.entities.items() if eid not in endpoints])
         self.store.bump_access(
             [(entity_key(f.subject), f.id, f.access_count) for f in self.bumps.values()],
             at=self.now,
@@ -140,6 +144,4 @@ class WriteBatch:
             ],
             at=self.now,
         )
-        self.store.insert_facts(
-            [(entity_key(f.subject), entity_key(f.object), f) for f in self.pending.values()]
-        )
+        self.store.insert_facts(inserts, entities=self.entities)

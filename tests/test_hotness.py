@@ -14,10 +14,12 @@ from graphmem.hotness import (
     Band,
     Mention,
     MentionRow,
+    TopicCounts,
     TopicScore,
     classify,
     hotness_score,
     idf_weight,
+    score_counts,
     score_topics,
 )
 
@@ -393,3 +395,72 @@ def test_topic_score_is_frozen() -> None:
     with pytest.raises(ValueError, match="frozen"):
         score.score = 0.0
     assert score.model_dump(mode="json")["band"] == "HOT"
+
+
+# --- score_counts: the same scoring from per-topic counts -----------------------------------
+
+
+def _counts_of(
+    rows: list[MentionRow],
+    at: dt.datetime,
+    facts: list[tuple[str, dt.datetime]],
+    window: float = 30.0,
+) -> tuple[list[TopicCounts], int]:
+    """Aggregate raw rows the way a store query does (the oracle for score_counts)."""
+    known = [r for r in rows if r[3] > 0 and r[2] <= at]
+    sessions = {r[1] for r in known}
+    topics = {r[0] for r in known} | {t for t, when in facts if when <= at}
+    counts = []
+    for topic in topics:
+        mine = [r for r in known if r[0] == topic]
+        hits = len({r[1] for r in mine if r[2] > at - days(window)})
+        times = [r[2] for r in mine] + [w for t, w in facts if t == topic and w <= at]
+        counts.append(TopicCounts(topic, hits, len({r[1] for r in mine}), max(times)))
+    return counts, len(sessions)
+
+
+@given(
+    rows=mention_rows(),
+    facts=st.lists(st.tuples(TOPICS, HOURS.map(lambda h: BASE + dt.timedelta(hours=h)))),
+    at=HOURS.map(lambda h: BASE + dt.timedelta(hours=h)),
+    weighting=st.sampled_from(["plain", "idf"]),
+)
+def test_score_counts_equals_score_topics(
+    rows: list[MentionRow],
+    facts: list[tuple[str, dt.datetime]],
+    at: dt.datetime,
+    weighting: str,
+) -> None:
+    counts, n = _counts_of(rows, at, facts)
+    expected = score_topics(rows, now=at, last_seen=facts, weighting=weighting)  # type: ignore[arg-type]
+    assert score_counts(counts, now=at, n_sessions=n, weighting=weighting) == expected  # type: ignore[arg-type]
+
+
+def test_score_counts_accepts_plain_tuples_and_limit() -> None:
+    rows = [("a", 3, 3, NOW), ("b", 1, 2, NOW - days(1)), ("c", 0, 0, NOW - days(90))]
+    scores = score_counts(rows, now=NOW, n_sessions=4, limit=2)
+    assert [(s.topic, s.hits) for s in scores] == [("a", 3), ("b", 1)]
+    assert score_counts([], now=NOW, n_sessions=0) == []
+
+
+@pytest.mark.parametrize(
+    ("rows", "kwargs", "match"),
+    [
+        ([("a", 2, 1, NOW)], {}, "larger than df"),
+        ([("a", 1, 1, NOW + days(1))], {}, "after now"),
+        ([("a", 1, 1, NOW), ("a", 1, 1, NOW)], {}, "twice"),
+        ([("a", 1, 1)], {}, "malformed"),
+        ([("a", -1, 1, NOW)], {}, "negative"),
+        ([("a", 1, 5, NOW)], {}, "larger than n_sessions"),
+        ([("a", 1, 1, dt.datetime(2026, 1, 1))], {}, "naive"),
+        ([], {"weighting": "bm25"}, "weighting"),
+        ([], {"limit": -1}, "limit"),
+        ([], {"n_sessions": -1}, "n_sessions"),
+    ],
+)
+def test_score_counts_rejects_bad_rows(
+    rows: list[tuple[object, ...]], kwargs: dict[str, object], match: str
+) -> None:
+    args: dict[str, object] = {"now": NOW, "n_sessions": 2, **kwargs}
+    with pytest.raises(InvalidInput, match=match):
+        score_counts(rows, **args)  # type: ignore[arg-type]

@@ -67,7 +67,8 @@ class GraphmemGroup(click.Group):
         try:
             return super().invoke(ctx)
         except GraphmemError as exc:
-            raise click.ClickException(f"{type(exc).__name__}: {exc}") from None
+            one_line = " ".join(str(exc).splitlines())  # engine messages can span lines
+            raise click.ClickException(f"{type(exc).__name__}: {one_line}") from None
 
 
 def db_path(settings: Settings) -> str:

@@ -1,37 +1,70 @@
 """The embedded store on Kuzu 0.11.3 (default) or its fork ladybug: the only importer of either.
 
-Query shapes follow the measured planner traps of Kuzu 0.11.3 (STACK_NOTES §2):
-- every filter on rel properties sits behind a ``WITH`` barrier, or the planner scans all edges;
-- batches never use ``UNWIND ... MATCH (a {id}), (b {id})`` (a cross product); endpoints are
-  ``MERGE``-d through the primary-key index, and big batches use ``COPY`` from Arrow;
-- values inside ``UNWIND`` rows are ``cast`` explicitly (a NULL first row breaks type inference).
+The query shapes come from measurements with 1M facts on 2 cores (docs/benchmarks.md; the
+numbers below are Kuzu 0.11.3; STACK_NOTES §2):
+
+- **Prepared statements.** Planning costs more than running a point query (the as-of query of
+  a subject: 4.2 ms planned on every call, 1.0 ms prepared once), so :meth:`KuzuStore.run`
+  keeps an LRU of prepared statements keyed by the query text. Queries must be parameterised,
+  never built from values (SPEC §7). A ``None`` parameter makes ladybug re-bind the statement
+  (20 µs each), so writes leave NULL properties out of the query instead of passing ``None``.
+- **Point lookups, not joins.** ``UNWIND $ids AS i MATCH (e:Entity {id: i})`` is a hash join
+  over a full Entity scan (40 ms at 100k entities, however few the ids), and
+  ``UNWIND ... MERGE ... CREATE`` costs about 2 ms a row, while one prepared statement per row
+  costs 0.1–0.6 ms. Small id sets and every write below the COPY path go row by row; ``UNWIND``
+  only serves large id sets (:data:`SMALL_BATCH`).
+- Every filter on rel properties sits behind a ``WITH`` barrier, or the planner scans all edges
+  (461 ms instead of 6 ms).
+- **COPY is the bulk path, in a transaction of its own kind.** Killed during ``COMMIT``, a
+  transaction that mixes COPY with logged writes (``CREATE``/``MERGE``/``SET``) keeps the
+  logged writes and loses the copied rows (a torn write, Kuzu 0.11.3 and ladybug 0.22, found
+  for issue #7), and a rolled-back transaction that COPY-ed into a non-empty rel table corrupts
+  it (later writes resurrect the rolled-back rows). A transaction holding *only* COPYs commits
+  all or nothing. So :meth:`insert_facts` defers a big batch, with the entities and predicates
+  it creates, to the commit: when the transaction did nothing else it commits as COPYs only
+  (the ``last_write`` marker follows in a second transaction and is repaired on open after a
+  crash in between); otherwise the rows are written one statement each. Nothing is ever copied
+  before a rollback.
+- COPY into a non-empty rel table rewrites it (6–30 s at 1M edges), so a batch is copied only
+  when it is large next to what is stored (:data:`COPY_THRESHOLD`, :data:`COPY_RATIO`).
+- Values are ``cast`` explicitly (a NULL first value breaks type inference).
 """
 
 from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import functools
 import importlib
 import os
+import re
+import warnings
+from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
 from graphmem.errors import SchemaVersionError, StoreBusy, StoreError
 from graphmem.models import Entity, Fact, Predicate, Session
+from graphmem.store import locks
 from graphmem.store.schema import DDL, FACT_COLUMNS, SCHEMA_VERSION
 from graphmem.timeutil import from_store, to_store
 
-__all__ = ["COPY_THRESHOLD", "ENGINES", "KuzuStore"]
+__all__ = ["COPY_RATIO", "COPY_THRESHOLD", "ENGINES", "SMALL_BATCH", "KuzuStore"]
 
 ENGINES = {"kuzu": "kuzu", "ladybug": "ladybug"}
-#: Batches with at least this many new versions are inserted with COPY from an Arrow table.
-COPY_THRESHOLD = 2000
-#: Up to this many rows, one parameterised statement per row beats UNWIND (0.7 ms vs 4 ms a
-#: call on Kuzu 0.11.3): the number of queries per batch stays bounded either way.
-SMALL_BATCH = 8
+#: A call inserting at least this many new versions may take the bulk COPY path ...
+COPY_THRESHOLD = 500
+#: ... when it also holds at least 1/COPY_RATIO of the stored versions: a COPY append rewrites
+#: the rel table (6–30 µs per stored edge) while a prepared CREATE costs 0.3–0.6 ms a row.
+COPY_RATIO = 50
+#: Up to this many ids or rows, one prepared statement per id/row; above, one ``UNWIND`` query.
+SMALL_BATCH = 64
+#: Prepared statements kept per connection.
+STATEMENT_CACHE = 256
 
 _COLS = [c for c, _ in FACT_COLUMNS]
+_TYPES = dict(FACT_COLUMNS)
 _RETURN = "a.name AS subject, " + ", ".join(f"r.{c}" for c in _COLS)
 _TIME_COLS = {c for c, t in FACT_COLUMNS if t == "TIMESTAMP"}
 _CAST = {
@@ -41,6 +74,10 @@ _CAST = {
     "INT64": "INT64",
     "BOOLEAN": "BOOLEAN",
 }
+#: Statements worth preparing: queries and data writes, not DDL, COPY or transaction control.
+_PREPARED_HEADS = ("MATCH", "OPTIONAL", "UNWIND", "MERGE", "WITH", "RETURN", "CREATE (")
+#: A statement that writes through the log (or copies): it rules out a COPY-only commit.
+_WRITES = re.compile(r"\b(CREATE|MERGE|SET|DELETE|REMOVE|DROP|ALTER|COPY|CALL)\b", re.IGNORECASE)
 
 
 def _fact_from_row(row: Sequence[Any]) -> Fact:
@@ -53,12 +90,98 @@ def _fact_from_row(row: Sequence[Any]) -> Fact:
 
 
 def _fact_params(f: Fact) -> dict[str, Any]:
-    data = f.model_dump()
+    """Return a version's storage values by column, ``None`` included."""
+    data = f.__dict__
     out: dict[str, Any] = {}
     for name in _COLS:
         value = data["id" if name == "fid" else name]
         out[name] = to_store(value) if name in _TIME_COLS else value
     return out
+
+
+@functools.lru_cache(maxsize=512)
+def _insert_query(cols: tuple[str, ...], merge: bool) -> str:
+    """Return the per-row insert of a version whose non-NULL properties are ``cols``.
+
+    Both endpoints are MATCHed on their primary key, or with ``merge`` MERGE-d and created when
+    missing (named by ``$src_name``/``$src_kind``, ``$dst_name``/``$dst_kind``). The query
+    returns a row only when it inserted.
+    """
+    if merge:
+        head = "".join(
+            f"MERGE ({v}:Entity {{id: ${e}}}) ON CREATE SET {v}.name = ${e}_name, "
+            f"{v}.kind = ${e}_kind, {v}.aliases = cast([] AS STRING[]) "
+            for v, e in (("a", "src"), ("b", "dst"))
+        )
+    else:
+        head = "MATCH (a:Entity {id: $src}) MATCH (b:Entity {id: $dst}) "
+    props = ", ".join(f"{c}: cast(${c} AS {_CAST[_TYPES[c]]})" for c in cols)
+    return f"{head}CREATE (a)-[:Fact {{{props}}}]->(b) RETURN 1"
+
+
+_STR_LIST: Any = None
+
+
+def _arrow() -> Any:
+    global _STR_LIST
+    import pyarrow as pa
+
+    if _STR_LIST is None:
+        _STR_LIST = pa.list_(pa.string())
+    return pa
+
+
+def _entity_table(entities: Sequence[Entity]) -> Any:
+    """Return entities as an Arrow table in Entity column order."""
+    pa = _arrow()
+    return pa.table(
+        {
+            "id": pa.array([e.id for e in entities], pa.string()),
+            "name": pa.array([e.name for e in entities], pa.string()),
+            "kind": pa.array([e.kind for e in entities], pa.string()),
+            "aliases": pa.array([list(e.aliases) for e in entities], _STR_LIST),
+        }
+    )
+
+
+def _predicate_table(predicates: Sequence[Predicate]) -> Any:
+    """Return predicates as an Arrow table in Predicate column order."""
+    pa = _arrow()
+    return pa.table(
+        {
+            "name": pa.array([p.name for p in predicates], pa.string()),
+            "cardinality": pa.array([p.cardinality for p in predicates], pa.string()),
+            "aliases": pa.array([list(p.aliases) for p in predicates], _STR_LIST),
+            "inverse": pa.array([p.inverse for p in predicates], pa.string()),
+            "symmetric": pa.array([p.symmetric for p in predicates], pa.bool_()),
+            "description": pa.array([p.description for p in predicates], pa.string()),
+        }
+    )
+
+
+def _fact_table(rows: Sequence[tuple[str, str, Fact]]) -> Any:
+    """Return ``(subject id, object id, fact)`` rows as an Arrow table for ``COPY Fact``."""
+    pa = _arrow()
+    types = {
+        "STRING": pa.string(),
+        "TIMESTAMP": pa.timestamp("us"),
+        "DOUBLE": pa.float64(),
+        "INT64": pa.int64(),
+        "BOOLEAN": pa.bool_(),
+    }
+    facts = [f.__dict__ for _, _, f in rows]
+    columns: dict[str, Any] = {
+        "from": pa.array([s for s, _, _ in rows], pa.string()),
+        "to": pa.array([o for _, o, _ in rows], pa.string()),
+    }
+    for name, typ in FACT_COLUMNS:
+        key = "id" if name == "fid" else name
+        if name in _TIME_COLS:
+            values: list[Any] = [to_store(d[key]) for d in facts]
+        else:
+            values = [d[key] for d in facts]
+        columns[name] = pa.array(values, types[typ])
+    return pa.table(columns)
 
 
 class KuzuStore:
@@ -80,44 +203,106 @@ class KuzuStore:
         self.engine = engine
         self.path = path
         self.read_only = read_only
+        self._stmts: OrderedDict[str, Any] = OrderedDict()
+        self._in_tx = False
+        self._logged = False  # the open transaction ran a logged write (no COPY-only commit)
+        self._pending_facts: list[tuple[str, str, Fact]] = []
+        self._pending_entities: dict[str, Entity] = {}
+        self._pending_predicates: dict[str, Predicate] = {}
+        self._pending_marker: str | None = None
+        self._has_fts: bool | None = None
         target = ":memory:" if path is None else os.fspath(path)
+        # Kuzu's file lock only excludes other processes: refuse a second handle in this one.
+        self._claim = locks.claim(path, read_only=read_only, owner=self)
         try:
             self._db = self._mod.Database(target, read_only=read_only)
             self._conn = self._mod.Connection(self._db)
         except RuntimeError as exc:
-            msg = str(exc)
+            self.close()
+            msg = " ".join(str(exc).split())  # one line: the CLI prints errors on one line
             if "lock" in msg.lower():
                 raise StoreBusy(
-                    f"database {path!r} is in use by another process ({msg}); stop that process "
-                    "(e.g. the MCP server) or open with read_only=True / --read-only when every "
-                    "process only reads"
+                    f"database {path!r} is in use by {locks.describe_holder(target)}; Kuzu "
+                    "allows one process that writes or several that only read (read_only=True "
+                    "/ --read-only), not both: stop that process (e.g. the MCP server) or wait "
+                    f"for it to finish (docs/concurrency.md) [{msg}]"
                 ) from exc
             raise StoreError(f"cannot open database {path!r}: {msg}") from exc
-        self._in_tx = False
-        self._has_fts: bool | None = None
-        self._init_schema()
+        try:
+            self._init_schema()
+            if not read_only:
+                self._repair_marker()
+        except BaseException:
+            self.close()
+            raise
 
     # -- plumbing -----------------------------------------------------------------------------
 
     def close(self) -> None:
         """Close the connection and the database."""
+        self._stmts.clear()
         for obj in (getattr(self, "_conn", None), getattr(self, "_db", None)):
             if obj is not None:
                 with contextlib.suppress(RuntimeError):  # closing twice
                     obj.close()
+        if getattr(self, "_claim", None) is not None:
+            self._claim.release()
 
     def run(self, query: str, params: Mapping[str, Any] | None = None) -> list[list[Any]]:
         """Execute one parameterised query and return all rows.
 
+        The query is prepared once and its plan reused: keep values in parameters. Inside
+        :meth:`transaction`, versions deferred by :meth:`insert_facts` are written first, so the
+        query sees them; a write here rules out the COPY-only commit (module docstring).
+
         Raises:
             StoreError: the engine failed; the message includes its own.
         """
+        return self._q(query, params, write=self._in_tx and bool(_WRITES.search(query)))
+
+    def _q(
+        self, query: str, params: Mapping[str, Any] | None = None, *, write: bool = False
+    ) -> list[list[Any]]:
+        """Run a query of this store after the deferred writes; ``write``: a logged write."""
+        if self._pending_facts or self._pending_entities or self._pending_predicates:
+            self._materialize()
+        if write and self._in_tx:
+            self._logged = True
+        return self._execute(query, dict(params or {}))
+
+    def _execute(self, query: str, params: dict[str, Any]) -> list[list[Any]]:
+        stmt = self._prepared(query, params)
         try:
-            result = self._conn.execute(query, dict(params or {}))
+            result = self._conn.execute(query if stmt is None else stmt, params)
             rows: list[list[Any]] = result.get_all()
             return rows
         except RuntimeError as exc:
+            self._stmts.pop(query, None)
             raise StoreError(f"{self.engine} query failed: {exc}") from exc
+
+    def _prepared(self, query: str, params: Mapping[str, Any]) -> Any:
+        """Return the cached prepared statement for ``query``, or ``None`` to run it directly."""
+        stmt = self._stmts.get(query)
+        if stmt is not None:
+            self._stmts.move_to_end(query)
+            return stmt
+        if not query.lstrip()[:8].upper().startswith(_PREPARED_HEADS):
+            return None
+        if not hasattr(self._conn, "prepare") or any(
+            v is not None and not isinstance(v, (str, int, float, list, dict, dt.datetime))
+            for v in params.values()
+        ):
+            return None  # Arrow tables and data frames bind at prepare time: run directly
+        with warnings.catch_warnings():
+            # Deprecated in favour of execute(query, params), which plans the query every call.
+            warnings.simplefilter("ignore", DeprecationWarning)
+            stmt = self._conn.prepare(query)
+        if not stmt.is_success():
+            return None  # run it directly: the engine reports the error
+        self._stmts[query] = stmt
+        if len(self._stmts) > STATEMENT_CACHE:
+            self._stmts.popitem(last=False)
+        return stmt
 
     def run_rows(
         self,
@@ -129,6 +314,8 @@ class KuzuStore:
         """Run ``single`` once per row for small batches, else ``many`` with ``$rows``.
 
         ``single`` reads each row's values as ``$key``; ``many`` reads them as ``row.key``.
+        Up to :data:`SMALL_BATCH` rows go one by one (prepared point statements beat an
+        ``UNWIND`` join).
         """
         if len(rows) <= SMALL_BATCH:
             for row in rows:
@@ -136,24 +323,92 @@ class KuzuStore:
         else:
             self.run(many, {"rows": list(rows), **(extra or {})})
 
+    def _write_rows(
+        self,
+        single: str,
+        many: str,
+        rows: Sequence[Mapping[str, Any]],
+        extra: Mapping[str, Any] | None = None,
+    ) -> None:
+        """:meth:`run_rows` for this store's own logged writes."""
+        if len(rows) <= SMALL_BATCH:
+            for row in rows:
+                self._q(single, {**row, **(extra or {})}, write=True)
+        else:
+            self._q(many, {"rows": list(rows), **(extra or {})}, write=True)
+
     @contextmanager
     def transaction(self) -> Iterator[None]:
-        """Run the block in one write transaction: all of it is applied or none."""
+        """Run the block in one write transaction: all of it is applied or none.
+
+        Nested blocks join the outer transaction. Deferred bulk versions are written when the
+        block ends: as COPYs only, or statement by statement (module docstring).
+        """
         if self._in_tx:
             yield
             return
-        self.run("BEGIN TRANSACTION")
-        self._in_tx = True
+        self._execute("BEGIN TRANSACTION", {})
+        self._in_tx, self._logged = True, False
+        copied = False
         try:
             yield
+            copied = self._commit_pending()
         except BaseException:
             self._in_tx = False
+            self._discard_pending()
             # The engine may already have rolled back after a failed query.
             with contextlib.suppress(RuntimeError):
                 self._conn.execute("ROLLBACK")
             raise
         self._in_tx = False
-        self.run("COMMIT")
+        marker, self._pending_marker = self._pending_marker, None
+        self._execute("COMMIT", {})
+        if copied and marker is not None:
+            # Its own transaction: a logged write must not share a COPY's commit. A crash right
+            # before it leaves the marker behind the data; _repair_marker fixes that on open.
+            with self.transaction():
+                self.set_meta("last_write", marker)
+
+    def _discard_pending(self) -> None:
+        self._pending_facts, self._pending_entities, self._pending_predicates = [], {}, {}
+        self._pending_marker = None
+
+    def _commit_pending(self) -> bool:
+        """Write the deferred rows before COMMIT; return whether they went as COPYs only."""
+        if not self._pending_facts:
+            self._materialize()
+            return False
+        if self._logged:
+            self._materialize()
+            return False
+        preds = list(self._pending_predicates.values())
+        ents = list(self._pending_entities.values())
+        facts = self._pending_facts
+        self._discard_pending_rows()
+        if preds:
+            self._execute("COPY Predicate FROM $t", {"t": _predicate_table(preds)})
+        if ents:
+            self._execute("COPY Entity FROM $t", {"t": _entity_table(ents)})
+        self._execute("COPY Fact FROM $t", {"t": _fact_table(facts)})
+        return True
+
+    def _discard_pending_rows(self) -> None:
+        self._pending_facts, self._pending_entities, self._pending_predicates = [], {}, {}
+
+    def _materialize(self) -> None:
+        """Write the deferred rows with logged statements (the transaction is no COPY-only)."""
+        preds, ents = list(self._pending_predicates.values()), list(self._pending_entities.values())
+        facts = self._pending_facts
+        self._discard_pending_rows()
+        if preds:
+            self._save_predicates(preds)
+        if ents:
+            self._upsert(ents)
+        if facts:
+            self._insert_rows(facts, {})
+        if self._pending_marker is not None:
+            marker, self._pending_marker = self._pending_marker, None
+            self.set_meta("last_write", marker)
 
     def _init_schema(self) -> None:
         tables = {row[0] for row in self.run("CALL show_tables() RETURN name")}
@@ -181,8 +436,28 @@ class KuzuStore:
                 "CREATE (:Meta {key: 'schema_version', value: $v})", {"v": str(SCHEMA_VERSION)}
             )
 
+    def _repair_marker(self) -> None:
+        """Move the ``last_write`` marker up to the newest system time stored, if behind.
+
+        Only a crash between a COPY-only commit and its marker commit leaves it behind.
+        """
+        rows = self._q(
+            "MATCH ()-[r:Fact]->() RETURN max(r.recorded_at), max(r.expired_at), count(r)"
+        )
+        if not rows or not rows[0][2]:
+            return
+        newest = max(t for t in rows[0][:2] if t is not None).replace(tzinfo=dt.timezone.utc)
+        marker = self.max_system_time()
+        if marker is None or marker < newest:
+            with self.transaction():
+                self.set_max_system_time(newest)
+
     def fts_available(self) -> bool:
-        """Return whether the engine has the full-text-search extension (Kuzu has it built in)."""
+        """Return whether the engine has the full-text-search extension (Kuzu has it built in).
+
+        ladybug ships no extensions and cannot download them offline: there, text search falls
+        back to the callers' scans.
+        """
         if self._has_fts is None:
             try:
                 self._conn.execute("LOAD EXTENSION fts")
@@ -197,16 +472,16 @@ class KuzuStore:
 
     def get_meta(self, key: str) -> str | None:
         """Return a metadata value, or ``None``."""
-        rows = self.run("MATCH (m:Meta {key: $k}) RETURN m.value", {"k": key})
+        rows = self._q("MATCH (m:Meta {key: $k}) RETURN m.value", {"k": key})
         return rows[0][0] if rows else None
 
     def set_meta(self, key: str, value: str) -> None:
         """Set a metadata value."""
-        self.run("MERGE (m:Meta {key: $k}) SET m.value = $v", {"k": key, "v": value})
+        self._q("MERGE (m:Meta {key: $k}) SET m.value = $v", {"k": key, "v": value}, write=True)
 
     def load_predicates(self) -> list[Predicate]:
         """Return every stored predicate definition."""
-        rows = self.run(
+        rows = self._q(
             "MATCH (p:Predicate) RETURN p.name, p.cardinality, p.aliases, p.inverse, p.symmetric,"
             " p.description ORDER BY p.name"
         )
@@ -223,9 +498,24 @@ class KuzuStore:
         ]
 
     def save_predicates(self, predicates: Sequence[Predicate]) -> None:
-        """Insert or update predicate definitions."""
+        """Insert or update predicate definitions.
+
+        Inside a transaction, new predicates wait for the commit (they may go with a bulk COPY).
+        """
         if not predicates:
             return
+        if self._in_tx and not self._logged:
+            found = self._execute(
+                "UNWIND $n AS n MATCH (p:Predicate {name: n}) RETURN p.name",
+                {"n": [p.name for p in predicates]},
+            )
+            if not found:
+                self._pending_predicates.update({p.name: p for p in predicates})
+                return
+        self._materialize()
+        self._save_predicates(predicates)
+
+    def _save_predicates(self, predicates: Sequence[Predicate]) -> None:
         rows = [
             {
                 "name": p.name,
@@ -237,31 +527,41 @@ class KuzuStore:
             }
             for p in predicates
         ]
-        self.run(
-            "UNWIND $rows AS row MERGE (p:Predicate {name: row.name}) "
-            "SET p.cardinality = row.cardinality, p.aliases = cast(row.aliases AS STRING[]), "
-            "p.inverse = cast(row.inverse AS STRING), p.symmetric = row.symmetric, "
-            "p.description = row.description",
-            {"rows": rows},
+        body = (
+            "MERGE (p:Predicate {{name: {p}name}}) "
+            "SET p.cardinality = {p}cardinality, p.aliases = cast({p}aliases AS STRING[]), "
+            "p.inverse = cast({p}inverse AS STRING), p.symmetric = {p}symmetric, "
+            "p.description = {p}description"
         )
+        self._write_rows(body.format(p="$"), "UNWIND $rows AS row " + body.format(p="row."), rows)
 
     def load_aliases(self) -> dict[str, str]:
         """Return ``{alias key: entity id}`` for every entity with aliases."""
-        rows = self.run("MATCH (e:Entity) WITH e WHERE size(e.aliases) > 0 RETURN e.id, e.aliases")
+        rows = self._q("MATCH (e:Entity) WITH e WHERE size(e.aliases) > 0 RETURN e.id, e.aliases")
         return {alias: eid for eid, aliases in rows for alias in aliases}
 
     def entity_names(self, ids: Sequence[str]) -> dict[str, str]:
         """Return ``{id: display name}`` for those ids that exist."""
-        if not ids:
+        if self._pending_entities:
+            self._materialize()
+        return self._names(ids)
+
+    def _names(self, ids: Sequence[str]) -> dict[str, str]:
+        unique = list(dict.fromkeys(ids))
+        if not unique:
             return {}
-        rows = self.run(
-            "UNWIND $ids AS i MATCH (e:Entity {id: i}) RETURN e.id, e.name", {"ids": list(ids)}
-        )
+        if len(unique) <= SMALL_BATCH:
+            query = "MATCH (e:Entity {id: $i}) RETURN e.id, e.name"
+            rows = [row for i in unique for row in self._execute(query, {"i": i})]
+        else:
+            rows = self._execute(
+                "UNWIND $ids AS i MATCH (e:Entity {id: i}) RETURN e.id, e.name", {"ids": unique}
+            )
         return {r[0]: r[1] for r in rows}
 
     def get_entity(self, eid: str) -> Entity | None:
         """Return one entity by id, or ``None``."""
-        rows = self.run(
+        rows = self._q(
             "MATCH (e:Entity {id: $i}) RETURN e.id, e.name, e.kind, e.aliases", {"i": eid}
         )
         if not rows:
@@ -270,12 +570,19 @@ class KuzuStore:
         return Entity(id=r[0], name=r[1], kind=r[2] or "entity", aliases=tuple(r[3] or ()))
 
     def upsert_entities(self, entities: Sequence[Entity]) -> None:
-        """Create missing entities; update kind and aliases of existing ones."""
-        if not entities:
-            return
+        """Create missing entities; update kind and aliases of existing ones.
+
+        An existing entity keeps its display name; ``kind="entity"`` and empty aliases leave
+        the stored kind and aliases alone.
+        """
+        if entities:
+            self._materialize()
+            self._upsert(entities)
+
+    def _upsert(self, entities: Sequence[Entity]) -> None:
         rows = [
             {"id": e.id, "name": e.name, "kind": e.kind, "aliases": list(e.aliases)}
-            for e in entities
+            for e in {e.id: e for e in entities}.values()
         ]
         body = (
             "MERGE (e:Entity {{id: {p}id}}) "
@@ -285,75 +592,115 @@ class KuzuStore:
             "e.aliases = CASE WHEN size(cast({p}aliases AS STRING[])) = 0 THEN e.aliases "
             "ELSE cast({p}aliases AS STRING[]) END"
         )
-        self.run_rows(body.format(p="$"), "UNWIND $rows AS row " + body.format(p="row."), rows)
+        self._write_rows(body.format(p="$"), "UNWIND $rows AS row " + body.format(p="row."), rows)
 
     # -- fact versions --------------------------------------------------------------------------
 
     def current_versions(self, subject_ids: Sequence[str]) -> dict[str, list[Fact]]:
-        """Return the versions not closed in system time, per subject id, in one query."""
+        """Return the versions not closed in system time, per subject id.
+
+        One prepared point query per subject up to :data:`SMALL_BATCH` subjects, else one
+        ``UNWIND`` query.
+        """
         out: dict[str, list[Fact]] = {s: [] for s in subject_ids}
         if not subject_ids:
             return out
-        ids = list(subject_ids)
+        ids = list(out)
         if len(ids) <= SMALL_BATCH:
-            rows = [
-                [i, *row]
-                for i in ids
-                for row in self.run(
-                    "MATCH (a:Entity {id: $i})-[r:Fact]->() "
-                    f"WITH a, r WHERE r.expired_at IS NULL RETURN {_RETURN}",
-                    {"i": i},
-                )
-            ]
-        else:
-            rows = self.run(
-                "UNWIND $ids AS i MATCH (a:Entity {id: i})-[r:Fact]->() "
-                f"WITH i, a, r WHERE r.expired_at IS NULL RETURN i, {_RETURN}",
-                {"ids": ids},
+            query = (
+                "MATCH (a:Entity {id: $i})-[r:Fact]->() "
+                f"WITH a, r WHERE r.expired_at IS NULL RETURN {_RETURN}"
             )
+            for i in ids:
+                out[i] = [_fact_from_row(row) for row in self._q(query, {"i": i})]
+            return out
+        rows = self._q(
+            "UNWIND $ids AS i MATCH (a:Entity {id: i})-[r:Fact]->() "
+            f"WITH i, a, r WHERE r.expired_at IS NULL RETURN i, {_RETURN}",
+            {"ids": ids},
+        )
         for row in rows:
             out[row[0]].append(_fact_from_row(row[1:]))
         return out
 
-    def insert_facts(self, rows: Sequence[tuple[str, str, Fact]]) -> None:
-        """Insert new versions given as ``(subject id, object id, fact)``; endpoints must exist."""
+    def insert_facts(
+        self,
+        rows: Sequence[tuple[str, str, Fact]],
+        *,
+        entities: Mapping[str, Entity] | None = None,
+    ) -> None:
+        """Insert new versions given as ``(subject id, object id, fact)``.
+
+        A missing endpoint is created: from ``entities[id]`` when given, else named after the
+        fact's subject or object with kind ``entity``. A batch of at least
+        :data:`COPY_THRESHOLD` versions that is also at least 1/:data:`COPY_RATIO` of the stored
+        versions waits for the end of the transaction, where it is copied if the transaction
+        wrote nothing else (module docstring); other batches run one statement per version.
+        """
         if not rows:
             return
-        if len(rows) >= COPY_THRESHOLD:
-            self._copy_facts(rows)
+        known = entities or {}
+        if len(rows) < COPY_THRESHOLD or len(rows) * COPY_RATIO < self._stored_versions():
+            self._materialize()
+            self._insert_rows(rows, known)
             return
-        props = ", ".join(f"{c}: cast({{p}}{c} AS {_CAST[t]})" for c, t in FACT_COLUMNS)
-        self.run_rows(
-            "MATCH (a:Entity {id: $s}), (b:Entity {id: $o}) "
-            f"CREATE (a)-[:Fact {{{props.format(p='$')}}}]->(b)",
-            # MERGE, not MATCH: UNWIND + MATCH on two nodes plans as a cross product.
-            "UNWIND $rows AS row MERGE (a:Entity {id: row.s}) MERGE (b:Entity {id: row.o}) "
-            f"CREATE (a)-[:Fact {{{props.format(p='row.')}}}]->(b)",
-            [{"s": s, "o": o, **_fact_params(f)} for s, o, f in rows],
+        if not self._in_tx:
+            with self.transaction():
+                self.insert_facts(rows, entities=entities)
+            return
+        if self._logged:
+            self._materialize()
+            self._insert_rows(rows, known)
+            return
+        wanted: dict[str, Entity] = {}
+        for s, o, f in rows:
+            for eid, name in ((s, f.subject), (o, f.object)):
+                if eid not in wanted and eid not in self._pending_entities:
+                    wanted[eid] = known.get(eid) or Entity(id=eid, name=name)
+        existing = self._names(list(wanted))
+        self._pending_entities.update({i: e for i, e in wanted.items() if i not in existing})
+        self._pending_facts.extend(rows)
+
+    def _insert_rows(
+        self, rows: Sequence[tuple[str, str, Fact]], known: Mapping[str, Entity]
+    ) -> None:
+        """Insert versions one prepared statement each (no NULL parameters: module docstring).
+
+        Endpoints given in ``known`` are created first when missing (a plain CREATE; a MERGE
+        inside the insert costs about 1 ms more a row); the insert itself MATCHes both ends.
+        """
+        if self._in_tx:
+            self._logged = True
+        ends = {i for s, o, _ in rows for i in (s, o) if i in known}
+        if ends:
+            existing = self._names(sorted(ends))
+            self._create_entities([known[i] for i in sorted(ends) if i not in existing])
+        for s, o, f in rows:
+            params = {k: v for k, v in _fact_params(f).items() if v is not None}
+            cols = tuple(params)
+            params["src"], params["dst"] = s, o
+            if self._execute(_insert_query(cols, False), params):
+                continue
+            # An endpoint is missing (the caller did not say it was new): create it, named
+            # after the fact.
+            params.update(src_name=f.subject, src_kind="entity", dst_name=f.object)
+            params["dst_kind"] = "entity"
+            self._execute(_insert_query(cols, True), params)
+
+    def _create_entities(self, entities: Sequence[Entity]) -> None:
+        """Create entities known not to exist (plain CREATE: no lookup)."""
+        body = (
+            "CREATE (:Entity {{id: {p}id, name: {p}name, kind: {p}kind, "
+            "aliases: cast({p}aliases AS STRING[])}})"
         )
-
-    def _copy_facts(self, rows: Sequence[tuple[str, str, Fact]]) -> None:
-        import pyarrow as pa
-
-        types = {
-            "STRING": pa.string(),
-            "TIMESTAMP": pa.timestamp("us"),
-            "DOUBLE": pa.float64(),
-            "INT64": pa.int64(),
-            "BOOLEAN": pa.bool_(),
-        }
-        params = [_fact_params(f) for _, _, f in rows]
-        columns: dict[str, Any] = {
-            "from": pa.array([s for s, _, _ in rows], pa.string()),
-            "to": pa.array([o for _, o, _ in rows], pa.string()),
-        }
-        for name, typ in FACT_COLUMNS:
-            columns[name] = pa.array([p[name] for p in params], types[typ])
-        table = pa.table(columns)  # noqa: F841 - referenced by name in the COPY statement
-        try:
-            self._conn.execute("COPY Fact FROM table")
-        except RuntimeError as exc:
-            raise StoreError(f"{self.engine} bulk COPY failed: {exc}") from exc
+        self._write_rows(
+            body.format(p="$"),
+            "UNWIND $rows AS row " + body.format(p="row."),
+            [
+                {"id": e.id, "name": e.name, "kind": e.kind, "aliases": list(e.aliases)}
+                for e in entities
+            ],
+        )
 
     def close_versions(
         self, rows: Sequence[tuple[str, str, str | None, str]], *, at: dt.datetime
@@ -367,7 +714,7 @@ class KuzuStore:
             "SET r.expired_at = $at, r.superseded_by = cast({p}by AS STRING), "
             "r.reason = {p}reason"
         )
-        self.run_rows(
+        self._write_rows(
             body.format(p="$", w=""),
             "UNWIND $rows AS row " + body.format(p="row.", w=", row"),
             [{"s": s, "f": f, "by": by, "reason": why} for s, f, by, why in rows],
@@ -382,7 +729,7 @@ class KuzuStore:
             "MATCH (a:Entity {{id: {p}s}})-[r:Fact]->() WITH r{w} WHERE r.fid = {p}f "
             "SET r.access_count = {p}n, r.last_accessed_at = $at"
         )
-        self.run_rows(
+        self._write_rows(
             body.format(p="$", w=""),
             "UNWIND $rows AS row " + body.format(p="row.", w=", row"),
             [{"s": s, "f": f, "n": n} for s, f, n in rows],
@@ -406,13 +753,11 @@ class KuzuStore:
         ``current_only`` keeps versions not closed in system time. ``None`` skips a filter.
         """
         params: dict[str, Any] = {}
-        match = (
-            "MATCH (a:Entity {id: $s})-[r:Fact]->(b:Entity)"
-            if subject_id
-            else ("MATCH (a:Entity)-[r:Fact]->(b:Entity)")
-        )
+        source = "(a:Entity {id: $s})" if subject_id else "(a:Entity)"
         if subject_id:
             params["s"] = subject_id
+        # The object node is joined only when filtered on.
+        target = "(b:Entity)" if object_id is not None else "()"
         conds: list[str] = []
         if predicate is not None:
             conds.append("r.predicate = $p")
@@ -428,13 +773,14 @@ class KuzuStore:
         if valid_at is not None:
             conds.append("r.valid_from <= $v AND (r.valid_to IS NULL OR $v < r.valid_to)")
             params["v"] = to_store(valid_at)
-        where = f"WITH a, r, b WHERE {' AND '.join(conds)} " if conds else ""
+        carry = "a, r, b" if object_id is not None else "a, r"
+        where = f"WITH {carry} WHERE {' AND '.join(conds)} " if conds else ""
         tail = ""
         if limit is not None:
             tail = " LIMIT $limit"
             params["limit"] = limit
-        rows = self.run(
-            f"{match} {where}RETURN {_RETURN} "
+        rows = self._q(
+            f"MATCH {source}-[r:Fact]->{target} {where}RETURN {_RETURN} "
             f"ORDER BY subject, r.predicate, r.valid_from, r.recorded_at, r.fid{tail}",
             params,
         )
@@ -444,7 +790,7 @@ class KuzuStore:
         """Return versions by id (a scan: rel properties have no index)."""
         if not fids:
             return []
-        rows = self.run(
+        rows = self._q(
             f"MATCH (a:Entity)-[r:Fact]->() WITH a, r WHERE r.fid IN $f RETURN {_RETURN}",
             {"f": list(fids)},
         )
@@ -460,7 +806,7 @@ class KuzuStore:
             upper_e = " AND r.expired_at < $a1"
         else:
             upper_e = ""
-        rows = self.run(
+        rows = self._q(
             "MATCH (a:Entity)-[r:Fact]->() WITH a, r WHERE "
             f"(r.recorded_at >= $a0{upper}) OR "
             f"(r.expired_at IS NOT NULL AND r.expired_at >= $a0{upper_e}) "
@@ -471,7 +817,11 @@ class KuzuStore:
 
     def count_versions(self) -> int:
         """Return how many fact versions are stored (current and closed)."""
-        return int(self.run("MATCH ()-[r:Fact]->() RETURN count(r)")[0][0])
+        return int(self._q("MATCH ()-[r:Fact]->() RETURN count(r)")[0][0])
+
+    def _stored_versions(self) -> int:
+        # Not counting deferred rows (only sizes the COPY decision).
+        return int(self._execute("MATCH ()-[r:Fact]->() RETURN count(r)", {})[0][0])
 
     def max_system_time(self) -> dt.datetime | None:
         """Return the newest system-time instant written (a recorded_at or expired_at)."""
@@ -479,7 +829,14 @@ class KuzuStore:
         return dt.datetime.fromisoformat(value) if value else None
 
     def set_max_system_time(self, at: dt.datetime) -> None:
-        """Record the newest system-time instant written."""
+        """Record the newest system-time instant written (the ``last_write`` marker).
+
+        In a transaction whose bulk versions wait for a COPY-only commit, the marker is written
+        right after that commit (module docstring).
+        """
+        if self._in_tx and self._pending_facts and not self._logged:
+            self._pending_marker = at.isoformat()
+            return
         self.set_meta("last_write", at.isoformat())
 
     # -- sessions ---------------------------------------------------------------------------
@@ -525,7 +882,7 @@ class KuzuStore:
             conds.append("s.started_at <= $a1")
             params["a1"] = to_store(until)
         where = f"WHERE {' AND '.join(conds)} " if conds else ""
-        rows = self.run(
+        rows = self._q(
             f"MATCH (s:Session) {where}OPTIONAL MATCH (s)-[m:MENTIONS]->(e:Entity) "
             "RETURN s.id, s.started_at, s.ended_at, s.title, s.text, s.summary, s.source, "
             "collect({name: e.name, n: m.count}) ORDER BY s.started_at, s.id",

@@ -1,0 +1,46 @@
+"""Deterministic synthetic facts for the benchmarks (fixed seed).
+
+``n`` facts over ``n // 10`` subjects (out-degree about 10), objects drawn from the same entity
+pool (so 2-hop neighbourhoods exist), 50 Zipf-distributed predicates of which the even-numbered
+ones are single-valued (``cardinality="one"``: a new object supersedes the old), valid times
+spread over 1990-2025 in random order (so contradiction resolution meets out-of-order arrivals).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import random
+from collections.abc import Iterator
+
+UTC = dt.timezone.utc
+N_PREDICATES = 50
+BASE = dt.datetime(1990, 1, 1, tzinfo=UTC)
+SPAN_DAYS = 35 * 365
+
+
+def predicates() -> list[tuple[str, str]]:
+    """Return ``(name, cardinality)`` of the benchmark predicates."""
+    return [(f"p{i:02d}", "one" if i % 2 == 0 else "many") for i in range(N_PREDICATES)]
+
+
+def facts(n: int, *, seed: int = 42) -> Iterator[dict[str, object]]:
+    """Yield ``n`` add_facts rows."""
+    rng = random.Random(seed)
+    n_ent = max(n // 10, 10)
+    weights = [1 / (k + 1) for k in range(N_PREDICATES)]
+    names = [p for p, _ in predicates()]
+    preds = rng.choices(names, weights, k=n)
+    for i in range(n):
+        s = rng.randrange(n_ent)
+        # objects: a few per (subject, predicate) so single-valued predicates flip back and forth
+        o = (s * 7919 + rng.randrange(4) * 104729 + int(preds[i][1:]) * 31) % n_ent
+        vf = BASE + dt.timedelta(days=rng.randrange(SPAN_DAYS))
+        row: dict[str, object] = {
+            "subject": f"E{s}",
+            "predicate": preds[i],
+            "object": f"E{o}",
+            "valid_from": vf,
+        }
+        if rng.random() < 0.1:
+            row["valid_to"] = vf + dt.timedelta(days=1 + rng.randrange(3000))
+        yield row

@@ -1,0 +1,39 @@
+"""Hot topics from sessions: plain and IDF scores side by side, then triage."""
+
+import datetime as dt
+
+import graphmem as gm
+from graphmem.hotness import classify
+from graphmem.timeutil import ManualClock
+
+clock = ManualClock("2026-03-01")
+day = dt.timedelta(days=1)
+
+with gm.open(clock=clock) as mem:
+    mem.add_fact("jenkins", "hosted_on", "ci-box", valid_from="2024-05-01")  # then forgotten
+
+    clock.set("2026-06-30")
+    now = clock()
+    # "agent" comes up in every session, kuzu is this week's work, paris came up in May.
+    for n in range(8):
+        mem.add_session(started_at=now - n * 3 * day, mentions=["agent"] + ["kuzu"] * (n < 3))
+    for n in (40, 45):
+        mem.add_session(started_at=now - n * day, mentions=["agent", "paris"])
+    mem.add_fact(
+        "kuzu",
+        "version",
+        "0.11.3",
+        valid_from="2025-10-10",
+        statement="Always pin kuzu: 0.11.3 is the last release",
+    )
+
+    print("topic    hits  plain  band  idf   band")
+    for t in mem.hot_topics():
+        print(
+            f"{t.topic:8} {t.hits:4}  {t.plain_score:.2f}  {t.band!s:5} "
+            f"{t.idf_score:.2f}  {classify(t.idf_score)!s}"
+        )
+
+    print()
+    for t in mem.triage():
+        print(f"{t.topic:8} {t.recommendation!s:7} {t.composite:.2f}  {t.reason}")

@@ -1,0 +1,939 @@
+"""Graphs and files: networkx snapshots of a memory, and its lossless export and import.
+
+**Snapshots.** :func:`to_networkx` turns the answer of ``facts(valid_at=V, known_at=K)`` into a
+``networkx.MultiDiGraph``: nodes are entity ids (with ``name`` and ``kind``), and every fact
+version of the snapshot is one edge keyed by its id, carrying all :class:`~graphmem.models.Fact`
+fields. :func:`neighborhood` is the part of a snapshot within ``hops`` of one entity, in both
+directions (the same node set and edges as ``networkx.ego_graph(G, e, hops, undirected=True)``).
+
+>>> import graphmem as gm
+>>> with gm.open(clock=lambda: gm.to_utc("2026-06-10")) as mem:
+...     _ = mem.add_fact("api", "runs_on", "Laravel", valid_from="2024-01-01")
+...     _ = mem.add_fact("api", "runs_on", "Go", valid_from="2026-06-01")
+...     G = to_networkx(mem, valid_at="2025-01-01")
+...     [(u, v, d["predicate"]) for u, v, d in G.edges(data=True)]
+[('api', 'laravel', 'runs_on')]
+
+**Export and import.** :func:`export_memory` writes *every* version ever recorded — both time
+axes, reasons, ``superseded_by`` chains, access counters, pins — with the entities (kinds,
+aliases), the ontology, the sessions and their mentions, the audit records and the store's
+metadata. :func:`import_memory` restores such a file into an **empty** memory with the same ids
+and system times: it replays history as recorded, it does not re-decide it. Three formats:
+
+- ``jsonl`` (the canonical backup): a ``header`` line with the format version, then one JSON
+  record per line, each with a ``type``: ``meta``, ``predicate``, ``entity``, ``session``,
+  ``fact``, ``audit``.
+- ``node-link``: networkx's node-link JSON (``edges`` key) of the full-history graph: nodes
+  ``entity:<id>`` and ``session:<id>``, edges for every fact version (keyed by its id) and for
+  session mentions; the ontology, metadata and audit records sit in ``graph``.
+- ``graphml``: the same graph as GraphML for Gephi, yEd or ``networkx.read_graphml``; lists and
+  the graph-level records are JSON strings, absent values are left out.
+
+After an import, the store's last-write marker is the newest system time imported, so the
+clock can never write "before" the restored history (SPEC §2 rule 8).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+import json
+import os
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import IO, TYPE_CHECKING, Any
+
+import networkx as nx  # type: ignore[import-untyped,unused-ignore]  # no stubs in the venv
+from pydantic import ValidationError
+
+from graphmem.errors import InvalidInput, NotFound
+from graphmem.models import Fact, Predicate
+from graphmem.store import export as db
+from graphmem.store.schema import SCHEMA_VERSION
+from graphmem.timeutil import TimeLike, to_utc
+from graphmem.writes import build_fact
+
+if TYPE_CHECKING:
+    from graphmem.memory import Memory
+
+__all__ = [
+    "FORMATS",
+    "FORMAT_NAME",
+    "FORMAT_VERSION",
+    "TransferReport",
+    "export_memory",
+    "from_records",
+    "import_memory",
+    "neighborhood",
+    "to_networkx",
+    "to_records",
+]
+
+#: File formats understood by :func:`export_memory` and :func:`import_memory`.
+FORMATS: tuple[str, ...] = ("jsonl", "graphml", "node-link")
+#: The ``format`` value of every export's header.
+FORMAT_NAME = "graphmem-export"
+#: Bumped when the export layout changes; imports accept this version and older ones.
+FORMAT_VERSION = 1
+
+# Metadata the header carries itself; every other Meta key is exported verbatim.
+_HEADER_META = frozenset({"schema_version", "last_write"})
+_FACT_TIMES = ("valid_from", "valid_to", "recorded_at", "expired_at", "last_accessed_at")
+_SYSTEM_TIMES = ("recorded_at", "expired_at", "last_accessed_at")
+_SESSION_FIELDS = ("id", "started_at", "ended_at", "title", "text", "summary", "source")
+# Characters XML 1.0 cannot carry at all (GraphML is XML).
+_XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
+
+
+# -- snapshots ------------------------------------------------------------------------------------
+
+
+def _snapshot_times(
+    mem: Memory, valid_at: TimeLike | None, known_at: TimeLike | None
+) -> tuple[dt.datetime, dt.datetime]:
+    now = mem.now()
+    v = now if valid_at is None else to_utc(valid_at, name="valid_at")
+    k = now if known_at is None else to_utc(known_at, name="known_at")
+    return v, k
+
+
+def _graph(
+    mem: Memory, edges: Iterable[db.Edge], nodes: Iterable[str], v: dt.datetime, k: dt.datetime
+) -> nx.MultiDiGraph:
+    edges = list(edges)
+    ids = set(nodes) | {s for s, _, _ in edges} | {o for _, o, _ in edges}
+    G = nx.MultiDiGraph(valid_at=v, known_at=k)
+    for row in db.entity_rows(mem._store, sorted(ids)):
+        G.add_node(row["id"], name=row["name"] or row["id"], kind=row["kind"] or "entity")
+    for s, o, fact in edges:
+        G.add_edge(s, o, key=fact.id, **fact.model_dump())
+    return G
+
+
+def _check_hops(hops: object) -> int:
+    if isinstance(hops, bool) or not isinstance(hops, int) or hops < 0:
+        raise InvalidInput(f"hops={hops!r} must be a non-negative integer (0 = the entity alone)")
+    return hops
+
+
+def to_networkx(
+    mem: Memory,
+    *,
+    valid_at: TimeLike | None = None,
+    known_at: TimeLike | None = None,
+    subject: str | None = None,
+    hops: int | None = None,
+) -> nx.MultiDiGraph:
+    """Return a snapshot as a ``networkx.MultiDiGraph`` whose edges are fact versions.
+
+    The edges are exactly the versions ``mem.facts(valid_at=, known_at=)`` returns (both
+    default to now), one per version, keyed by the version id, with every Fact field as an
+    attribute (aware UTC datetimes, ``None`` for open ends). Nodes are entity ids with ``name``
+    and ``kind``; ``G.graph`` holds the resolved ``valid_at`` and ``known_at``.
+
+    Args:
+        mem: the memory.
+        valid_at: world time of the snapshot (default now).
+        known_at: system time: what was believed then (default now).
+        subject: keep only this subject's facts (as ``facts(subject=)``); with ``hops``, its
+            neighbourhood instead (see :func:`neighborhood`).
+        hops: the neighbourhood radius around ``subject``; needs ``subject``.
+
+    Returns:
+        The snapshot graph.
+
+    Raises:
+        InvalidInput: bad times or names, a negative ``hops``, or ``hops`` without ``subject``.
+        NotFound: ``hops`` is given and no entity is named ``subject``.
+    """
+    if hops is not None:
+        if subject is None:
+            raise InvalidInput(
+                f"hops={hops!r} needs subject=...: a neighbourhood is taken around one entity"
+            )
+        return neighborhood(mem, subject, hops=hops, valid_at=valid_at, known_at=known_at)
+    v, k = _snapshot_times(mem, valid_at, known_at)
+    sid = None if subject is None else mem._entity_id(subject, what="subject")
+    edges = db.snapshot_edges(mem._store, valid_at=v, known_at=k, subject_id=sid)
+    return _graph(mem, edges, (), v, k)
+
+
+def neighborhood(
+    mem: Memory,
+    entity: str,
+    *,
+    hops: int = 1,
+    valid_at: TimeLike | None = None,
+    known_at: TimeLike | None = None,
+) -> nx.MultiDiGraph:
+    """Return the snapshot subgraph within ``hops`` of an entity, following edges both ways.
+
+    The nodes are the entities at most ``hops`` facts away (in either direction) in the
+    snapshot ``facts(valid_at=, known_at=)``, and the edges are every snapshot version between
+    two of them — the induced subgraph, as ``networkx.ego_graph(..., undirected=True)``. The
+    entity itself is always a node, even when it has no fact at that time.
+
+    Args:
+        mem: the memory.
+        entity: the entity's name or alias.
+        hops: the radius, ``>= 0`` (``0``: the entity and its self-loops).
+        valid_at: world time of the snapshot (default now).
+        known_at: system time: what was believed then (default now).
+
+    Returns:
+        A ``networkx.MultiDiGraph`` shaped like :func:`to_networkx`'s.
+
+    Raises:
+        NotFound: no entity has that name.
+        InvalidInput: a negative or non-integer ``hops``, bad times or a blank name.
+    """
+    hops = _check_hops(hops)
+    v, k = _snapshot_times(mem, valid_at, known_at)
+    eid = mem._entity_id(entity, what="entity")
+    if not db.entity_rows(mem._store, [eid]):
+        raise NotFound(
+            f"no entity named {entity!r} in memory {mem.path or ':memory:'!r}; check the "
+            "spelling or list subjects with facts()"
+        )
+    seen = {eid}
+    frontier = {eid}
+    edges: dict[str, db.Edge] = {}
+    for _ in range(hops):
+        # Every edge at a node closer than the radius ends inside the ball: keep it.
+        reached: set[str] = set()
+        for s, o, fact in db.incident_edges(mem._store, sorted(frontier), valid_at=v, known_at=k):
+            edges[fact.id] = (s, o, fact)
+            reached.update(n for n in (s, o) if n not in seen)
+        seen |= reached
+        frontier = reached
+        if not frontier:
+            break
+    # Edges among the nodes at the radius (or the entity's self-loops when hops=0) make the
+    # result the induced subgraph, as networkx.ego_graph.
+    for s, o, fact in db.incident_edges(mem._store, sorted(frontier), valid_at=v, known_at=k):
+        if s in seen and o in seen:
+            edges[fact.id] = (s, o, fact)
+    ordered = sorted(
+        edges.values(), key=lambda e: (e[2].subject, e[2].predicate, e[2].valid_from, e[2].id)
+    )
+    return _graph(mem, ordered, sorted(seen), v, k)
+
+
+# -- the dump: every table as JSON-ready rows ---------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TransferReport:
+    """What an export or import moved."""
+
+    format: str
+    predicates: int
+    entities: int
+    sessions: int
+    facts: int
+    audit: int
+    last_write: dt.datetime | None
+
+    def summary(self) -> str:
+        """Return a one-line human summary."""
+        parts = [
+            _count(self.facts, "fact version"),
+            _count(self.entities, "entity", "entities"),
+            _count(self.sessions, "session"),
+            _count(self.predicates, "predicate"),
+            _count(self.audit, "audit record"),
+        ]
+        return ", ".join(parts) + f" ({self.format})"
+
+
+def _count(n: int, word: str, plural: str | None = None) -> str:
+    return f"{n:,} {word if n == 1 else plural or word + 's'}"
+
+
+@dataclass
+class _Dump:
+    header: dict[str, Any]
+    meta: dict[str, str]
+    predicates: list[dict[str, Any]]
+    entities: list[dict[str, Any]]
+    sessions: list[dict[str, Any]]
+    facts: list[dict[str, Any]]
+    audit: list[dict[str, Any]]
+
+    def report(self, fmt: str, last_write: dt.datetime | None) -> TransferReport:
+        return TransferReport(
+            format=fmt,
+            predicates=len(self.predicates),
+            entities=len(self.entities),
+            sessions=len(self.sessions),
+            facts=len(self.facts),
+            audit=len(self.audit),
+            last_write=last_write,
+        )
+
+
+def _iso(value: dt.datetime | None) -> str | None:
+    return None if value is None else value.astimezone(dt.timezone.utc).isoformat()
+
+
+def _fact_record(sid: str, oid: str, fact: Fact) -> dict[str, Any]:
+    data = fact.model_dump()
+    for name in _FACT_TIMES:
+        data[name] = _iso(data[name])
+    return {"subject_id": sid, "object_id": oid, **data}
+
+
+def _dump(mem: Memory) -> _Dump:
+    store = mem._store
+    meta = db.all_meta(store)
+    last = store.max_system_time()
+    sessions = [
+        {
+            **s,
+            "started_at": _iso(s["started_at"]),
+            "ended_at": _iso(s["ended_at"]),
+        }
+        for s in db.all_sessions(store)
+    ]
+    audit = [{**a, "at": _iso(a["at"])} for a in db.all_audit(store)]
+    dump = _Dump(
+        header={},
+        meta={k: v for k, v in meta.items() if k not in _HEADER_META},
+        predicates=[p.model_dump(mode="json") for p in store.load_predicates()],
+        entities=db.all_entities(store),
+        sessions=sessions,
+        facts=[_fact_record(s, o, f) for s, o, f in db.all_facts(store)],
+        audit=audit,
+    )
+    from graphmem import __version__
+
+    dump.header = {
+        "format": FORMAT_NAME,
+        "version": FORMAT_VERSION,
+        "schema_version": SCHEMA_VERSION,
+        "graphmem": __version__,
+        "exported_at": _iso(mem.now()),
+        "last_write": _iso(last),
+        "counts": {
+            "predicates": len(dump.predicates),
+            "entities": len(dump.entities),
+            "sessions": len(dump.sessions),
+            "facts": len(dump.facts),
+            "audit": len(dump.audit),
+        },
+    }
+    return dump
+
+
+# -- jsonl ----------------------------------------------------------------------------------------
+
+
+def _records(dump: _Dump) -> Iterator[dict[str, Any]]:
+    yield {"type": "header", **dump.header}
+    for key, value in sorted(dump.meta.items()):
+        yield {"type": "meta", "key": key, "value": value}
+    for kind, rows in (
+        ("predicate", dump.predicates),
+        ("entity", dump.entities),
+        ("session", dump.sessions),
+        ("fact", dump.facts),
+        ("audit", dump.audit),
+    ):
+        for row in rows:
+            yield {"type": kind, **row}
+
+
+def to_records(mem: Memory) -> Iterator[dict[str, Any]]:
+    """Yield the canonical export records of a memory (one JSON line each in ``jsonl``).
+
+    The first record is the ``header`` (``format``, ``version``, ``schema_version``,
+    ``exported_at``, ``last_write``, ``counts``), then ``meta``, ``predicate``, ``entity``,
+    ``session``, ``fact`` and ``audit`` records; times are ISO-8601 strings in UTC.
+    """
+    yield from _records(_dump(mem))
+
+
+def _from_records(records: Iterable[tuple[str, Mapping[str, Any]]]) -> _Dump:
+    dump = _Dump({}, {}, [], [], [], [], [])
+    targets = {
+        "predicate": dump.predicates,
+        "entity": dump.entities,
+        "session": dump.sessions,
+        "fact": dump.facts,
+        "audit": dump.audit,
+    }
+    saw_header = False
+    for where, rec in records:
+        if not isinstance(rec, Mapping):
+            raise InvalidInput(f"{where}: expected a JSON object, got {type(rec).__name__}")
+        kind = rec.get("type")
+        body = {k: v for k, v in rec.items() if k != "type"}
+        if kind == "header":
+            if saw_header:
+                raise InvalidInput(f"{where}: a second header; concatenated exports can't import")
+            _check_header(body, where)
+            dump.header = body
+            saw_header = True
+        elif not saw_header:
+            raise InvalidInput(
+                f"{where}: the first record must be the export header "
+                f'({{"type": "header", "format": "{FORMAT_NAME}", ...}}); is this a graphmem '
+                "export? (to add plain facts, use add-many)"
+            )
+        elif kind == "meta":
+            key, value = body.get("key"), body.get("value")
+            if not isinstance(key, str) or not isinstance(value, str):
+                raise InvalidInput(f"{where}: a meta record needs string 'key' and 'value'")
+            dump.meta[key] = value
+        elif kind in targets:
+            targets[kind].append({**body, "_where": where})
+        else:
+            raise InvalidInput(
+                f"{where}: unknown record type {kind!r}; expected one of "
+                "header, meta, predicate, entity, session, fact, audit"
+            )
+    if not saw_header:
+        raise InvalidInput("the file holds no export header; is it empty or not an export?")
+    return dump
+
+
+def from_records(mem: Memory, records: Iterable[Mapping[str, Any]]) -> TransferReport:
+    """Import canonical export records (as :func:`to_records` yields) into an empty memory.
+
+    Raises:
+        InvalidInput: the memory is not empty, or a record is invalid (the message gives its
+            index); nothing is written.
+    """
+    dump = _from_records((f"record {i}", r) for i, r in enumerate(records))
+    return _restore(mem, dump, "records")
+
+
+def _check_header(header: Mapping[str, Any], where: str) -> None:
+    if header.get("format") != FORMAT_NAME:
+        raise InvalidInput(
+            f"{where}: format={header.get('format')!r} is not a graphmem export "
+            f"(expected {FORMAT_NAME!r})"
+        )
+    version = header.get("version")
+    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+        raise InvalidInput(f"{where}: export version={version!r} is invalid")
+    if version > FORMAT_VERSION:
+        raise InvalidInput(
+            f"{where}: export version {version} is newer than this graphmem reads "
+            f"({FORMAT_VERSION}); upgrade graphmem"
+        )
+
+
+def _read_jsonl(lines: Iterable[str]) -> _Dump:
+    def parsed() -> Iterator[tuple[str, Any]]:
+        for n, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            try:
+                yield f"line {n}", json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise InvalidInput(f"line {n}: invalid JSON ({exc.msg})") from exc
+
+    return _from_records(parsed())
+
+
+# -- node-link and GraphML: the full-history graph ------------------------------------------------
+
+
+def _node_link(dump: _Dump) -> dict[str, Any]:
+    nodes: list[dict[str, Any]] = []
+    edges: list[dict[str, Any]] = []
+    for e in dump.entities:
+        nodes.append({**e, "id": f"entity:{e['id']}", "type": "entity", "eid": e["id"]})
+    for s in dump.sessions:
+        fields = {k: s[k] for k in _SESSION_FIELDS}
+        nodes.append({**fields, "id": f"session:{s['id']}", "type": "session", "sid": s["id"]})
+        for eid, count in s["mentions"].items():
+            edges.append(
+                {
+                    "source": f"session:{s['id']}",
+                    "target": f"entity:{eid}",
+                    "key": "mentions",
+                    "type": "mentions",
+                    "count": count,
+                }
+            )
+    for f in dump.facts:
+        body = {k: v for k, v in f.items() if k not in ("subject_id", "object_id", "source")}
+        # node-link names the endpoints "source"/"target": the Fact's source is "fact_source".
+        body["fact_source"] = f["source"]
+        edges.append(
+            {
+                "source": f"entity:{f['subject_id']}",
+                "target": f"entity:{f['object_id']}",
+                "key": f["id"],
+                "type": "fact",
+                **body,
+            }
+        )
+    graph = {
+        **dump.header,
+        "meta": dump.meta,
+        "predicates": dump.predicates,
+        "audit": dump.audit,
+    }
+    return {"directed": True, "multigraph": True, "graph": graph, "nodes": nodes, "edges": edges}
+
+
+def _split_key(key: object, where: str) -> tuple[str, str]:
+    if not isinstance(key, str) or ":" not in key:
+        raise InvalidInput(f"{where}: node id {key!r} is not 'entity:<id>' or 'session:<id>'")
+    kind, _, ident = key.partition(":")
+    if kind not in ("entity", "session") or not ident:
+        raise InvalidInput(f"{where}: node id {key!r} is not 'entity:<id>' or 'session:<id>'")
+    return kind, ident
+
+
+def _from_node_link(doc: Any, fmt: str) -> _Dump:
+    if not isinstance(doc, Mapping) or not isinstance(doc.get("graph"), Mapping):
+        raise InvalidInput(f"{fmt}: not a graphmem export (no 'graph' object with a header)")
+    graph = dict(doc["graph"])
+    header = {k: v for k, v in graph.items() if k not in ("meta", "predicates", "audit")}
+    _check_header(header, f"{fmt} graph")
+    meta = graph.get("meta") or {}
+    if not isinstance(meta, Mapping) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in meta.items()
+    ):
+        raise InvalidInput(f"{fmt} graph.meta must map strings to strings")
+    edge_list = doc.get("edges", doc.get("links"))
+    if not isinstance(doc.get("nodes"), list) or not isinstance(edge_list, list):
+        raise InvalidInput(f"{fmt}: 'nodes' and 'edges' must be lists")
+    dump = _Dump(
+        header=header,
+        meta=dict(meta),
+        predicates=[
+            {**p, "_where": f"{fmt} graph.predicates[{i}]"}
+            for i, p in enumerate(_list(graph.get("predicates"), f"{fmt} graph.predicates"))
+        ],
+        entities=[],
+        sessions=[],
+        facts=[],
+        audit=[
+            {**a, "_where": f"{fmt} graph.audit[{i}]"}
+            for i, a in enumerate(_list(graph.get("audit"), f"{fmt} graph.audit"))
+        ],
+    )
+    sessions: dict[str, dict[str, Any]] = {}
+    for i, node in enumerate(doc["nodes"]):
+        where = f"{fmt} nodes[{i}]"
+        if not isinstance(node, Mapping):
+            raise InvalidInput(f"{where}: expected an object")
+        kind, ident = _split_key(node.get("id"), where)
+        if kind == "entity":
+            dump.entities.append(
+                {
+                    "id": ident,
+                    "name": node.get("name"),
+                    "kind": node.get("kind"),
+                    "aliases": node.get("aliases") or [],
+                    "_where": where,
+                }
+            )
+        else:
+            row = {k: node.get(k) for k in _SESSION_FIELDS}
+            row.update(id=ident, mentions={}, _where=where)
+            sessions[ident] = row
+            dump.sessions.append(row)
+    for i, edge in enumerate(edge_list):
+        where = f"{fmt} edges[{i}]"
+        if not isinstance(edge, Mapping):
+            raise InvalidInput(f"{where}: expected an object")
+        skind, sid = _split_key(edge.get("source"), where)
+        okind, oid = _split_key(edge.get("target"), where)
+        if edge.get("type") == "mentions":
+            count = edge.get("count")
+            if skind != "session" or okind != "entity" or sid not in sessions:
+                raise InvalidInput(
+                    f"{where}: a mentions edge goes from a known session to an entity"
+                )
+            if isinstance(count, bool) or not isinstance(count, int):
+                raise InvalidInput(f"{where}: mentions count={count!r} must be an integer")
+            sessions[sid]["mentions"][oid] = count
+        elif edge.get("type") == "fact":
+            if skind != "entity" or okind != "entity":
+                raise InvalidInput(f"{where}: a fact edge joins two entities")
+            body = {
+                k: v
+                for k, v in edge.items()
+                if k not in ("source", "target", "key", "type", "fact_source")
+            }
+            body["source"] = edge.get("fact_source")
+            dump.facts.append({**body, "subject_id": sid, "object_id": oid, "_where": where})
+        else:
+            raise InvalidInput(f"{where}: edge type {edge.get('type')!r} is not fact or mentions")
+    return dump
+
+
+def _list(value: Any, where: str) -> list[Any]:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise InvalidInput(f"{where} must be a list")
+    return value
+
+
+_GRAPHML_JSON_GRAPH = ("meta", "predicates", "audit", "counts")
+_GRAPHML_JSON_ATTR = ("aliases",)
+
+
+def _xml_text(value: str, where: str) -> str:
+    bad = _XML_INVALID.search(value)
+    if bad:
+        raise InvalidInput(
+            f"{where} contains the control character {bad.group()!r}, which GraphML (XML 1.0) "
+            "cannot hold; export with --format jsonl (or node-link) instead"
+        )
+    return value
+
+
+def _graphml_value(value: Any, where: str) -> Any:
+    if isinstance(value, (list, dict)):
+        value = json.dumps(value, ensure_ascii=False, sort_keys=True)
+    if isinstance(value, str):
+        return _xml_text(value, where)
+    return value
+
+
+def _write_graphml(dump: _Dump, out: IO[str]) -> None:
+    doc = _node_link(dump)
+    G = nx.MultiDiGraph()
+    for key, value in doc["graph"].items():
+        if value is not None:
+            G.graph[key] = _graphml_value(value, f"graph attribute {key!r}")
+    for node in doc["nodes"]:
+        attrs = {
+            k: _graphml_value(v, f"node {node['id']!r} attribute {k!r}")
+            for k, v in node.items()
+            if k != "id" and v is not None
+        }
+        G.add_node(_xml_text(node["id"], "a node id"), **attrs)
+    for edge in doc["edges"]:
+        attrs = {
+            k: _graphml_value(v, f"edge {edge['key']!r} attribute {k!r}")
+            for k, v in edge.items()
+            if k not in ("source", "target", "key") and v is not None
+        }
+        G.add_edge(edge["source"], edge["target"], key=edge["key"], **attrs)
+    buf = io.BytesIO()
+    nx.write_graphml(G, buf, encoding="utf-8")
+    # XML parsers turn a raw CR into LF; a character reference keeps it (statements may hold
+    # Windows line ends). Every other byte of the document is written as is.
+    out.write(buf.getvalue().replace(b"\r", b"&#13;").decode("utf-8"))
+
+
+def _read_graphml(text: str) -> _Dump:
+    try:
+        G = nx.read_graphml(io.BytesIO(text.encode("utf-8")), force_multigraph=True)
+    except Exception as exc:  # the XML parser raises several unrelated types
+        raise InvalidInput(f"graphml: cannot parse the document: {exc}") from exc
+    graph = {k: v for k, v in G.graph.items() if k not in ("node_default", "edge_default")}
+    for key in _GRAPHML_JSON_GRAPH:
+        if isinstance(graph.get(key), str):
+            graph[key] = _json_attr(graph[key], f"graphml graph attribute {key!r}")
+    nodes = []
+    for n, data in G.nodes(data=True):
+        node = {"id": n, **data}
+        for key in _GRAPHML_JSON_ATTR:
+            if isinstance(node.get(key), str):
+                node[key] = _json_attr(node[key], f"graphml node {n!r} attribute {key!r}")
+        nodes.append(node)
+    edges = [
+        {"source": u, "target": v, "key": k, **d} for u, v, k, d in G.edges(keys=True, data=True)
+    ]
+    doc = {"graph": graph, "nodes": nodes, "edges": edges}
+    return _from_node_link(doc, "graphml")
+
+
+def _json_attr(text: str, where: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InvalidInput(f"{where} is not valid JSON ({exc.msg})") from exc
+
+
+# -- restore --------------------------------------------------------------------------------------
+
+
+def _time(value: Any, where: str, *, required: bool = True) -> dt.datetime | None:
+    if value is None and not required:
+        return None
+    if not isinstance(value, str):
+        raise InvalidInput(f"{where}={value!r} must be an ISO-8601 time string with an offset")
+    return to_utc(value, name=where)
+
+
+def _validate(
+    dump: _Dump,
+) -> tuple[
+    list[Predicate],
+    list[dict[str, Any]],
+    list[dict[str, Any]],
+    list[tuple[str, str, Fact]],
+    list[dict[str, Any]],
+]:
+    counts = dump.header.get("counts")
+    if isinstance(counts, Mapping):
+        found = {
+            "predicates": len(dump.predicates),
+            "entities": len(dump.entities),
+            "sessions": len(dump.sessions),
+            "facts": len(dump.facts),
+            "audit": len(dump.audit),
+        }
+        for what, n in found.items():
+            if what in counts and counts[what] != n:
+                raise InvalidInput(
+                    f"the export header announces {counts[what]!r} {what} but the file holds "
+                    f"{n}: it is truncated or was edited; nothing imported"
+                )
+    predicates = []
+    for p in dump.predicates:
+        where = p.get("_where", "predicate")
+        try:
+            predicates.append(
+                Predicate.model_validate({k: v for k, v in p.items() if k != "_where"})
+            )
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            loc = ".".join(str(x) for x in err["loc"])
+            raise InvalidInput(f"{where}: predicate {loc}: {err['msg']}") from exc
+    entities: list[dict[str, Any]] = []
+    known: set[str] = set()
+    for e in dump.entities:
+        where = e.get("_where", "entity")
+        eid = e.get("id")
+        if not isinstance(eid, str) or not eid:
+            raise InvalidInput(f"{where}: entity id={eid!r} must be a non-empty string")
+        if eid in known:
+            raise InvalidInput(f"{where}: entity {eid!r} appears twice")
+        for key in ("name", "kind"):
+            if e.get(key) is not None and not isinstance(e[key], str):
+                raise InvalidInput(f"{where}: entity {key}={e[key]!r} must be a string")
+        aliases = e.get("aliases") or []
+        if not isinstance(aliases, list) or not all(isinstance(a, str) for a in aliases):
+            raise InvalidInput(f"{where}: entity aliases={aliases!r} must be a list of strings")
+        known.add(eid)
+        entities.append(
+            {"id": eid, "name": e.get("name"), "kind": e.get("kind"), "aliases": aliases}
+        )
+    sessions: list[dict[str, Any]] = []
+    seen_sessions: set[str] = set()
+    for s in dump.sessions:
+        where = s.get("_where", "session")
+        sid = s.get("id")
+        if not isinstance(sid, str) or not sid:
+            raise InvalidInput(f"{where}: session id={sid!r} must be a non-empty string")
+        if sid in seen_sessions:
+            raise InvalidInput(f"{where}: session {sid!r} appears twice")
+        seen_sessions.add(sid)
+        row: dict[str, Any] = {
+            "id": sid,
+            "started_at": _time(s.get("started_at"), f"{where}: started_at"),
+            "ended_at": _time(s.get("ended_at"), f"{where}: ended_at", required=False),
+        }
+        for key in ("title", "text", "summary", "source"):
+            if s.get(key) is not None and not isinstance(s[key], str):
+                raise InvalidInput(f"{where}: session {key}={s[key]!r} must be a string")
+            row[key] = s.get(key)
+        mentions = s.get("mentions") or {}
+        if not isinstance(mentions, Mapping):
+            raise InvalidInput(f"{where}: mentions must map entity ids to counts")
+        for eid, n in mentions.items():
+            if eid not in known:
+                raise InvalidInput(f"{where}: mentions unknown entity {eid!r}")
+            if isinstance(n, bool) or not isinstance(n, int):
+                raise InvalidInput(f"{where}: mention count {n!r} of {eid!r} must be an integer")
+        row["mentions"] = dict(mentions)
+        sessions.append(row)
+    facts: list[tuple[str, str, Fact]] = []
+    fids: set[str] = set()
+    for f in dump.facts:
+        where = f.get("_where", "fact")
+        sid, oid = f.get("subject_id"), f.get("object_id")
+        for name, value in (("subject_id", sid), ("object_id", oid)):
+            if value not in known:
+                raise InvalidInput(f"{where}: {name}={value!r} is not an exported entity")
+        body = {k: v for k, v in f.items() if k not in ("subject_id", "object_id", "_where")}
+        try:
+            fact = build_fact(body)
+        except InvalidInput as exc:
+            raise InvalidInput(f"{where}: {exc}") from exc
+        if fact.id in fids:
+            raise InvalidInput(f"{where}: fact version id {fact.id!r} appears twice")
+        fids.add(fact.id)
+        facts.append((str(sid), str(oid), fact))
+    audit: list[dict[str, Any]] = []
+    for a in dump.audit:
+        where = a.get("_where", "audit")
+        if not isinstance(a.get("id"), str) or not a["id"]:
+            raise InvalidInput(f"{where}: audit id={a.get('id')!r} must be a non-empty string")
+        for key in ("action", "detail"):
+            if a.get(key) is not None and not isinstance(a[key], str):
+                raise InvalidInput(f"{where}: audit {key}={a[key]!r} must be a string")
+        audit.append(
+            {
+                "id": a["id"],
+                "at": _time(a.get("at"), f"{where}: at", required=False),
+                "action": a.get("action"),
+                "detail": a.get("detail"),
+            }
+        )
+    return predicates, entities, sessions, facts, audit
+
+
+def _restore(mem: Memory, dump: _Dump, fmt: str) -> TransferReport:
+    from graphmem.ontology import Ontology
+
+    predicates, entities, sessions, facts, audit = _validate(dump)
+    instants = [
+        t for _, _, f in facts for t in (f.recorded_at, f.expired_at, f.last_accessed_at) if t
+    ]
+    instants += [a["at"] for a in audit if a["at"] is not None]
+    marker = _time(dump.header.get("last_write"), "header last_write", required=False)
+    if marker is not None:
+        instants.append(marker)
+    last_write = max(instants, default=None)
+    store = mem._store
+    with mem._lock:
+        counts = db.content_counts(store)
+        if any(counts.values()):
+            held = ", ".join(f"{n:,} {what}" for what, n in counts.items() if n)
+            raise InvalidInput(
+                f"memory {mem.path or ':memory:'!r} is not empty ({held}); an import restores "
+                "a whole history and only goes into an empty memory: import into a new "
+                "database (graphmem --db NEW_PATH import FILE)"
+            )
+        with store.transaction():
+            db.replace_predicates(store, predicates)
+            db.create_entities(store, entities)
+            db.create_sessions(store, sessions)
+            store.insert_facts(facts)
+            db.create_audit(store, audit)
+            db.set_meta(store, dump.meta)
+            if last_write is not None:
+                store.set_max_system_time(last_write)
+        # The facade caches the ontology, the alias index and the last-write marker.
+        mem.ontology = Ontology(store.load_predicates())
+        mem._aliases = store.load_aliases()
+        mem._last_write = store.max_system_time()
+    return dump.report(fmt, last_write)
+
+
+# -- files ----------------------------------------------------------------------------------------
+
+
+def _check_format(fmt: str) -> str:
+    if fmt not in FORMATS:
+        raise InvalidInput(f"format={fmt!r} is unknown; use one of {list(FORMATS)}")
+    return fmt
+
+
+def export_memory(
+    mem: Memory,
+    target: str | os.PathLike[str] | IO[str],
+    *,
+    format: str = "jsonl",  # noqa: A002
+) -> TransferReport:
+    """Write every version and all metadata of a memory to a file or text stream.
+
+    Args:
+        mem: the memory to export (it is only read).
+        target: a path (overwritten) or a text stream.
+        format: ``"jsonl"`` (canonical backup), ``"graphml"`` or ``"node-link"``.
+
+    Returns:
+        What was written.
+
+    Raises:
+        InvalidInput: an unknown format, or text GraphML cannot hold (control characters).
+    """
+    _check_format(format)
+    dump = _dump(mem)
+    if isinstance(target, (str, os.PathLike)):
+        # Render first: a failure (GraphML-incompatible text) leaves no half-written file.
+        buf = io.StringIO()
+        _write(dump, buf, format)
+        with open(target, "w", encoding="utf-8", newline="") as fh:
+            fh.write(buf.getvalue())
+    else:
+        _write(dump, target, format)
+    marker = dump.header.get("last_write")
+    return dump.report(format, None if marker is None else to_utc(marker))
+
+
+def _write(dump: _Dump, out: IO[str], fmt: str) -> None:
+    if fmt == "jsonl":
+        for record in _records(dump):
+            out.write(json.dumps(record, ensure_ascii=False) + "\n")
+    elif fmt == "node-link":
+        json.dump(_node_link(dump), out, ensure_ascii=False, indent=1)
+        out.write("\n")
+    else:
+        _write_graphml(dump, out)
+
+
+def _sniff(text: str) -> str:
+    head = text.lstrip()
+    if head.startswith("<"):
+        return "graphml"
+    first = head.split("\n", 1)[0]
+    try:
+        rec = json.loads(first)
+    except json.JSONDecodeError:
+        return "node-link"
+    return "jsonl" if isinstance(rec, dict) and rec.get("type") == "header" else "node-link"
+
+
+def import_memory(
+    mem: Memory,
+    source: str | os.PathLike[str] | IO[str],
+    *,
+    format: str | None = None,  # noqa: A002
+) -> TransferReport:
+    """Restore an export into an **empty** memory, keeping ids and system times exactly.
+
+    The import bypasses the write decisions: it restores the recorded history, it does not
+    re-decide it. Everything is validated first and written in one transaction; the store's
+    last-write marker becomes the newest system time imported.
+
+    Args:
+        mem: an empty memory (a fresh database).
+        source: a path or a text stream holding an export.
+        format: ``"jsonl"``, ``"graphml"`` or ``"node-link"``; detected from the content when
+            ``None``.
+
+    Returns:
+        What was imported.
+
+    Raises:
+        InvalidInput: the memory is not empty, the format is unknown, or the file is not a
+            valid export (the message says where); nothing is written.
+        FileNotFoundError: the path does not exist.
+    """
+    if format is not None:
+        _check_format(format)
+    if isinstance(source, (str, os.PathLike)):
+        with open(source, encoding="utf-8", newline="") as fh:
+            text = fh.read()
+    else:
+        text = source.read()
+    fmt = format or _sniff(text)
+    if fmt == "jsonl":
+        dump = _read_jsonl(text.split("\n"))
+    elif fmt == "graphml":
+        dump = _read_graphml(text)
+    else:
+        try:
+            doc = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise InvalidInput(
+                f"node-link: invalid JSON at line {exc.lineno} ({exc.msg}); is this an export?"
+            ) from exc
+        dump = _from_node_link(doc, "node-link")
+    return _restore(mem, dump, fmt)

@@ -1,0 +1,212 @@
+"""Free-text memories (SPEC §3 rule 5): ``Memory.remember(text, subject=...)``.
+
+A memory is stored as a fact ``subject -note-> text`` (``note`` is multi-valued) with the text
+as ``object`` and ``statement``. Before it is written it is compared with the **current notes of
+the same subject only** (never a graph scan: unrelated memories cannot retire each other) and
+:func:`graphmem.contradiction.decide_text` decides:
+
+- ``add``: a new note;
+- ``noop``: the nearest note says the same; it is reinforced (``access_count`` + 1);
+- ``supersede``: the nearest note is replaced: it is closed in system time (``superseded_by``
+  is the new note, ``reason`` says why) and, if it was valid before ``at``, a copy ending at
+  ``at`` keeps its past (as for a single-valued predicate, SPEC §2 rule 4);
+- ``invalidate``: the text negates the nearest note ("we no longer deploy with X"); the note
+  ends at ``at`` through the temporal rules and the negating text is not stored as a note.
+
+With a ``source_ref`` (a caller identity key) similarity is skipped: the note with the same
+ref is replaced (or reinforced when the text is the same), otherwise the text is added.
+
+Without a subject, notes go to the unnamed scope :data:`DEFAULT_SUBJECT` (``"self"``).
+
+**Similarity is pluggable.** The default :func:`graphmem.similarity.text_similarity` is lexical,
+offline, deterministic and fast. To use embeddings, wrap any embedding function in
+:class:`graphmem.similarity.EmbeddingSimilarity` and pass it at open or per call::
+
+    from sentence_transformers import SentenceTransformer
+    from graphmem.similarity import EmbeddingSimilarity
+    model = SentenceTransformer("all-MiniLM-L6-v2")
+    sim = EmbeddingSimilarity(lambda t: model.encode(t).tolist())
+    mem = gm.open("agent.kuzu", similarity=sim)      # or mem.remember(text, similarity=sim)
+
+Any callable ``(a, b) -> float`` in ``[0, 1]``, symmetric, ``1.0`` for equal normalised text,
+works (:class:`graphmem.similarity.Similarity`). Mind the bands of ``decide_text`` (``>= 0.97``
+duplicate, ``>= 0.88`` same note): calibrate an embedding model against them.
+
+>>> import graphmem as gm
+>>> from graphmem.timeutil import ManualClock
+>>> with gm.open(clock=ManualClock("2026-06-10")) as mem:
+...     print(mem.remember("We deploy with Docker Compose", subject="api").decision)
+...     print(mem.remember("we deploy with docker compose.", subject="api").decision)
+...     print(mem.remember("We no longer deploy with Docker Compose", subject="api").decision)
+...     print(len(mem.facts(subject="api", predicate="note")))
+add
+noop
+invalidate
+0
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from graphmem.admission import shown
+from graphmem.contradiction import decide_text, normalize_text
+from graphmem.errors import InvalidInput
+from graphmem.models import Decision, Fact, WriteResult
+from graphmem.similarity import Similarity, nearest
+from graphmem.temporal import Close, Plan, new_id, plan_retract
+from graphmem.timeutil import TimeLike, fmt
+
+if TYPE_CHECKING:
+    from graphmem.memory import Memory
+
+__all__ = ["DEFAULT_SUBJECT", "NOTE", "plan_note", "remember"]
+
+#: The predicate of free-text memories (multi-valued, defined in the default ontology).
+NOTE = "note"
+#: The subject of memories stored without one: the unnamed scope.
+DEFAULT_SUBJECT = "self"
+
+
+def _text_of(note: Fact) -> str:
+    return note.statement if note.statement is not None else note.object
+
+
+def _quote(text: str, limit: int = 80) -> str:
+    text = " ".join(text.split())
+    return repr(text if len(text) <= limit else text[: limit - 1] + "…")
+
+
+def _copy_until(note: Fact, end: dt.datetime, now: dt.datetime) -> Fact:
+    """Return a new version of ``note`` valid until ``end``, recorded at ``now``."""
+    data = note.model_dump()
+    data.update(
+        id=new_id(),
+        valid_to=end,
+        recorded_at=now,
+        expired_at=None,
+        superseded_by=None,
+        reason=None,
+    )
+    return Fact.model_validate(data)
+
+
+def plan_note(new: Fact, current: Sequence[Fact], *, similarity: Similarity) -> Plan:
+    """Plan writing the note ``new`` against the current versions of its subject.
+
+    Pure: only the subject's current ``note`` versions still valid at or after
+    ``new.valid_from`` are candidates.
+
+    Args:
+        new: the proposed note (``object`` and ``statement`` hold the text; its
+            ``recorded_at`` is the write's system time and ``valid_from`` is ``at``).
+        current: current versions (not closed in system time) of the same subject.
+        similarity: scores the new text against each candidate.
+
+    Returns:
+        The plan; its decision follows :func:`graphmem.contradiction.decide_text`.
+    """
+    now, at = new.recorded_at, new.valid_from
+    text = _text_of(new)
+    notes = [
+        v
+        for v in current
+        if v.predicate == new.predicate and (v.valid_to is None or v.valid_to > at)
+    ]
+    chosen: tuple[Fact, float] | None
+    if new.source_ref:
+        same = [v for v in notes if v.source_ref == new.source_ref]
+        chosen = nearest(text, [(_text_of(v), v) for v in same], similarity)
+        if chosen is not None and normalize_text(_text_of(chosen[0])) == normalize_text(text):
+            return Plan(Decision.NOOP, chosen[0], reinforce=[chosen[0]])
+        decision = decide_text(
+            text,
+            None if chosen is None else (_text_of(chosen[0]), chosen[1]),
+            source_ref=new.source_ref,
+            nearest_source_ref=None if chosen is None else chosen[0].source_ref,
+        )
+    else:
+        # nearest() stops at the first 1.0 (equal normalised text scores 1.0 by contract).
+        chosen = nearest(text, [(_text_of(v), v) for v in notes], similarity)
+        decision = decide_text(text, None if chosen is None else (_text_of(chosen[0]), chosen[1]))
+
+    if chosen is None or decision is Decision.ADD:
+        return Plan(Decision.ADD, new, inserts=[new])
+    old, score = chosen
+    if decision is Decision.NOOP:
+        return Plan(Decision.NOOP, old, reinforce=[old])
+    learned = f"learned {fmt(now)}" + (f" from session {new.source}" if new.source else "")
+    why = f"through source_ref {new.source_ref!r}" if new.source_ref else f"similarity {score:.2f}"
+    if decision is Decision.INVALIDATE:
+        # End the note at `at`; a note that starts later is closed without replacement.
+        return plan_retract(
+            [old],
+            at=max(at, old.valid_from),
+            now=now,
+            reason=f"negated by {_quote(text)} ({why}), {learned}",
+        )
+    reason = f"superseded by note {_quote(text)} ({why}), {learned}"
+    inserts = [_copy_until(old, at, now)] if old.valid_from < at else []
+    return Plan(Decision.SUPERSEDE, new, [Close(old, new.id, reason)], [*inserts, new])
+
+
+def remember(
+    mem: Memory,
+    text: str,
+    *,
+    subject: str | None = None,
+    at: TimeLike | None = None,
+    kind: str = "insight",
+    source: str | None = None,
+    source_ref: str | None = None,
+    importance: float | None = None,
+    source_type: str | None = None,
+    similarity: Similarity | None = None,
+) -> WriteResult:
+    """Store a free-text memory, deduplicated against the subject's current notes.
+
+    Args:
+        mem: the memory.
+        text: the statement, e.g. ``"we deploy with Docker Compose"``; any length up to the
+            admission bound (default 10,000 characters).
+        subject: whom or what it is about; ``None`` uses :data:`DEFAULT_SUBJECT`.
+        at: when it became true (valid time; default now). A negation ends the note then.
+        kind: ``insight`` (default), ``fact``, ``event``, ``directive`` or ``identity``.
+        source: the session/episode id it came from.
+        source_ref: a caller identity key: a later memory with the same key replaces it.
+        importance: 0–10, clamped into the kind's band by admission control.
+        source_type: who says it (``"user"`` adds +1 importance), see
+            :data:`graphmem.admission.SOURCE_TYPES`.
+        similarity: override the memory's similarity for this call.
+
+    Returns:
+        ``WriteResult(decision, fact, superseded)``: ``fact`` is the new note (``add``,
+        ``supersede``), the reinforced one (``noop``) or the shortened one (``invalidate``,
+        ``None`` when nothing of it remains).
+
+    Raises:
+        InvalidInput: blank or out-of-bounds text, bad kind, time or importance.
+        RateLimited: the kind's hourly write limit is reached (nothing is written).
+        ClockError: the clock moved backwards.
+    """
+    if not isinstance(text, str) or not text.strip():
+        raise InvalidInput(f"text={shown(text)} is empty or not a string; pass the statement")
+    mem.admission.check_statement(text, name="text")
+    sim = similarity or mem.similarity
+    item = {
+        "subject": DEFAULT_SUBJECT if subject is None else subject,
+        "predicate": NOTE,
+        "object": text,
+        "statement": text,
+        "valid_from": at,
+        "kind": kind,
+        "importance": importance,
+        "source": source,
+        "source_ref": source_ref,
+        "source_type": source_type,
+    }
+    return mem._write(  # noqa: SLF001 - remember is part of the facade, split out by topic
+        [item], planner=lambda fact, current: plan_note(fact, current, similarity=sim)
+    )[0]

@@ -1,0 +1,79 @@
+"""Raw reads for ``graphmem check`` (and a checkpoint): every query of the integrity checker.
+
+These functions return the stored values *as stored* (naive UTC datetimes, unvalidated
+strings), so that :mod:`graphmem.check` can report rows that would not even load as models.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from graphmem.store.kuzu_store import KuzuStore
+from graphmem.store.schema import DDL, FACT_COLUMNS
+
+__all__ = [
+    "checkpoint",
+    "counts",
+    "entity_rows",
+    "fact_rows",
+    "meta_rows",
+    "predicate_rows",
+    "table_names",
+]
+
+_FACT_COLS = [c for c, _ in FACT_COLUMNS]
+NODE_TABLES = frozenset(
+    stmt.split("EXISTS ")[1].split("(")[0] for stmt in DDL if stmt.startswith("CREATE NODE")
+)
+REL_TABLES = frozenset(
+    stmt.split("EXISTS ")[1].split("(")[0] for stmt in DDL if stmt.startswith("CREATE REL")
+)
+
+
+def table_names(store: KuzuStore) -> set[str]:
+    """Return the names of the tables in the database."""
+    return {row[0] for row in store.run("CALL show_tables() RETURN name")}
+
+
+def meta_rows(store: KuzuStore) -> dict[str, Any]:
+    """Return every ``Meta`` key and value."""
+    return {k: v for k, v in store.run("MATCH (m:Meta) RETURN m.key, m.value")}
+
+
+def fact_rows(store: KuzuStore) -> list[dict[str, Any]]:
+    """Return every fact version with its endpoints' ids: one full scan of the Fact edges."""
+    cols = ", ".join(f"r.{c}" for c in _FACT_COLS)
+    rows = store.run(
+        f"MATCH (a:Entity)-[r:Fact]->(b:Entity) RETURN a.id, a.name, b.id, b.name, {cols}"
+    )
+    keys = ["subject_id", "subject", "object_id", "object_name", *_FACT_COLS]
+    return [dict(zip(keys, row, strict=True)) for row in rows]
+
+
+def entity_rows(store: KuzuStore) -> list[dict[str, Any]]:
+    """Return every entity's id, name and aliases."""
+    rows = store.run("MATCH (e:Entity) RETURN e.id, e.name, e.aliases")
+    return [{"id": r[0], "name": r[1], "aliases": list(r[2] or [])} for r in rows]
+
+
+def predicate_rows(store: KuzuStore) -> list[dict[str, Any]]:
+    """Return every predicate definition's name, cardinality and aliases."""
+    rows = store.run("MATCH (p:Predicate) RETURN p.name, p.cardinality, p.aliases")
+    return [{"name": r[0], "cardinality": r[1], "aliases": list(r[2] or [])} for r in rows]
+
+
+def counts(store: KuzuStore) -> dict[str, int]:
+    """Return how many rows each table holds (node and rel tables alike)."""
+    out: dict[str, int] = {}
+    for name in sorted(table_names(store)):
+        # Table names come from the catalogue, not from input; labels cannot be parameters.
+        if name in NODE_TABLES:
+            out[name] = int(store.run(f"MATCH (n:{name}) RETURN count(n)")[0][0])
+        elif name in REL_TABLES:
+            out[name] = int(store.run(f"MATCH ()-[r:{name}]->() RETURN count(r)")[0][0])
+    return out
+
+
+def checkpoint(store: KuzuStore) -> None:
+    """Merge the write-ahead log into the database file (Kuzu ``CHECKPOINT``)."""
+    store.run("CHECKPOINT")

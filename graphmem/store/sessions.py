@@ -1,0 +1,390 @@
+"""Session storage and the topic aggregates behind hotness and triage (Cypher lives here).
+
+Functions over a :class:`~graphmem.store.kuzu_store.KuzuStore`; the logic that uses them is in
+:mod:`graphmem.sessions`. Sessions are ``Session`` nodes with ``MENTIONS {count}`` edges to
+``Entity`` nodes; a fact's ``source`` property names the session it came from.
+
+Query shapes follow the Kuzu 0.11.3 traps (STACK_NOTES §2): filters on rel properties sit behind
+a ``WITH`` barrier; no ``UNWIND ... MATCH (a {id}), (b {id})``; big batches use ``COPY`` from an
+Arrow table passed as a query parameter (10,000 sessions with 40,000 mentions copy in about
+0.25 s; ``UNWIND`` manages about 7,000 rows per second). Three more traps, measured while
+writing this module:
+
+- A boolean projected with ``WITH (x IS NULL OR $p < x) AS cur`` and then used in
+  ``CASE WHEN cur`` inside an aggregate gives wrong counts in Kuzu 0.11.3, so every ``CASE``
+  below repeats its condition inline.
+- ``collect()`` of nothing but NULLs is ``[]`` in Kuzu and ``NULL`` in ladybug.
+- A ``COPY`` that hits a duplicate primary key crashes ladybug 0.22 inside a transaction, so new
+  sessions are checked against existing ids before they are copied.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Collection, Mapping, Sequence
+from typing import Any, NamedTuple
+
+from graphmem.errors import StoreError
+from graphmem.models import Session
+from graphmem.store.kuzu_store import KuzuStore
+from graphmem.timeutil import from_store, to_store
+
+__all__ = [
+    "COPY_MIN_SESSIONS",
+    "FactActivity",
+    "MentionCounts",
+    "count_sessions",
+    "existing_session_ids",
+    "fact_activity",
+    "mention_counts",
+    "read_sessions",
+    "session_fact_ids",
+    "write_sessions",
+]
+
+#: Batches with at least this many new sessions are written with COPY; smaller ones use one
+#: parameterised statement per row (COPY has a fixed cost of 20–80 ms a call).
+COPY_MIN_SESSIONS = 32
+
+_SESSION_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("id", "STRING"),
+    ("started_at", "TIMESTAMP"),
+    ("ended_at", "TIMESTAMP"),
+    ("title", "STRING"),
+    ("text", "STRING"),
+    ("summary", "STRING"),
+    ("source", "STRING"),
+)
+
+# A fact version counts "as of $now" when it was believed then and had started by then; its
+# activity time is the later of when it became true and when graphmem learned it.
+_KNOWN = (
+    "WITH a, b, r WHERE r.recorded_at <= $now "
+    "AND (r.expired_at IS NULL OR $now < r.expired_at) AND r.valid_from <= $now "
+)
+_NEWEST = "max(CASE WHEN r.recorded_at > r.valid_from THEN r.recorded_at ELSE r.valid_from END)"
+_VALID_NOW = "r.valid_to IS NULL OR $now < r.valid_to"
+
+
+class MentionCounts(NamedTuple):
+    """One topic's session mentions as of ``now`` (a row of :func:`mention_counts`).
+
+    Attributes:
+        entity_id: the entity's key.
+        name: its display name.
+        hits: sessions started in ``(start, now]`` that mention it.
+        df: sessions started at or before ``now`` that mention it.
+        last_mention: start time (aware UTC) of the newest of those sessions.
+    """
+
+    entity_id: str
+    name: str
+    hits: int
+    df: int
+    last_mention: dt.datetime
+
+
+class FactActivity(NamedTuple):
+    """One entity's fact versions as of ``now`` (a row of :func:`fact_activity`).
+
+    Attributes:
+        entity_id: the entity's key.
+        name: its display name.
+        is_subject: whether it is the subject of at least one counted version.
+        newest: the newest ``max(recorded_at, valid_from)`` of its versions (aware UTC).
+        n_current: versions with the entity as subject or object believed and valid at ``now``.
+        statements: the non-empty statements of those current versions (``with_texts`` only).
+    """
+
+    entity_id: str
+    name: str
+    is_subject: bool
+    newest: dt.datetime
+    n_current: int
+    statements: tuple[str, ...]
+
+
+def _aware(value: dt.datetime | None) -> dt.datetime:
+    out = from_store(value)
+    if out is None:
+        raise StoreError("the store returned no time where one is required; run 'graphmem check'")
+    return out
+
+
+def existing_session_ids(store: KuzuStore, ids: Sequence[str]) -> set[str]:
+    """Return those of ``ids`` that name a stored session (one query).
+
+    Raises:
+        StoreError: the engine failed.
+    """
+    if not ids:
+        return set()
+    rows = store.run(
+        "UNWIND $ids AS i MATCH (s:Session {id: i}) RETURN s.id", {"ids": sorted(set(ids))}
+    )
+    return {r[0] for r in rows}
+
+
+def _session_params(session: Session) -> dict[str, Any]:
+    return {
+        "id": session.id,
+        "started_at": to_store(session.started_at),
+        "ended_at": to_store(session.ended_at),
+        "title": session.title,
+        "text": session.text,
+        "summary": session.summary,
+        "source": session.source,
+    }
+
+
+def write_sessions(store: KuzuStore, items: Sequence[tuple[Session, Mapping[str, int]]]) -> None:
+    """Create or replace sessions and their ``MENTIONS`` edges.
+
+    A session whose id is stored already gets its properties overwritten and its mentions
+    replaced (so writing the same session twice is idempotent). Run it inside
+    ``store.transaction()`` so the batch is atomic.
+
+    Args:
+        store: the store.
+        items: ``(session, {entity id: count})`` pairs with distinct session ids; every entity
+            must exist and every count must be ``>= 1``.
+
+    Raises:
+        StoreError: the engine failed (inside a transaction, nothing is written).
+    """
+    if not items:
+        return
+    existing = existing_session_ids(store, [s.id for s, _ in items])
+    old = [_session_params(s) for s, _ in items if s.id in existing]
+    new = [_session_params(s) for s, _ in items if s.id not in existing]
+    mentions = [
+        {"s": s.id, "e": eid, "n": int(n)}
+        for s, counts in items
+        for eid, n in sorted(counts.items())
+    ]
+    if old:
+        store.run(
+            "UNWIND $ids AS i MATCH (s:Session {id: i})-[m:MENTIONS]->() DELETE m",
+            {"ids": [p["id"] for p in old]},
+        )
+        store.run(
+            "UNWIND $rows AS row MATCH (s:Session {id: row.id}) "
+            "SET s.started_at = cast(row.started_at AS TIMESTAMP), "
+            "s.ended_at = cast(row.ended_at AS TIMESTAMP), s.title = cast(row.title AS STRING), "
+            "s.text = cast(row.text AS STRING), s.summary = cast(row.summary AS STRING), "
+            "s.source = cast(row.source AS STRING)",
+            {"rows": old},
+        )
+    if len(new) >= COPY_MIN_SESSIONS:
+        _copy_sessions(store, new, mentions)
+        return
+    props = ", ".join(f"{c}: cast(${c} AS {t})" for c, t in _SESSION_COLUMNS)
+    for params in new:
+        store.run(f"CREATE (:Session {{{props}}})", params)
+    for row in mentions:
+        # Two single-node MATCHes on primary keys, one row at a time: no cross product.
+        store.run(
+            "MATCH (s:Session {id: $s}) MATCH (e:Entity {id: $e}) "
+            "CREATE (s)-[:MENTIONS {count: cast($n AS INT64)}]->(e)",
+            row,
+        )
+
+
+def _copy_sessions(
+    store: KuzuStore, sessions: Sequence[Mapping[str, Any]], mentions: Sequence[Mapping[str, Any]]
+) -> None:
+    import pyarrow as pa
+
+    types = {"STRING": pa.string(), "TIMESTAMP": pa.timestamp("us")}
+    nodes = pa.table({c: pa.array([p[c] for p in sessions], types[t]) for c, t in _SESSION_COLUMNS})
+    store.run("COPY Session FROM $rows", {"rows": nodes})
+    if mentions:
+        edges = pa.table(
+            {
+                "from": pa.array([m["s"] for m in mentions], pa.string()),
+                "to": pa.array([m["e"] for m in mentions], pa.string()),
+                "count": pa.array([m["n"] for m in mentions], pa.int64()),
+            }
+        )
+        store.run("COPY MENTIONS FROM $rows", {"rows": edges})
+
+
+def read_sessions(
+    store: KuzuStore,
+    *,
+    since: dt.datetime | None = None,
+    until: dt.datetime | None = None,
+    ids: Sequence[str] | None = None,
+) -> list[Session]:
+    """Return sessions with their mentions (display name -> count), oldest first.
+
+    Args:
+        store: the store.
+        since: only sessions started at or after this time.
+        until: only sessions started at or before this time.
+        ids: only these session ids.
+
+    Returns:
+        Sessions ordered by ``started_at`` then id.
+
+    Raises:
+        StoreError: the engine failed.
+    """
+    params: dict[str, Any] = {}
+    conds: list[str] = []
+    if ids is not None:
+        if not ids:
+            return []
+        match = "UNWIND $ids AS i MATCH (s:Session {id: i})"
+        params["ids"] = sorted(set(ids))
+    else:
+        match = "MATCH (s:Session)"
+    if since is not None:
+        conds.append("s.started_at >= $since")
+        params["since"] = to_store(since)
+    if until is not None:
+        conds.append("s.started_at <= $until")
+        params["until"] = to_store(until)
+    where = f"WITH s WHERE {' AND '.join(conds)} " if conds else ""
+    rows = store.run(
+        f"{match} {where}OPTIONAL MATCH (s)-[m:MENTIONS]->(e:Entity) "
+        "RETURN s.id, s.started_at, s.ended_at, s.title, s.text, s.summary, s.source, "
+        "collect({name: e.name, n: m.count}) ORDER BY s.started_at, s.id",
+        params,
+    )
+    out = []
+    for r in rows:
+        mentions = {m["name"]: int(m["n"]) for m in (r[7] or ()) if m and m.get("name") is not None}
+        out.append(
+            Session(
+                id=r[0],
+                started_at=_aware(r[1]),
+                ended_at=from_store(r[2]),
+                title=r[3],
+                text=r[4],
+                summary=r[5],
+                source=r[6],
+                mentions=dict(sorted(mentions.items())),
+            )
+        )
+    return out
+
+
+def count_sessions(store: KuzuStore, *, until: dt.datetime | None = None) -> int:
+    """Return how many sessions are stored (started at or before ``until``, if given).
+
+    Raises:
+        StoreError: the engine failed.
+    """
+    if until is None:
+        return int(store.run("MATCH (s:Session) RETURN count(s)")[0][0])
+    rows = store.run(
+        "MATCH (s:Session) WHERE s.started_at <= $until RETURN count(s)",
+        {"until": to_store(until)},
+    )
+    return int(rows[0][0])
+
+
+def mention_counts(
+    store: KuzuStore, *, now: dt.datetime, start: dt.datetime
+) -> tuple[int, list[MentionCounts]]:
+    """Count, in one query, the sessions that mention each entity as of ``now``.
+
+    Only sessions with ``started_at <= now`` count (sessions are placed on the time axis by when
+    they happened). ``MENTIONS`` holds at most one edge per (session, entity), so a count of
+    edges is a count of distinct sessions.
+
+    Args:
+        store: the store.
+        now: the time to count at.
+        start: the window start; ``hits`` counts sessions with ``start < started_at <= now``.
+
+    Returns:
+        ``(N, rows)``: N is the number of sessions started by ``now`` that mention anything
+        (the IDF's document count), and one :class:`MentionCounts` per mentioned entity.
+
+    Raises:
+        StoreError: the engine failed.
+    """
+    rows = store.run(
+        "MATCH (s:Session)-[:MENTIONS]->(:Entity) WHERE s.started_at <= $now "
+        "WITH count(DISTINCT s) AS n "
+        "MATCH (s:Session)-[:MENTIONS]->(e:Entity) WHERE s.started_at <= $now "
+        "RETURN n, e.id, e.name, count(CASE WHEN s.started_at > $start THEN 1 END), count(*), "
+        "max(s.started_at)",
+        {"now": to_store(now), "start": to_store(start)},
+    )
+    n = int(rows[0][0]) if rows else 0
+    return n, [MentionCounts(r[1], r[2], int(r[3]), int(r[4]), _aware(r[5])) for r in rows]
+
+
+def fact_activity(
+    store: KuzuStore,
+    *,
+    now: dt.datetime,
+    with_texts: bool = False,
+    keep: Collection[str] | None = None,
+) -> list[FactActivity]:
+    """Aggregate, in one query, each entity's fact versions as believed at ``now``.
+
+    A version counts when ``recorded_at <= now < expired_at`` (believed then) and
+    ``valid_from <= now`` (started by then); both endpoints of a fact count. ``n_current`` and
+    ``statements`` keep the versions also valid at ``now`` (``now < valid_to``).
+
+    Args:
+        store: the store.
+        now: the time to aggregate at.
+        with_texts: also return the statements of current versions (for actionability).
+        keep: if given, an entity that is only ever a fact's object (a literal value, a note
+            text) is returned only when its id is in ``keep``; subjects are always returned.
+
+    Returns:
+        One :class:`FactActivity` per returned entity with at least one counted version.
+
+    Raises:
+        StoreError: the engine failed.
+    """
+    texts = f", collect(CASE WHEN {_VALID_NOW} THEN r.statement END) AS texts" if with_texts else ""
+    side = (
+        "MATCH (a:Entity)-[r:Fact]->(b:Entity) "
+        + _KNOWN
+        + "RETURN {e}.id AS id, {e}.name AS name, "
+        "{subj} AS subj, " + _NEWEST + " AS newest, "
+        f"count(CASE WHEN {_VALID_NOW} THEN 1 END) AS n" + texts
+    )
+    rows = store.run(
+        side.format(e="a", subj="true") + " UNION ALL " + side.format(e="b", subj="false"),
+        {"now": to_store(now)},
+    )
+    subjects = {r[0] for r in rows if r[2]}
+    # Merge the two sides on naive store times; convert once per kept entity.
+    merged: dict[str, list[Any]] = {}
+    for r in rows:
+        eid = r[0]
+        if keep is not None and eid not in subjects and eid not in keep:
+            continue
+        statements = [t for t in (r[5] or ()) if t] if with_texts else []
+        prev = merged.get(eid)
+        if prev is None:
+            merged[eid] = [r[1], r[3], int(r[4]), statements]
+        else:
+            prev[1] = max(prev[1], r[3])
+            prev[2] += int(r[4])
+            prev[3].extend(statements)
+    return [
+        FactActivity(eid, name, eid in subjects, _aware(newest), n, tuple(texts_))
+        for eid, (name, newest, n, texts_) in merged.items()
+    ]
+
+
+def session_fact_ids(store: KuzuStore, session_id: str) -> list[str]:
+    """Return the ids of every fact version whose ``source`` is ``session_id`` (a scan).
+
+    Raises:
+        StoreError: the engine failed.
+    """
+    rows = store.run(
+        "MATCH ()-[r:Fact]->() WITH r WHERE r.source = $sid RETURN r.fid ORDER BY r.fid",
+        {"sid": session_id},
+    )
+    return [r[0] for r in rows]

@@ -1,0 +1,362 @@
+"""graphmem check: invariants hold after real writes; each deliberate corruption is caught.
+
+Corruptions go through the store's ``run`` with parameterised Cypher, as a buggy writer (or a
+hand edit) would leave them.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+from collections.abc import Iterator
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import graphmem as gm
+from graphmem.check import CODES, CheckReport, Problem, check, check_rows
+from graphmem.cli import cli
+from graphmem.errors import GraphmemError, IntegrityError
+from graphmem.timeutil import ManualClock, to_store, to_utc
+
+ENGINE = os.environ.get("GRAPHMEM_ENGINE", "kuzu")
+
+
+@pytest.fixture
+def built(clock: ManualClock) -> Iterator[gm.Memory]:
+    """A memory with supersessions, a retraction, a noop and an identity replacement."""
+    with gm.open(clock=clock, engine=ENGINE) as mem:
+        mem.add_fact("api", "runs_on", "Laravel", valid_from="2024-01-01")
+        clock.advance(days=1)
+        mem.add_fact("api", "runs_on", "Go", valid_from="2025-06-01")
+        clock.advance(days=1)
+        mem.add_fact("api", "runs_on", "Go", valid_from="2025-07-01")  # noop
+        mem.define_predicate("uses", cardinality="many")
+        mem.add_fact("api", "uses", "Redis")
+        mem.add_fact("api", "uses", "Postgres", source_ref="db")
+        clock.advance(days=1)
+        mem.add_fact("api", "uses", "MySQL", source_ref="db")
+        clock.advance(days=1)
+        mem.retract("api", "uses", "Redis", reason="replaced by a queue")
+        yield mem
+
+
+def _fid(mem: gm.Memory, subject: str, predicate: str, *, current: bool = True) -> str:
+    rows = mem.history(subject, predicate, include_expired=not current)
+    if not current:
+        rows = [f for f in rows if f.expired_at is not None]
+    return rows[0].id
+
+
+def _set(mem: gm.Memory, fid: str, assignment: str, **params: object) -> None:
+    """Corrupt one version: ``SET r.<assignment>`` with parameters."""
+    mem._store.run(
+        f"MATCH ()-[r:Fact]->() WHERE r.fid = $fid SET r.{assignment}",
+        {"fid": fid, **params},
+    )
+
+
+def _codes(report: CheckReport) -> set[str]:
+    return {p.code for p in report.problems}
+
+
+def test_clean_store_passes(built: gm.Memory) -> None:
+    report = check(built)
+    assert report.ok, report.format()
+    assert report.stats["versions"] == built.count_versions()
+    assert "OK" in report.format()
+    assert built.check().ok  # the facade delegates
+    report.raise_if_broken()  # no error
+
+
+def test_every_code_is_documented() -> None:
+    assert all(sev in ("error", "warning", "info") for sev, _ in CODES.values())
+
+
+def test_same_instant_replacement_is_info_not_error(mem: gm.Memory) -> None:
+    # Two writes at one clock reading: the first version lives for an empty system interval.
+    mem.add_fact("api", "runs_on", "Laravel", valid_from="2024-01-01")
+    mem.add_fact("api", "runs_on", "Laravel", valid_from="2023-01-01")
+    report = check(mem)
+    assert report.ok, report.format()
+    assert "empty-system-interval" in _codes(report)
+    info = [p for p in report.problems if p.code == "empty-system-interval"]
+    assert info[0].severity == "info"
+
+
+def test_overlapping_current_versions(built: gm.Memory) -> None:
+    old = [f for f in built.history("api", "runs_on") if f.object == "Laravel"][0]
+    _set(built, old.id, "valid_to = NULL")  # Laravel open-ended again, overlapping Go
+    report = check(built)
+    assert not report.ok
+    assert "overlap-single-valued" in _codes(report)
+    msg = next(p.message for p in report.problems if p.code == "overlap-single-valued")
+    assert "current" in msg
+    assert "runs_on" in msg
+
+
+def test_overlap_in_the_past_is_caught(built: gm.Memory) -> None:
+    # Corrupt a closed version: at its system time it overlapped what was then believed.
+    closed = [f for f in built.history("api", "runs_on", include_expired=True) if f.expired_at]
+    laravel_v1 = [f for f in closed if f.object == "Laravel" and f.valid_to is None][0]
+    go = [f for f in built.history("api", "runs_on") if f.object == "Go"][0]
+    _set(
+        built,
+        go.id,
+        "recorded_at = $t",
+        t=to_store(laravel_v1.recorded_at),
+    )
+    report = check(built)
+    assert "overlap-single-valued" in _codes(report)
+
+
+def test_expired_before_recorded(built: gm.Memory) -> None:
+    fid = _fid(built, "api", "runs_on", current=False)
+    _set(built, fid, "expired_at = $t", t=dt.datetime(2000, 1, 1))
+    assert "system-interval" in _codes(check(built))
+
+
+def test_valid_to_not_after_valid_from(built: gm.Memory) -> None:
+    fid = _fid(built, "api", "runs_on")
+    _set(built, fid, "valid_to = r.valid_from")
+    report = check(built)
+    assert "valid-interval" in _codes(report)
+    assert not report.ok
+
+
+def test_dangling_and_self_superseded_by(built: gm.Memory) -> None:
+    closed = [f for f in built.history("api", include_expired=True) if f.superseded_by]
+    _set(built, closed[0].id, "superseded_by = 'fnothere'")
+    _set(built, closed[1].id, "superseded_by = $me", me=closed[1].id)
+    codes = _codes(check(built))
+    assert {"superseded-by-dangling", "superseded-by-self"} <= codes
+
+
+def test_current_version_with_successor(built: gm.Memory) -> None:
+    current = built.history("api", "runs_on")[0]
+    other = built.history("api", "uses")[0]
+    _set(built, current.id, "superseded_by = $o", o=other.id)
+    assert "superseded-current" in _codes(check(built))
+
+
+def test_successor_recorded_at_another_instant(built: gm.Memory, clock: ManualClock) -> None:
+    closed = [f for f in built.history("api", include_expired=True) if f.superseded_by]
+    succ = closed[0].superseded_by
+    assert succ is not None
+    _set(built, succ, "recorded_at = $t", t=to_store(closed[0].expired_at - dt.timedelta(hours=1)))  # type: ignore[operator]
+    assert "successor-time" in _codes(check(built))
+
+
+def test_system_time_after_last_write(built: gm.Memory, clock: ManualClock) -> None:
+    fid = _fid(built, "api", "uses")
+    _set(built, fid, "recorded_at = $t", t=to_store(clock() + dt.timedelta(days=30)))
+    report = check(built)
+    assert "system-time-future" in _codes(report)
+
+
+def test_missing_last_write_marker(built: gm.Memory) -> None:
+    built._store.run("MATCH (m:Meta) WHERE m.key = $k DELETE m", {"k": "last_write"})
+    assert "last-write-missing" in _codes(check(built))
+
+
+def test_duplicate_fid(built: gm.Memory) -> None:
+    a = built.history("api", "runs_on")[0].id
+    b = built.history("api", "uses")[0].id
+    _set(built, b, "fid = $a", a=a)
+    report = check(built)
+    assert "fid-duplicate" in _codes(report)
+    assert not report.ok
+
+
+def test_empty_fid(built: gm.Memory) -> None:
+    _set(built, _fid(built, "api", "uses"), "fid = ''")
+    assert "fid-missing" in _codes(check(built))
+
+
+@pytest.mark.parametrize(
+    ("assignment", "value"),
+    [("kind = $v", "bogus"), ("importance = $v", 99.0), ("confidence = $v", float("nan"))],
+)
+def test_unreadable_version(built: gm.Memory, assignment: str, value: object) -> None:
+    _set(built, _fid(built, "api", "uses"), assignment, v=value)
+    report = check(built)
+    assert "unreadable-version" in _codes(report)
+    assert not report.ok
+
+
+def test_schema_version(built: gm.Memory) -> None:
+    built._store.run(
+        "MATCH (m:Meta) WHERE m.key = $k SET m.value = $v", {"k": "schema_version", "v": "99"}
+    )
+    assert "schema-version" in _codes(check(built))
+
+
+def test_invalid_cardinality_and_undefined_predicate(built: gm.Memory) -> None:
+    built._store.run(
+        "MATCH (p:Predicate) WHERE p.name = $n SET p.cardinality = 'several'", {"n": "uses"}
+    )
+    built._store.run("MATCH (p:Predicate) WHERE p.name = $n DELETE p", {"n": "runs_on"})
+    report = check(built)
+    codes = _codes(report)
+    assert "predicate-invalid" in codes
+    assert "predicate-undefined" in codes
+    assert next(p for p in report.problems if p.code == "predicate-undefined").severity == "warning"
+
+
+def test_alias_conflict(mem: gm.Memory) -> None:
+    mem.define_entity("Acme Corp", aliases=["acme"])
+    mem.define_entity("Globex")
+    mem._store.run("MATCH (e:Entity) WHERE e.id = $i SET e.aliases = ['acme']", {"i": "globex"})
+    assert "alias-conflict" in _codes(check(mem))
+
+
+def test_raise_if_broken(built: gm.Memory) -> None:
+    _set(built, _fid(built, "api", "uses"), "valid_to = r.valid_from")
+    with pytest.raises(IntegrityError, match="valid-interval"):
+        check(built).raise_if_broken()
+    assert issubclass(IntegrityError, GraphmemError)
+
+
+def test_problems_per_code_are_capped() -> None:
+    t = dt.datetime(2020, 1, 1)
+    rows = [
+        {
+            "fid": f"f{i}",
+            "subject_id": "s",
+            "subject": "s",
+            "predicate": "p",
+            "object": "o",
+            "valid_from": t,
+            "valid_to": t,
+            "recorded_at": t,
+            "expired_at": None,
+        }
+        for i in range(50)
+    ]
+    problems, omitted = check_rows(rows, predicates=[{"name": "p", "cardinality": "many"}])
+    assert sum(p.code == "valid-interval" for p in problems) == 20
+    assert omitted["valid-interval"] == 30
+    report = CheckReport(None, tuple(problems), {}, omitted)
+    assert not report.ok
+    assert "30 more" in report.format()
+    assert Problem("valid-interval", "x").to_dict()["severity"] == "error"
+
+
+# -- the CLI ---------------------------------------------------------------------------------
+
+
+def _disk_store(path: str) -> None:
+    clock = ManualClock("2026-01-01")
+    with gm.open(path, clock=clock, engine=ENGINE) as mem:
+        mem.add_fact("api", "runs_on", "Laravel", valid_from="2024-01-01")
+        clock.advance(days=1)
+        mem.add_fact("api", "runs_on", "Go", valid_from="2025-01-01")
+
+
+def test_cli_check_ok_and_broken(db_path: str) -> None:
+    _disk_store(db_path)
+    runner = CliRunner()
+    ok = runner.invoke(cli, ["--db", db_path, "--engine", ENGINE, "check"])
+    assert ok.exit_code == 0, ok.output
+    assert "OK" in ok.output
+    with gm.open(db_path, engine=ENGINE) as mem:
+        laravel = [f for f in mem.history("api", "runs_on") if f.object == "Laravel"][0]
+        _set(mem, laravel.id, "valid_to = NULL")
+    bad = runner.invoke(cli, ["--db", db_path, "--engine", ENGINE, "check"])
+    assert bad.exit_code == 1
+    assert "overlap-single-valued" in bad.output
+    assert "Traceback" not in bad.output
+    as_json = runner.invoke(cli, ["--db", db_path, "--engine", ENGINE, "check", "--json"])
+    assert as_json.exit_code == 1
+    body = as_json.output[: as_json.output.rindex("}") + 1]
+    data = json.loads(body)
+    assert data["ok"] is False
+    assert "overlap-single-valued" in {p["code"] for p in data["problems"]}
+
+
+def test_cli_check_schema_version(db_path: str) -> None:
+    _disk_store(db_path)
+    with gm.open(db_path, engine=ENGINE) as mem:
+        mem._store.run(
+            "MATCH (m:Meta) WHERE m.key = $k SET m.value = '99'", {"k": "schema_version"}
+        )
+    result = CliRunner().invoke(cli, ["--db", db_path, "--engine", ENGINE, "check", "--json"])
+    assert result.exit_code == 1
+    data = json.loads(result.output[: result.output.rindex("}") + 1])
+    assert [p["code"] for p in data["problems"]] == ["schema-version"]
+
+
+def test_cli_check_missing_database(tmp_path: os.PathLike[str]) -> None:
+    path = os.path.join(os.fspath(tmp_path), "none.kuzu")
+    result = CliRunner().invoke(cli, ["--db", path, "check"])
+    assert result.exit_code == 1
+    assert "no database" in result.output
+    assert not os.path.exists(path)
+
+
+# -- a property: any sequence of public writes leaves every invariant intact ------------------
+
+_NAMES = st.sampled_from(["alice", "Alice ", "bob", "ACME", "acme"])
+_DATES = st.dates(min_value=dt.date(1990, 1, 1), max_value=dt.date(2030, 1, 1))
+_OPS = st.lists(
+    st.one_of(
+        st.tuples(
+            st.just("add"),
+            _NAMES,
+            st.sampled_from(["works_at", "lives_in", "uses"]),
+            _NAMES,
+            _DATES,
+            st.one_of(st.none(), _DATES),
+            st.sampled_from([None, "ref1", "ref2"]),
+            st.sampled_from([None, "she no longer does", "fine"]),
+        ),
+        st.tuples(
+            st.just("retract"),
+            _NAMES,
+            st.sampled_from(["works_at", "lives_in", "uses"]),
+            st.one_of(st.none(), _NAMES),
+            _DATES,
+        ),
+        st.tuples(st.just("tick"), st.integers(0, 2)),
+    ),
+    max_size=25,
+)
+
+
+@settings(
+    max_examples=int(os.environ.get("GRAPHMEM_CHECK_EXAMPLES", "40")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+@given(ops=_OPS)
+def test_random_histories_keep_every_invariant(ops: list[tuple[object, ...]]) -> None:
+    clock = ManualClock("2026-01-01")
+    with gm.open(clock=clock, engine=ENGINE) as mem:
+        mem.define_predicate("uses", cardinality="many")
+        for op in ops:
+            try:
+                if op[0] == "tick":
+                    clock.advance(hours=int(op[1]))  # type: ignore[call-overload]
+                elif op[0] == "add":
+                    _, s, p, o, vf, vt, ref, statement = op
+                    mem.add_fact(
+                        s,  # type: ignore[arg-type]
+                        p,  # type: ignore[arg-type]
+                        o,  # type: ignore[arg-type]
+                        valid_from=vf,  # type: ignore[arg-type]
+                        valid_to=vt,  # type: ignore[arg-type]
+                        source_ref=ref,  # type: ignore[arg-type]
+                        statement=statement,  # type: ignore[arg-type]
+                    )
+                else:
+                    _, s, p, o, at = op
+                    mem.retract(s, p, o, at=at)  # type: ignore[arg-type]
+            except GraphmemError:
+                pass  # invalid intervals and nothing-to-retract are fine
+        report = check(mem)
+        assert report.ok, report.format()
+        # The system-time invariant seen from the API: what we believed stays believed.
+        assert all(f.expired_at is None for f in mem.facts(known_at=to_utc(clock())))
