@@ -22,11 +22,11 @@ What is checked, in order:
    an agent stuck in a loop: a ``noop`` (re-asserting what is known) is not counted, nor is
    ``add_facts`` (bulk imports bypass rate limits; clamping and bounds still apply).
 
-How writes are counted: in memory, per :class:`~graphmem.Memory`, seeded on the first write of
-a rate-limited kind from the store (the distinct system instants at which versions of each kind
-were recorded within the last hour: one per write call, a bulk import counting once). So a
-restart does not reset the window, and another process writing the same database in the
-meantime is only seen at that seed.
+How writes are counted: in memory, per :class:`~graphmem.Memory`, and persisted in the store's
+``rate_window`` metadata record (the system instants of the rate-limited writes of the last
+hour), written in the same transaction as the write. The first rate-limited write of a
+``Memory`` seeds its window from that record (one key read, never a scan of the facts), so a
+restart does not reset the window.
 
 >>> policy = AdmissionPolicy()
 >>> policy.clamp_importance("identity", 3.0)
@@ -40,13 +40,14 @@ meantime is only seen at that seed.
 from __future__ import annotations
 
 import datetime as dt
+import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from graphmem.errors import InvalidInput, RateLimited
-from graphmem.timeutil import fmt
+from graphmem.timeutil import fmt, to_utc
 
 __all__ = [
     "DEFAULT_RATE_LIMITS",
@@ -194,6 +195,24 @@ class AdmissionPolicy(BaseModel):
             )
 
 
+def parse_window(text: str | None, since: dt.datetime) -> list[tuple[str, dt.datetime]]:
+    """Read a persisted rate window (see :meth:`RateLimiter.dumps`); corrupt data counts as empty.
+
+    >>> parse_window('{"identity": ["2026-01-01T00:30:00+00:00"]}', to_utc("2026-01-01"))
+    [('identity', datetime.datetime(2026, 1, 1, 0, 30, tzinfo=datetime.timezone.utc))]
+    >>> parse_window("not json", to_utc("2026-01-01"))
+    []
+    """
+    try:
+        data = json.loads(text or "{}")
+        rows = [
+            (str(k), to_utc(dt.datetime.fromisoformat(t))) for k, ts in data.items() for t in ts
+        ]
+    except (ValueError, TypeError, AttributeError):
+        return []
+    return [(k, t) for k, t in rows if t > since]
+
+
 def check_source_type(value: object, *, name: str = "source_type") -> str | None:
     """Return a valid ``source_type`` (or ``None``).
 
@@ -278,6 +297,14 @@ class RateLimiter:
                     f"AdmissionPolicy(rate_limits={{{kind!r}: N}})) (None = unlimited), or "
                     "use add_facts for bulk imports"
                 )
+
+    def dumps(self, kinds: Sequence[str], *, now: dt.datetime) -> str:
+        """Return the window with ``kinds`` counted at ``now``, as JSON for the store."""
+        log = {k: [t.isoformat() for t in self._recent(k, now)] for k in sorted(self._log)}
+        for kind in kinds:
+            if self.policy.rate_limit(kind) is not None:
+                log.setdefault(kind, []).append(now.isoformat())
+        return json.dumps({k: v for k, v in log.items() if v}, sort_keys=True)
 
     def record(self, kinds: Sequence[str], *, now: dt.datetime) -> None:
         """Count admitted writes of ``kinds`` at system time ``now``."""

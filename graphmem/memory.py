@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from graphmem.admission import AdmissionPolicy, RateLimiter, check_source_type
+from graphmem.admission import AdmissionPolicy, RateLimiter, check_source_type, parse_window
 from graphmem.errors import ClockError, InvalidInput, NotFound, StoreError
 from graphmem.models import Decision, Entity, Fact, Predicate, WriteResult
 from graphmem.normalize import check_text, clean_name, entity_key
@@ -27,7 +27,7 @@ from graphmem.ontology import Ontology
 from graphmem.store import open_store
 from graphmem.temporal import new_id, plan_assert, plan_retract
 from graphmem.timeutil import Clock, TimeLike, system_clock, to_utc
-from graphmem.writes import FIELDS, WriteBatch, build_fact
+from graphmem.writes import FIELDS, WriteBatch, build_fact, paused_gc
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -58,7 +58,7 @@ def open(  # noqa: A001 - the public name is part of the contract: gm.open()
     path: str | os.PathLike[str] | None = None,
     *,
     clock: Clock | None = None,
-    engine: str = "kuzu",
+    engine: str | None = None,
     read_only: bool = False,
     admission: AdmissionPolicy | None = None,
     similarity: Similarity | None = None,
@@ -69,7 +69,8 @@ def open(  # noqa: A001 - the public name is part of the contract: gm.open()
         path: database file; created when missing. ``None`` keeps everything in memory.
         clock: callable returning the current aware datetime (system time); inject one for
             tests and backfills. Defaults to the UTC wall clock.
-        engine: ``"kuzu"`` (default, pinned 0.11.3) or ``"ladybug"`` (``graphmem[ladybug]``).
+        engine: ``"kuzu"`` (pinned 0.11.3) or ``"ladybug"`` (``graphmem[ladybug]``); default
+            ``$GRAPHMEM_ENGINE``, else ``"kuzu"``. One process can load only one of the two.
         read_only: open without write access (several processes may read at once).
         admission: admission control (importance bands, statement bounds, hourly rate
             limits per kind); default :class:`~graphmem.admission.AdmissionPolicy()`. Use
@@ -104,18 +105,18 @@ class Memory:
         path: str | os.PathLike[str] | None = None,
         *,
         clock: Clock | None = None,
-        engine: str = "kuzu",
+        engine: str | None = None,
         read_only: bool = False,
         admission: AdmissionPolicy | None = None,
         similarity: Similarity | None = None,
     ) -> None:
         from graphmem.similarity import text_similarity
-        from graphmem.store.audit import recent_write_instants
 
         self.admission = admission if admission is not None else AdmissionPolicy()
         self.similarity: Similarity = similarity or text_similarity
         self._rate = RateLimiter(
-            self.admission, seed=lambda since: recent_write_instants(self._store, since)
+            self.admission,
+            seed=lambda since: parse_window(self._store.get_meta("rate_window"), since),
         )
         self.path = None if path is None else os.path.expanduser(os.fspath(path))
         if self.path is not None and not read_only:
@@ -124,7 +125,7 @@ class Memory:
         self._clock: Clock = clock or system_clock
         self._lock = threading.RLock()
         self._store = open_store(self.path, engine=engine, read_only=read_only)
-        self.engine = engine
+        self.engine = self._store.engine
         self.ontology = Ontology()
         stored = self._store.load_predicates()
         if not stored and not read_only:
@@ -410,7 +411,8 @@ class Memory:
                     f"facts[{i}]={f!r} is neither a mapping nor a Fact; pass dicts with keys "
                     "subject, predicate, object (and optional valid_from, valid_to, ...)"
                 )
-        return self._write(items, bulk=True)
+        with paused_gc(len(items)):
+            return self._write(items, bulk=True)
 
     def validate_fact(self, item: Mapping[str, Any]) -> None:
         """Check one ``add_facts`` row without writing anything.
@@ -567,6 +569,8 @@ class Memory:
                     self._store.save_predicates(list(new_predicates.values()))
                 batch.flush()
                 self._store.set_max_system_time(now)
+                if any(self.admission.rate_limit(k) is not None for k in admitted):
+                    self._store.set_meta("rate_window", self._rate.dumps(admitted, now=now))
             for p in new_predicates.values():
                 self.ontology.add(p)
             self._last_write = now
@@ -791,7 +795,9 @@ class Memory:
     def purge(self, subject: str, *, reason: str) -> PurgeSummary:
         """Erase every version about a subject (privacy); leaves an audit record, no content.
 
-        The only hard delete (SPEC §2 rule 1); one transaction.
+        The only hard delete (SPEC §2 rule 1); one transaction. On disk, the database file is
+        then rebuilt from its live rows (:func:`graphmem.store.vacuum.compact`): Kuzu keeps
+        deleted strings in its pages, and a purge must remove the content from the files.
 
         Raises:
             NotFound: no such entity.
@@ -800,8 +806,12 @@ class Memory:
         See :func:`graphmem.audit.purge`.
         """
         from graphmem.audit import purge
+        from graphmem.store.vacuum import compact
 
-        return purge(self, subject, reason=reason)
+        with self._lock:
+            summary = purge(self, subject, reason=reason)
+            self._store = compact(self._store)
+            return summary
 
     def add_session(
         self,

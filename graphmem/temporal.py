@@ -12,7 +12,7 @@ corrected one (rule 2), so any answer for ``known_at=K`` stays the same after la
 from __future__ import annotations
 
 import datetime as dt
-import uuid
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -24,7 +24,7 @@ __all__ = ["Close", "Plan", "new_id", "plan_assert", "plan_retract", "touches"]
 
 def new_id() -> str:
     """Return a fresh version id (64 random bits, hex)."""
-    return "f" + uuid.uuid4().hex[:16]
+    return "f" + os.urandom(8).hex()  # uuid4().hex[:16] costs 5x more (bulk writes: #6)
 
 
 @dataclass(frozen=True)

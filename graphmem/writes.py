@@ -10,7 +10,9 @@ same call are never written (one system instant has one state, as in SQL:2011).
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping
+import gc
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,7 +24,7 @@ from graphmem.normalize import entity_key
 from graphmem.store.kuzu_store import KuzuStore
 from graphmem.temporal import Plan
 
-__all__ = ["FIELDS", "WriteBatch", "build_fact"]
+__all__ = ["FIELDS", "GC_PAUSE_ROWS", "WriteBatch", "build_fact", "paused_gc"]
 
 #: Keys accepted in a fact dictionary for ``add_facts`` (and the JSONL import).
 FIELDS = frozenset(
@@ -41,6 +43,29 @@ FIELDS = frozenset(
         "pinned",
     }
 )
+
+
+#: Batches of at least this many rows run with the cyclic garbage collector paused.
+GC_PAUSE_ROWS = 1000
+
+
+@contextmanager
+def paused_gc(rows: int) -> Iterator[None]:
+    """Pause Python's cyclic garbage collector while a batch of ``rows`` writes runs.
+
+    A bulk write allocates a few objects per row that all stay alive until it returns, and the
+    collector's passes over them cost as much as the write itself (100k facts: 31.8 s with the
+    collector, 16.0 s without; #6). Nothing a write allocates needs a cycle collection
+    mid-call; the collector is re-enabled (and runs as usual) afterwards.
+    """
+    if rows < GC_PAUSE_ROWS or not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 def build_fact(data: Mapping[str, Any]) -> Fact:
@@ -128,14 +153,21 @@ class WriteBatch:
 
     def flush(self) -> None:
         """Write the accumulated operations (the caller holds the transaction)."""
-        inserts = [(entity_key(f.subject), entity_key(f.object), f) for f in self.pending.values()]
-        # New endpoints of inserted versions are created by the insert itself (one statement
-        # per version instead of three); only entities without a new version are upserted.
+        keys: dict[str, str] = {}  # display name -> entity id (names repeat across a batch)
+
+        def key(name: str) -> str:
+            found = keys.get(name)
+            if found is None:
+                found = keys[name] = entity_key(name)
+            return found
+
+        inserts = [(key(f.subject), key(f.object), f) for f in self.pending.values()]
+        # New endpoints of inserted versions are created with the versions (insert_facts);
+        # only new entities without a new version are upserted here.
         endpoints = {i for s, o, _ in inserts for i in (s, o)}
         self.store.upsert_entities([e for eid, e in self.entities.items() if eid not in endpoints])
         self.store.bump_access(
-            [(entity_key(f.subject), f.id, f.access_count) for f in self.bumps.values()],
-            at=self.now,
+            [(key(f.subject), f.id, f.access_count) for f in self.bumps.values()], at=self.now
         )
         self.store.close_versions(
             [

@@ -1,6 +1,7 @@
 """Child processes for tests/test_crash.py and tests/test_concurrency.py.
 
-- ``python tests/crash_child.py PATH START``: write deterministic batches until killed. Batch
+- ``python tests/crash_child.py PATH START|-``: write deterministic batches until killed
+  (``-``: read START from stdin once graphmem is imported). Batch
   ``n`` is one ``add_facts`` call at system time ``BASE + n seconds`` (a manual clock), so the
   parent can replay the same batches on a reference store. The batch number is printed (and
   flushed) only after ``add_facts`` returns.
@@ -40,10 +41,26 @@ def big_size() -> int:
 
 
 def batch_rows(n: int) -> list[dict[str, Any]]:
-    """Return the facts of batch ``n``: adds, a supersession and a negation of batch n-1."""
+    """Return the facts of batch ``n``.
+
+    Usually a few adds, a supersession and a negation of batch n-1. Every BIG_EVERY-th batch
+    is big: alternately pure inserts of new entities with a new predicate (the store may
+    commit those as bulk COPYs only) and big plus mixed (the statement-by-statement path).
+    """
     src = f"batch-{n}"
-    size = big_size() if n % BIG_EVERY == BIG_EVERY - 1 else 1 + n % 12
-    rows: list[dict[str, Any]] = [
+    big = n % BIG_EVERY == BIG_EVERY - 1
+    if big and (n // BIG_EVERY) % 2 == 0:
+        rows = [
+            {"subject": f"b{n}-s{i}", "predicate": "tag", "object": f"o{i % 7}", "source": src}
+            for i in range(big_size())
+        ]
+        rows += [
+            {"subject": f"b{n}-s{i}", "predicate": f"bulk_{n}", "object": "x", "source": src}
+            for i in range(5)
+        ]
+        return rows
+    size = big_size() if big else 1 + n % 12
+    rows = [
         {"subject": f"b{n}-s{i % 50}", "predicate": "tag", "object": f"o{i}", "source": src}
         for i in range(size)
     ]
@@ -69,11 +86,17 @@ def setup(mem: Any) -> None:
     mem.define_predicate("value", cardinality="one")
 
 
-def crash(path: str, start: int) -> None:
-    """Write batches START, START+1, ... forever, reporting each after it returns."""
+def crash(path: str, start: int | None) -> None:
+    """Write batches START, START+1, ... forever, reporting each after it returns.
+
+    With ``start=None`` the child imports graphmem, then reads START from stdin: the parent
+    starts it ahead of time, so that the import overlaps the parent's checks.
+    """
     import graphmem as gm
     from graphmem.timeutil import ManualClock
 
+    if start is None:
+        start = int(sys.stdin.readline())
     clock = ManualClock(batch_time(start))
     with gm.open(path, clock=clock) as mem:
         if start == 0:
@@ -128,7 +151,7 @@ def main(argv: list[str]) -> None:
     elif argv[0] == "writer":
         writer(argv[1], argv[2], int(argv[3]))
     else:
-        crash(argv[0], int(argv[1]))
+        crash(argv[0], None if argv[1] == "-" else int(argv[1]))
 
 
 if __name__ == "__main__":

@@ -116,7 +116,7 @@ def test_two_writers_take_turns(db_path: str) -> None:
     _make_store(db_path)
     procs = [
         subprocess.Popen(
-            [sys.executable, CHILD, "writer", db_path, name, "8"],
+            [sys.executable, CHILD, "writer", db_path, name, "5"],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
@@ -130,7 +130,7 @@ def test_two_writers_take_turns(db_path: str) -> None:
     with gm.open(db_path, engine=ENGINE, read_only=True) as mem:
         for name in ("w1", "w2"):
             assert sorted(f.object for f in mem.facts(subject=name)) == sorted(
-                f"{name}-{i}" for i in range(8)
+                f"{name}-{i}" for i in range(5)
             )
         assert check(mem).ok
 

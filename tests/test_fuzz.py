@@ -28,7 +28,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 import graphmem as gm
@@ -53,6 +53,9 @@ def fuzz(n: int) -> Callable[[Any], Any]:
         deadline=None,
         suppress_health_check=list(HealthCheck),
         derandomize=SCALE == 1,  # the default run is reproducible; the heavy one explores
+        # No shrinking: the store is shared across examples, so a shrunk example would not
+        # replay the same state; the failing call is printed with its arguments instead.
+        phases=[Phase.explicit, Phase.reuse, Phase.generate],
     )
 
 
@@ -217,12 +220,20 @@ def attempt(mem: gm.Memory, api: str, fn: Callable[..., Any], *args: Any, **kwar
     return out
 
 
+BOOKKEEPING = {"access_count", "last_accessed_at"}
+
+
+def same_version(stored: gm.Fact, returned: gm.Fact) -> bool:
+    """Equal but for access bookkeeping (a later noop in the same batch bumps it)."""
+    return stored.model_dump(exclude=BOOKKEEPING) == returned.model_dump(exclude=BOOKKEEPING)
+
+
 def _roundtrip(mem: gm.Memory, result: Any, **given_values: Any) -> None:
     """A written version reads back exactly; text fields byte for byte."""
     if result is None or result.fact is None:
         return
     back = mem.get_fact(result.fact.id)
-    assert back == result.fact
+    assert same_version(back, result.fact)
     if result.decision.value in ("add", "supersede"):
         for key in ("statement", "source", "source_ref"):
             if key in given_values and isinstance(given_values[key], str):
@@ -233,7 +244,7 @@ def _roundtrip(mem: gm.Memory, result: Any, **given_values: Any) -> None:
 # -- the Python API ---------------------------------------------------------------------------
 
 
-@fuzz(150)
+@fuzz(100)
 @given(
     subject=NAME,
     predicate=PREDICATE,
@@ -291,8 +302,9 @@ def test_add_fact(fmem: gm.Memory, subject: Any, predicate: Any, obj: Any, **kw:
 def test_add_facts(fmem: gm.Memory, items: Any) -> None:
     results = attempt(fmem, "add_facts", fmem.add_facts, items)
     for r in results or ():
-        if r.fact is not None:
-            assert fmem.get_fact(r.fact.id) == r.fact
+        if r.fact is not None and r.fact.expired_at is None:
+            back = fmem.get_fact(r.fact.id)
+            assert same_version(back, r.fact) or back.expired_at is not None
 
 
 @fuzz(60)
@@ -303,7 +315,7 @@ def test_retract(
     attempt(fmem, "retract", fmem.retract, subject, predicate, obj, at=at, reason=reason)
 
 
-@fuzz(60)
+@fuzz(40)
 @given(
     subject=st.one_of(st.none(), NAME),
     predicate=st.one_of(st.none(), PREDICATE),
@@ -342,7 +354,7 @@ def test_reads(
     attempt(fmem, "get_fact", fmem.get_fact, subject)
 
 
-@fuzz(80)
+@fuzz(50)
 @given(
     name=st.one_of(st.sampled_from(["likes", "Works For", "mentor_of"]), PREDICATE),
     cardinality=mostly(st.sampled_from(["one", "many"])),
@@ -378,7 +390,7 @@ def test_define_entity(fmem: gm.Memory, name: Any, kind: Any, aliases: Any) -> N
 def test_remember(fmem: gm.Memory, text: Any, **kw: Any) -> None:
     result = attempt(fmem, "remember", fmem.remember, text, **kw)
     if result is not None and result.fact is not None:
-        assert fmem.get_fact(result.fact.id) == result.fact
+        assert same_version(fmem.get_fact(result.fact.id), result.fact)
 
 
 @fuzz(40)
@@ -486,7 +498,7 @@ def test_purge(fmem: gm.Memory, subject: Any, reason: Any) -> None:
     attempt(fmem, "purge", fmem.purge, subject, reason=reason)
 
 
-@fuzz(40)
+@fuzz(30)
 @given(
     subject=st.text(min_size=1, max_size=20).filter(lambda s: s.strip() != ""),
     obj=st.integers(0, 9).flatmap(
@@ -567,7 +579,7 @@ def cli_db(tmp_path_factory: pytest.TempPathFactory) -> str:
     return path
 
 
-@fuzz(60)
+@fuzz(40)
 @given(args=cli_args(), via_env=st.booleans())
 def test_cli(cli_db: str, args: list[str], via_env: bool) -> None:
     runner = CliRunner()

@@ -44,12 +44,14 @@ def cli(ctx: click.Context, db: str | None, engine: str, read_only: bool) -> Non
 
 def _register() -> None:
     # Each module adds its commands to ``cli``; importing them is the registration.
-    from graphmem.cli import agent  # noqa: F401
-    from graphmem.cli import audit  # noqa: F401
-    from graphmem.cli import check  # noqa: F401
-    from graphmem.cli import core  # noqa: F401
-    from graphmem.cli import export  # noqa: F401
-    from graphmem.cli import topics  # noqa: F401
+    from graphmem.cli import (
+        agent,  # noqa: F401
+        audit,  # noqa: F401
+        check,  # noqa: F401
+        core,  # noqa: F401
+        export,  # noqa: F401
+        topics,  # noqa: F401
+    )
 
 
 _register()

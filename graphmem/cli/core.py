@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sys
 import time
 from typing import Any
 
@@ -86,8 +87,14 @@ def add(
 def _read_jsonl(path: str) -> tuple[list[tuple[int, dict[str, Any]]], list[str]]:
     good: list[tuple[int, dict[str, Any]]] = []
     bad: list[str] = []
-    with open(path, encoding="utf-8", errors="replace") as fh:
-        for n, line in enumerate(fh, start=1):
+    # Binary, decoded line by line: invalid UTF-8 is a bad line, never silently replaced.
+    with open(path, "rb") as fh:
+        for n, raw in enumerate(fh, start=1):
+            try:
+                line = raw.decode("utf-8-sig" if n == 1 else "utf-8")
+            except UnicodeDecodeError as exc:
+                bad.append(f"line {n}: not valid UTF-8 (byte {raw[exc.start]:#04x} at {exc.start})")
+                continue
             if not line.strip():
                 continue
             try:
@@ -133,9 +140,7 @@ def add_many(ctx: click.Context, file: str, skip_bad: bool, as_json: bool) -> No
             )
         counts: dict[str, int] = {}
         started = time.perf_counter()
-        with click.progressbar(
-            range(len(checked)), label="writing", file=click.get_text_stream("stderr")
-        ) as bar:
+        with click.progressbar(range(len(checked)), label="writing", file=sys.stderr) as bar:
             for i in range(0, len(checked), CHUNK):
                 chunk = checked[i : i + CHUNK]
                 for result in mem.add_facts(chunk):
@@ -298,7 +303,7 @@ def demo(ctx: click.Context, keep: bool, as_json: bool) -> None:
         with click.progressbar(
             range(sum(len(rows) for _, rows in schedule)),
             label="replaying YAGO11k",
-            file=click.get_text_stream("stderr"),
+            file=sys.stderr,
         ) as bar:
             report = run_demo(mem, clock.set, schedule=schedule, progress=bar.update)
     wall = time.perf_counter() - started

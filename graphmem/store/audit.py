@@ -21,7 +21,6 @@ __all__ = [
     "audit_records",
     "get_sessions",
     "purge_entity",
-    "recent_write_instants",
     "record_audit",
 ]
 
@@ -166,23 +165,4 @@ def audit_records(
         at = from_store(r[1])
         assert at is not None
         out.append((r[0], at, r[2] or "", r[3] or ""))
-    return out
-
-
-def recent_write_instants(store: KuzuStore, since: dt.datetime) -> list[tuple[str, dt.datetime]]:
-    """Return the distinct ``(kind, recorded_at)`` of versions recorded after ``since``.
-
-    One write call records all its versions at one instant, so this counts write calls per
-    kind (a bulk import counts once). A scan of the rel table: rel properties have no index.
-    """
-    rows = store.run(
-        "MATCH ()-[r:Fact]->() WITH r WHERE r.recorded_at > $t "
-        "RETURN DISTINCT r.kind, r.recorded_at",
-        {"t": to_store(since)},
-    )
-    out = []
-    for kind, at in rows:
-        when = from_store(at)
-        if kind and when is not None:
-            out.append((str(kind), when))
     return out

@@ -38,6 +38,7 @@ import functools
 import importlib
 import os
 import re
+import sys
 import warnings
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
@@ -174,13 +175,15 @@ def _fact_table(rows: Sequence[tuple[str, str, Fact]]) -> Any:
         "from": pa.array([s for s, _, _ in rows], pa.string()),
         "to": pa.array([o for _, o, _ in rows], pa.string()),
     }
+    utc = pa.timestamp("us", tz="UTC")
     for name, typ in FACT_COLUMNS:
-        key = "id" if name == "fid" else name
+        values = [d["id" if name == "fid" else name] for d in facts]
         if name in _TIME_COLS:
-            values: list[Any] = [to_store(d[key]) for d in facts]
+            # Facts hold aware UTC datetimes; Arrow converts them in C (3x faster than
+            # to_store per value) and the cast only drops the zone: naive UTC, as stored.
+            columns[name] = pa.array(values, utc).cast(types[typ])
         else:
-            values = [d[key] for d in facts]
-        columns[name] = pa.array(values, types[typ])
+            columns[name] = pa.array(values, types[typ])
     return pa.table(columns)
 
 
@@ -192,6 +195,15 @@ class KuzuStore:
     ) -> None:
         if engine not in ENGINES:
             raise StoreError(f"engine={engine!r} is unknown; use one of {sorted(ENGINES)}")
+        loaded = [e for e, mod in ENGINES.items() if e != engine and mod in sys.modules]
+        if loaded and ENGINES[engine] not in sys.modules:
+            # Both native modules register the same pybind11 types: the second one fails to
+            # import, and the process then crashes on exit.
+            raise StoreError(
+                f"engine {engine!r} cannot be loaded: this process already uses engine "
+                f"{loaded[0]!r}, and one process can load only one of them; use one engine per "
+                "process (gm.open(engine=...) or GRAPHMEM_ENGINE)"
+            )
         try:
             self._mod = importlib.import_module(ENGINES[engine])
         except ImportError as exc:

@@ -1,0 +1,522 @@
+"""graphmem benchmarks: one command, fixed seed, a markdown table and a JSON file.
+
+    python -m benchmarks.run                       # 10k and 100k facts, every system
+    python -m benchmarks.run --sizes 10k,100k,1m   # add 1M (many minutes)
+    python -m benchmarks.run --sizes 1m --systems graphmem-kuzu,copy-kuzu
+
+Systems, side by side on the same synthetic facts (benchmarks/data.py, seed 42):
+
+- ``graphmem-kuzu`` / ``graphmem-ladybug``: ``gm.open(path, engine=...)`` on disk. Bulk ingest is
+  one ``add_facts`` call (one transaction, every contradiction resolved); then single
+  ``add_fact`` calls, point as-of ``facts()``, current facts and ``history()`` of a subject,
+  ``neighborhood(hops=2)``, a raw 2-hop Cypher count, ``context()`` and ``hot_topics()`` over
+  10k sessions (each skipped when graphmem lacks it).
+- ``copy-kuzu`` / ``copy-ladybug``: the engine alone, ``COPY`` of the same edges (every input
+  row as one edge) into graphmem's empty schema: the limit of any ingest.
+- ``sqlite``: the peer, a plain indexed SQLite bitemporal table doing the same writes
+  (benchmarks/sqlite_peer.py).
+- ``replay-kuzu`` / ``replay-ladybug``: the real YAGO11k and Wikidata12k files learned year
+  by year (graphmem.demo.learning_schedule), when /work/shared/data (or --data) has them.
+
+Every system runs in its own process (kuzu and ladybug cannot share one; peak RSS is per
+system). Latencies are p50/p95 over --queries random subjects after a warm-up, on a store
+reopened from disk. Results go to benchmarks/results/<date>-<sizes>.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import datetime as dt
+import glob
+import itertools
+import json
+import os
+import platform
+import random
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+UTC = dt.timezone.utc
+T0 = dt.datetime(2026, 1, 1, tzinfo=UTC)  # system time of the bulk ingest
+SYSTEMS = [
+    "graphmem-kuzu",
+    "graphmem-ladybug",
+    "copy-kuzu",
+    "copy-ladybug",
+    "sqlite",
+    "replay-kuzu",
+    "replay-ladybug",
+]
+
+
+# -- helpers ----------------------------------------------------------------------------------
+
+
+def rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def disk_mb(path: str) -> float:
+    total = 0
+    for f in glob.glob(path + "*"):
+        if os.path.isdir(f):
+            total += sum(p.stat().st_size for p in Path(f).rglob("*") if p.is_file())
+        else:
+            total += os.path.getsize(f)
+    return total / 1e6
+
+
+def lat(fn: Callable[[Any], Any], args: list[Any], warm: int = 20) -> dict[str, float]:
+    for a in args[:warm]:
+        fn(a)
+    times = []
+    for a in args:
+        t = time.perf_counter()
+        fn(a)
+        times.append((time.perf_counter() - t) * 1e3)
+    times.sort()
+    return {
+        "p50_ms": round(statistics.median(times), 3),
+        "p95_ms": round(times[int(0.95 * (len(times) - 1))], 3),
+        "n": len(times),
+    }
+
+
+def probes(n: int, q: int) -> list[tuple[str, str, dt.datetime]]:
+    """Return ``q`` (subject, predicate, valid_at) query points that have facts."""
+    from benchmarks import data
+
+    rng = random.Random(7)
+    wanted = {f"E{rng.randrange(max(n // 10, 10))}" for _ in range(q * 3)}
+    found: dict[str, str] = {}
+    for row in data.facts(n):
+        s = str(row["subject"])
+        if s in wanted and s not in found:
+            found[s] = str(row["predicate"])
+    picks = sorted(found.items())[:q]
+    rng.shuffle(picks)
+    return [(s, p, data.BASE + dt.timedelta(days=rng.randrange(data.SPAN_DAYS))) for s, p in picks]
+
+
+def machine() -> dict[str, Any]:
+    cpu = "?"
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    mem = subprocess.run(["free", "-h"], capture_output=True, text=True, check=False).stdout
+    import importlib.metadata as md
+
+    versions = {}
+    for pkg in ("kuzu", "ladybug", "pydantic", "pyarrow"):
+        try:
+            versions[pkg] = md.version(pkg)
+        except md.PackageNotFoundError:
+            versions[pkg] = None
+    return {
+        "cpu": cpu,
+        "nproc": os.cpu_count(),
+        "memory": mem.splitlines()[1].split()[1] if mem else "?",
+        "python": platform.python_version(),
+        "sqlite": __import__("sqlite3").sqlite_version,
+        "loadavg_start": os.getloadavg(),
+        **versions,
+    }
+
+
+# -- workers (one process each) ---------------------------------------------------------------
+
+
+def work_graphmem(engine: str, n: int, q: int, tmp: str) -> dict[str, Any]:
+    import graphmem as gm
+    from benchmarks import data
+    from graphmem.timeutil import ManualClock
+
+    out: dict[str, Any] = {"system": f"graphmem-{engine}", "facts": n}
+    path = os.path.join(tmp, f"gm-{engine}.db")
+    clock = ManualClock(T0 - dt.timedelta(seconds=1))
+    rows = list(data.facts(n))
+    points = probes(n, q)
+    out["rss_before_ingest_mb"] = round(rss_mb())
+    with gm.open(path, engine=engine, clock=clock) as mem:
+        for p, c in data.predicates():
+            mem.define_predicate(p, cardinality=c)
+        clock.set(T0)
+        t = time.perf_counter()
+        results = mem.add_facts(rows)
+        out["ingest_s"] = round(time.perf_counter() - t, 2)
+        decisions: dict[str, int] = {}
+        for r in results:
+            decisions[r.decision.value] = decisions.get(r.decision.value, 0) + 1
+        del results, rows
+        out["ingest_facts_per_s"] = round(n / out["ingest_s"])
+        out["decisions"] = decisions
+        out["versions"] = mem.count_versions()
+        out["rss_after_ingest_mb"] = round(rss_mb())
+    # Queries on the store reopened from disk.
+    k = T0 + dt.timedelta(seconds=1)
+    with gm.open(path, engine=engine, clock=clock) as mem:
+        out["asof_query"] = lat(
+            lambda a: mem.facts(subject=a[0], predicate=a[1], valid_at=a[2], known_at=k), points
+        )
+        clock.set(k)
+        out["current_of_subject"] = lat(lambda a: mem.facts(subject=a[0]), points)
+        out["history"] = lat(lambda a: mem.history(a[0]), points)
+        raw = (
+            "MATCH (a:Entity {id: $s})-[r:Fact]->(b:Entity)-[r2:Fact]->(c:Entity) "
+            "WITH r, r2, c WHERE r.expired_at IS NULL AND r2.expired_at IS NULL "
+            "RETURN count(DISTINCT c.id)"
+        )
+        out["two_hop_raw"] = lat(lambda a: mem._store.run(raw, {"s": a[0].lower()}), points)
+        if hasattr(mem, "neighborhood"):
+            with contextlib.suppress(ImportError):
+                out["neighborhood_2hop"] = lat(lambda a: mem.neighborhood(a[0], hops=2), points)
+        # Single writes: a mix of adds and supersessions on existing subjects.
+        rng = random.Random(11)
+        n_ent = max(n // 10, 10)
+
+        tick = itertools.count(1)
+
+        def one(_: int) -> None:
+            clock.set(k + dt.timedelta(seconds=next(tick)))
+            mem.add_fact(
+                f"E{rng.randrange(n_ent)}",
+                f"p{rng.randrange(50):02d}",
+                f"E{rng.randrange(n_ent)}",
+                valid_from=data.BASE + dt.timedelta(days=rng.randrange(data.SPAN_DAYS)),
+            )
+
+        out["add_fact"] = lat(one, list(range(q)))
+        now = k + dt.timedelta(seconds=next(tick) + 10)
+        clock.set(now)
+        if _has("graphmem.sessions", "add_sessions"):
+            from graphmem.sessions import add_sessions
+
+            srng = random.Random(13)
+            sessions = [
+                {
+                    "session_id": f"sess{i}",
+                    "started_at": now - dt.timedelta(minutes=10 * (10_000 - i)),
+                    "mentions": {
+                        f"E{srng.randrange(n_ent)}": 1 + srng.randrange(3) for _ in range(4)
+                    },
+                }
+                for i in range(10_000)
+            ]
+            t = time.perf_counter()
+            add_sessions(mem, sessions)
+            out["add_10k_sessions_s"] = round(time.perf_counter() - t, 2)
+            clock.set(now + dt.timedelta(seconds=1))
+            out["hot_topics_10k_sessions"] = lat(
+                lambda _: mem.hot_topics(limit=20), list(range(20)), warm=2
+            )
+        if hasattr(mem, "context"):
+            with contextlib.suppress(ImportError):
+                out["context"] = lat(
+                    lambda a: mem.context(f"what about {a[0]}?"), points[: max(q // 3, 20)]
+                )
+    out["disk_mb"] = round(disk_mb(path), 1)
+    out["peak_rss_mb"] = round(rss_mb())
+    return out
+
+
+def _has(module: str, name: str) -> bool:
+    try:
+        return hasattr(__import__(module, fromlist=[name]), name)
+    except ImportError:
+        return False
+
+
+def work_copy(engine: str, n: int, tmp: str) -> dict[str, Any]:
+    import importlib
+
+    import pyarrow as pa
+
+    from benchmarks import data
+    from graphmem.normalize import entity_key
+    from graphmem.store.schema import DDL, FACT_COLUMNS
+
+    out: dict[str, Any] = {"system": f"copy-{engine}", "facts": n}
+    rows = list(data.facts(n))
+    t = time.perf_counter()
+    subj = [entity_key(str(r["subject"])) for r in rows]
+    obj = [entity_key(str(r["object"])) for r in rows]
+    ents = sorted(set(subj) | set(obj))
+    rec = T0.replace(tzinfo=None)
+    ts = pa.timestamp("us")
+    cols: dict[str, Any] = {"from": pa.array(subj), "to": pa.array(obj)}
+    for c, typ in FACT_COLUMNS:
+        if c == "fid":
+            cols[c] = pa.array([f"f{i:016x}" for i in range(n)])
+        elif c in ("predicate", "object"):
+            cols[c] = pa.array([str(r[c]) for r in rows])
+        elif c in ("valid_from", "valid_to"):
+            vals = [r.get(c) for r in rows]
+            cols[c] = pa.array([v.replace(tzinfo=None) if v else None for v in vals], ts)
+        elif c == "recorded_at":
+            cols[c] = pa.array([rec] * n, ts)
+        elif typ == "TIMESTAMP":
+            cols[c] = pa.nulls(n, ts)
+        elif c == "kind":
+            cols[c] = pa.array(["fact"] * n)
+        elif typ == "DOUBLE":
+            cols[c] = pa.array([5.0 if c == "importance" else 1.0] * n)
+        elif typ == "INT64":
+            cols[c] = pa.array([0] * n, pa.int64())
+        elif typ == "BOOLEAN":
+            cols[c] = pa.array([False] * n)
+        else:
+            cols[c] = pa.nulls(n, pa.string())
+    edges = pa.table(cols)
+    nodes = pa.table(
+        {
+            "id": ents,
+            "name": ents,
+            "kind": ["entity"] * len(ents),
+            "aliases": pa.array([[]] * len(ents), pa.list_(pa.string())),
+        }
+    )
+    out["arrow_build_s"] = round(time.perf_counter() - t, 2)
+    del rows
+    mod = importlib.import_module(engine)
+    path = os.path.join(tmp, f"copy-{engine}.db")
+    db = mod.Database(path)
+    conn = mod.Connection(db)
+    for stmt in DDL:
+        conn.execute(stmt)
+    t = time.perf_counter()
+    conn.execute("COPY Entity FROM $t", {"t": nodes})
+    t1 = time.perf_counter()
+    conn.execute("COPY Fact FROM $t", {"t": edges})
+    t2 = time.perf_counter()
+    out["copy_entities_s"] = round(t1 - t, 2)
+    out["copy_facts_s"] = round(t2 - t1, 2)
+    out["ingest_s"] = round(t2 - t, 2)
+    out["ingest_facts_per_s"] = round(n / (t2 - t))
+    out["versions"] = n
+    conn.close()
+    db.close()
+    out["disk_mb"] = round(disk_mb(path), 1)
+    out["peak_rss_mb"] = round(rss_mb())
+    return out
+
+
+def work_sqlite(n: int, q: int, tmp: str) -> dict[str, Any]:
+    from benchmarks import data
+    from benchmarks.sqlite_peer import SqlitePeer, single_valued
+
+    out: dict[str, Any] = {"system": "sqlite", "facts": n}
+    path = os.path.join(tmp, "peer.sqlite")
+    one = single_valued(data.predicates())
+    rows = list(data.facts(n))
+    points = probes(n, q)
+    peer = SqlitePeer(path, one)
+    t = time.perf_counter()
+    out["decisions"] = peer.add_facts(rows, T0)
+    out["ingest_s"] = round(time.perf_counter() - t, 2)
+    out["ingest_facts_per_s"] = round(n / out["ingest_s"])
+    out["versions"] = peer.count()
+    del rows
+    peer.close()
+    peer = SqlitePeer(path, one)
+    k = T0 + dt.timedelta(seconds=1)
+    out["asof_query"] = lat(lambda a: peer.as_of(a[0], a[1], a[2], k), points)
+    out["current_of_subject"] = lat(lambda a: peer.current(a[0], k), points)
+    out["history"] = lat(lambda a: peer.history(a[0]), points)
+    out["two_hop_raw"] = lat(lambda a: peer.two_hop(a[0]), points)
+    rng = random.Random(11)
+    n_ent = max(n // 10, 10)
+
+    tick = itertools.count(1)
+
+    def one_fact(_: int) -> None:
+        row = {
+            "subject": f"E{rng.randrange(n_ent)}",
+            "predicate": f"p{rng.randrange(50):02d}",
+            "object": f"E{rng.randrange(n_ent)}",
+            "valid_from": data.BASE + dt.timedelta(days=rng.randrange(data.SPAN_DAYS)),
+        }
+        peer.add_facts([row], k + dt.timedelta(seconds=next(tick)))
+
+    out["add_fact"] = lat(one_fact, list(range(q)))
+    peer.close()
+    out["disk_mb"] = round(disk_mb(path), 1)
+    out["peak_rss_mb"] = round(rss_mb())
+    return out
+
+
+def work_replay(engine: str, data_dir: str, tmp: str) -> dict[str, Any]:
+    import graphmem as gm
+    from graphmem.datasets import load_hyte
+    from graphmem.demo import learning_schedule
+    from graphmem.timeutil import ManualClock
+
+    out: dict[str, Any] = {"system": f"replay-{engine}"}
+    for name, labels in (("yago11k", False), ("wikidata12k", True)):
+        folder = os.path.join(data_dir, name)
+        if not os.path.isdir(folder):
+            continue
+        facts = list(load_hyte(folder, relation_labels=labels))
+        schedule = learning_schedule(facts)
+        writes = sum(len(b) for _, b in schedule)
+        path = os.path.join(tmp, f"replay-{name}-{engine}.db")
+        clock = ManualClock(schedule[0][0])
+        decisions: dict[str, int] = {}
+        with gm.open(path, engine=engine, clock=clock) as mem:
+            t = time.perf_counter()
+            for day, batch in schedule:
+                clock.set(day)
+                for r in mem.add_facts(batch):
+                    decisions[r.decision.value] = decisions.get(r.decision.value, 0) + 1
+            el = time.perf_counter() - t
+            versions = mem.count_versions()
+        out[name] = {
+            "facts": len(facts),
+            "writes": writes,
+            "batches": len(schedule),
+            "seconds": round(el, 2),
+            "writes_per_s": round(writes / el),
+            "versions": versions,
+            "decisions": decisions,
+            "disk_mb": round(disk_mb(path), 1),
+        }
+    out["peak_rss_mb"] = round(rss_mb())
+    return out
+
+
+def worker(args: argparse.Namespace) -> None:
+    tmp = tempfile.mkdtemp(prefix="gm-bench-", dir=args.tmp)
+    try:
+        system, n, q = args.worker, args.size, args.queries
+        if system.startswith("graphmem-"):
+            result = work_graphmem(system.split("-", 1)[1], n, q, tmp)
+        elif system.startswith("copy-"):
+            result = work_copy(system.split("-", 1)[1], n, tmp)
+        elif system == "sqlite":
+            result = work_sqlite(n, q, tmp)
+        elif system.startswith("replay-"):
+            result = work_replay(system.split("-", 1)[1], args.data, tmp)
+        else:
+            raise SystemExit(f"unknown system {system!r}")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print("RESULT " + json.dumps(result), flush=True)
+
+
+# -- the driver -------------------------------------------------------------------------------
+
+
+def parse_size(text: str) -> int:
+    text = text.strip().lower()
+    mult = {"k": 1_000, "m": 1_000_000}.get(text[-1], 1)
+    return int(float(text.rstrip("km")) * mult)
+
+
+def fmt_lat(r: dict[str, Any], key: str) -> str:
+    v = r.get(key)
+    return f"{v['p50_ms']:.2f} / {v['p95_ms']:.2f}" if v else "–"
+
+
+def table(results: list[dict[str, Any]]) -> str:
+    head = (
+        "| system | facts | ingest s (facts/s) | versions | add_fact p50/p95 ms | "
+        "as-of p50/p95 ms | current p50/p95 ms | history p50/p95 ms | 2-hop raw p50/p95 ms | "
+        "neighborhood(2) p50/p95 ms | context p50/p95 ms | hot_topics 10k sessions p50 ms | "
+        "peak RSS MB | disk MB |"
+    )
+    lines = [head, "|" + "---|" * 14]
+    for r in results:
+        if r["system"].startswith("replay"):
+            continue
+        hot = r.get("hot_topics_10k_sessions")
+        lines.append(
+            f"| {r['system']} | {r['facts']:,} | {r['ingest_s']} ({r['ingest_facts_per_s']:,}) | "
+            f"{r.get('versions', 0):,} | {fmt_lat(r, 'add_fact')} | {fmt_lat(r, 'asof_query')} | "
+            f"{fmt_lat(r, 'current_of_subject')} | {fmt_lat(r, 'history')} | "
+            f"{fmt_lat(r, 'two_hop_raw')} | {fmt_lat(r, 'neighborhood_2hop')} | "
+            f"{fmt_lat(r, 'context')} | {hot['p50_ms'] if hot else '–'} | "
+            f"{r['peak_rss_mb']:,} | {r['disk_mb']} |"
+        )
+    replays = [r for r in results if r["system"].startswith("replay")]
+    if replays:
+        lines += [
+            "",
+            "| replay | dataset | facts | writes (batches) | seconds | writes/s | versions |",
+            "|---|---|---|---|---|---|---|",
+        ]
+        for r in replays:
+            for name in ("yago11k", "wikidata12k"):
+                if name in r:
+                    d = r[name]
+                    lines.append(
+                        f"| {r['system']} | {name} | {d['facts']:,} | {d['writes']:,} "
+                        f"({d['batches']}) | {d['seconds']} | {d['writes_per_s']:,} | "
+                        f"{d['versions']:,} |"
+                    )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--sizes", default="10k,100k", help="fact counts, e.g. 10k,100k,1m")
+    ap.add_argument(
+        "--systems", default=",".join(SYSTEMS), help="comma list of " + ", ".join(SYSTEMS)
+    )
+    ap.add_argument("--queries", type=int, default=300, help="random subjects per latency metric")
+    ap.add_argument("--data", default="/work/shared/data", help="folder with yago11k/wikidata12k")
+    ap.add_argument("--tmp", default=None, help="where the databases go (default: system temp)")
+    ap.add_argument("--out", default=str(HERE / "results"), help="folder for the JSON results")
+    ap.add_argument("--worker", help=argparse.SUPPRESS)
+    ap.add_argument("--size", type=int, default=0, help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.worker:
+        worker(args)
+        return
+    sizes = [parse_size(s) for s in args.sizes.split(",") if s.strip()]
+    systems = [s.strip() for s in args.systems.split(",") if s.strip()]
+    info = machine()
+    results: list[dict[str, Any]] = []
+    plan = [(s, n) for n in sizes for s in systems if not s.startswith("replay")]
+    plan += [(s, 0) for s in systems if s.startswith("replay")]
+    for system, n in plan:
+        cmd = [sys.executable, "-m", "benchmarks.run", "--worker", system, "--size", str(n)]
+        cmd += ["--queries", str(args.queries), "--data", args.data]
+        if args.tmp:
+            cmd += ["--tmp", args.tmp]
+        print(f"# {system} {n:,} ...", file=sys.stderr, flush=True)
+        t = time.perf_counter()
+        proc = subprocess.run(cmd, capture_output=True, text=True, cwd=HERE.parent, check=False)
+        line = next((x for x in proc.stdout.splitlines() if x.startswith("RESULT ")), None)
+        if proc.returncode != 0 or line is None:
+            print(f"#   failed ({proc.returncode}): {proc.stderr[-2000:]}", file=sys.stderr)
+            continue
+        result = json.loads(line[len("RESULT ") :])
+        result["wall_s"] = round(time.perf_counter() - t, 1)
+        results.append(result)
+        print(f"#   done in {result['wall_s']} s", file=sys.stderr, flush=True)
+    info["loadavg_end"] = os.getloadavg()
+    md = table(results)
+    print(md)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    stamp = dt.datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    name = out / f"{stamp}-{args.sizes.replace(',', '_')}.json"
+    name.write_text(
+        json.dumps({"machine": info, "args": vars(args), "results": results, "table": md}, indent=1)
+    )
+    print(f"\nJSON: {name}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,418 @@
+"""Store-level tests: every Fact field round-trips on every write path, transactions are atomic,
+bulk COPYs never tear or corrupt, and the schema is checked on open.
+
+The write paths of ``KuzuStore.insert_facts``: one prepared statement per version (below
+``COPY_THRESHOLD``, or when the transaction also wrote something else), and the COPY-only
+commit (a big batch in a transaction that wrote nothing else). ``current_versions``,
+``close_versions`` and ``bump_access`` go row by row up to ``SMALL_BATCH`` and through one
+``UNWIND`` above.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import random
+import subprocess
+import sys
+import textwrap
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+import graphmem as gm
+from graphmem.errors import SchemaVersionError, StoreError
+from graphmem.models import Entity, Fact
+from graphmem.normalize import entity_key
+from graphmem.store import open_store
+from graphmem.store.kuzu_store import COPY_THRESHOLD, ENGINES, SMALL_BATCH, KuzuStore
+from graphmem.timeutil import ManualClock
+
+ENGINE = os.environ.get("GRAPHMEM_ENGINE", "kuzu")
+UTC = dt.timezone.utc
+NOW = dt.datetime(2026, 1, 1, tzinfo=UTC)
+PLUS2 = dt.timezone(dt.timedelta(hours=2))
+ODD = [
+    "plain",
+    "a\x00b",  # NUL inside
+    "\x00end",
+    "ünïcødé ｆｕｌｌ 👩\u200d👩\u200d👧",
+    "\u202eevil",
+    "'; DROP TABLE Fact; --",
+    "$s",
+    "x" * 5000,
+]
+
+
+def make_fact(i: int, **over: object) -> Fact:
+    """A version with every field set, varied by ``i`` (odd text, zones, extreme years)."""
+    text = ODD[i % len(ODD)]
+    data: dict[str, object] = {
+        "id": f"f{i:016x}",
+        "subject": f"S{i % 7} {text[:20]}",
+        "predicate": f"p{i % 3}",
+        "object": f"O{i} {text[:30]}",
+        "valid_from": [
+            dt.datetime(1, 1, 1, tzinfo=UTC),
+            dt.datetime(1490, 6, 1, 12, 30, 15, 123456, tzinfo=UTC),
+            dt.datetime(2020, 3, 1, 10, 0, 0, 1, tzinfo=PLUS2),
+        ][i % 3],
+        "valid_to": [
+            None,
+            dt.datetime(9999, 12, 31, 23, 59, 59, 999999, tzinfo=UTC),
+            dt.datetime(2021, 1, 1, tzinfo=PLUS2),
+        ][i % 3],
+        "recorded_at": NOW + dt.timedelta(microseconds=i),
+        "expired_at": None if i % 4 else NOW + dt.timedelta(days=1, microseconds=7),
+        "statement": None if i % 5 == 0 else text,
+        "kind": ["fact", "event", "insight", "directive", "identity"][i % 5],
+        "importance": (i % 11) * 0.9,
+        "confidence": (i % 10) / 9,
+        "source": None if i % 2 else f"session {text[:10]}",
+        "source_ref": None if i % 3 else f"ref-{i}",
+        "superseded_by": None if i % 4 else f"f{i + 1:016x}",
+        "reason": None if i % 4 else f"closed because {text[:40]}",
+        "access_count": i % 6,
+        "last_accessed_at": None if i % 2 else NOW + dt.timedelta(hours=1, microseconds=3),
+        "pinned": i % 7 == 0,
+    }
+    data.update(over)
+    return Fact.model_validate(data)
+
+
+def rows_of(facts: list[Fact]) -> list[tuple[str, str, Fact]]:
+    return [(entity_key(f.subject), entity_key(f.object), f) for f in facts]
+
+
+def stored(store: KuzuStore) -> list[Fact]:
+    return sorted(store.query_facts(), key=lambda f: f.id)
+
+
+@contextmanager
+def fresh(path: str | None = None) -> Iterator[KuzuStore]:
+    s = open_store(path, engine=ENGINE)
+    try:
+        yield s
+    finally:
+        s.close()
+
+
+@pytest.fixture
+def store() -> Iterator[KuzuStore]:
+    with fresh() as s:
+        yield s
+
+
+def insert(store: KuzuStore, facts: list[Fact], *, logged: bool = False) -> None:
+    """Insert in one transaction; ``logged``: write something else first (no COPY-only commit)."""
+    with store.transaction():
+        if logged:
+            store.set_meta("note", "a logged write")
+        store.insert_facts(rows_of(facts))
+
+
+SIZES = [1, SMALL_BATCH, SMALL_BATCH + 1, COPY_THRESHOLD - 1, COPY_THRESHOLD, COPY_THRESHOLD + 1]
+
+
+# -- round trips on every path ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("logged", [False, True], ids=["alone", "with-other-writes"])
+def test_every_field_round_trips(store: KuzuStore, n: int, logged: bool) -> None:
+    facts = [make_fact(i) for i in range(n)]
+    insert(store, facts, logged=logged)
+    assert stored(store) == sorted(facts, key=lambda f: f.id)
+    picked = sorted({facts[0].id, facts[-1].id})
+    assert sorted(store.get_facts(picked), key=lambda f: f.id) == [
+        f for f in sorted(facts, key=lambda f: f.id) if f.id in picked
+    ]
+
+
+def test_instants_come_back_in_utc(store: KuzuStore) -> None:
+    f = make_fact(2)  # valid_from and valid_to given at +02:00
+    insert(store, [f])
+    (back,) = store.query_facts()
+    assert back.valid_from == dt.datetime(2020, 3, 1, 8, 0, 0, 1, tzinfo=UTC)
+    assert back.valid_from.utcoffset() == dt.timedelta(0)
+    assert back.valid_to == dt.datetime(2020, 12, 31, 22, tzinfo=UTC)
+
+
+@pytest.mark.parametrize("n", [SMALL_BATCH - 1, SMALL_BATCH + 3, COPY_THRESHOLD + 2])
+def test_copy_and_row_paths_store_identical_rows(n: int) -> None:
+    facts = [make_fact(i) for i in range(n)]
+    got = []
+    for logged in (False, True):
+        with fresh() as s:
+            insert(s, facts, logged=logged)
+            got.append(
+                (
+                    stored(s),
+                    sorted(s.run("MATCH (e:Entity) RETURN e.id, e.name, e.kind, e.aliases")),
+                    s.run("MATCH ()-[r:Fact]->() RETURN count(r)"),
+                )
+            )
+    assert got[0] == got[1]
+
+
+def test_missing_endpoints_are_created_with_given_entities(store: KuzuStore) -> None:
+    facts = [make_fact(i) for i in range(COPY_THRESHOLD + 1)]
+    rows = rows_of(facts)
+    special = Entity(id=rows[0][1], name="Object Zero", kind="topic", aliases=("o-zero",))
+    with store.transaction():
+        store.insert_facts(rows, entities={special.id: special})
+    assert store.get_entity(special.id) == special
+    assert store.entity_names([rows[1][0]]) == {rows[1][0]: facts[1].subject}
+
+
+@pytest.mark.parametrize("n", [SMALL_BATCH, SMALL_BATCH + 1])
+def test_current_versions_close_and_bump_by_row_and_by_unwind(store: KuzuStore, n: int) -> None:
+    facts = [
+        make_fact(i, subject=f"subject {i}", expired_at=None, superseded_by=None, reason=None)
+        for i in range(n)
+    ]
+    insert(store, facts)
+    ids = [entity_key(f.subject) for f in facts]
+    current = store.current_versions(ids)
+    assert [v.id for i in ids for v in current[i]] == [f.id for f in facts]
+    later = NOW + dt.timedelta(days=3)
+    with store.transaction():
+        store.bump_access([(i, f.id, 41) for i, f in zip(ids, facts, strict=True)], at=later)
+        store.close_versions(
+            [(i, f.id, None, "gone") for i, f in zip(ids, facts, strict=True)], at=later
+        )
+    assert store.current_versions(ids) == {i: [] for i in ids}
+    for back in store.query_facts():
+        assert (back.access_count, back.last_accessed_at) == (41, later)
+        assert (back.expired_at, back.reason, back.superseded_by) == (later, "gone", None)
+
+
+# -- query shapes -----------------------------------------------------------------------------
+
+
+def test_as_of_filters_are_closed_open(store: KuzuStore) -> None:
+    t = [NOW + dt.timedelta(days=d) for d in range(6)]
+    f = make_fact(
+        1,
+        valid_from=t[1],
+        valid_to=t[3],
+        recorded_at=t[2],
+        expired_at=t[4],
+        subject="s",
+        predicate="p",
+    )
+    insert(store, [f])
+
+    def ids(**kw: object) -> list[str]:
+        return [v.id for v in store.query_facts(subject_id="s", predicate="p", **kw)]
+
+    assert ids(valid_at=t[1], known_at=t[2]) == [f.id]
+    assert ids(valid_at=t[0], known_at=t[2]) == []  # before valid_from
+    assert ids(valid_at=t[3], known_at=t[2]) == []  # valid_to is exclusive
+    assert ids(valid_at=t[1], known_at=t[1]) == []  # before recorded_at
+    assert ids(valid_at=t[1], known_at=t[4]) == []  # expired_at is exclusive
+    assert ids(current_only=True) == []
+    assert ids(object_id=entity_key(f.object)) == [f.id]
+    assert ids(object_id="someone else") == []
+
+
+def test_rel_property_filters_sit_behind_a_with_barrier(store: KuzuStore) -> None:
+    """Kuzu 0.11.3 scans every edge when rel-property filters share the MATCH (STACK_NOTES §2)."""
+    seen: list[str] = []
+
+    class Recording(KuzuStore):
+        def _execute(self, query: str, params: dict[str, object]) -> list[list[object]]:
+            seen.append(query)
+            return super()._execute(query, params)
+
+    rec = Recording(None, engine=ENGINE)
+    try:
+        insert(rec, [make_fact(i, subject="s") for i in range(3)])
+        rec.query_facts(subject_id="s", predicate="p1", valid_at=NOW, known_at=NOW)
+        rec.current_versions(["s"])
+        with rec.transaction():
+            rec.close_versions([("s", make_fact(0).id, None, "x")], at=NOW)
+            rec.bump_access([("s", make_fact(1).id, 3)], at=NOW)
+    finally:
+        rec.close()
+    filtered = [q for q in seen if "[r:Fact]" in q and "r." in q.split("RETURN")[0]]
+    assert filtered
+    for q in filtered:
+        before_with = q.split(" WITH ")[0]
+        assert " WHERE " not in before_with, q
+
+
+# -- transactions -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("n", [3, COPY_THRESHOLD + 5])
+def test_rollback_leaves_nothing(store: KuzuStore, n: int) -> None:
+    base = [make_fact(i, subject=f"base {i}") for i in range(5)]
+    insert(store, base)
+    before = (stored(store), store.run("MATCH (e:Entity) RETURN count(e)"), store.get_meta("x"))
+
+    def failing_write() -> None:
+        with store.transaction():
+            store.upsert_entities([Entity(id="ghost", name="Ghost")])
+            store.close_versions([(entity_key(base[0].subject), base[0].id, None, "r")], at=NOW)
+            store.insert_facts(rows_of([make_fact(100 + i) for i in range(n)]))
+            store.set_meta("x", "y")
+            raise RuntimeError("boom")
+
+    with pytest.raises(RuntimeError, match="boom"):
+        failing_write()
+    after = (stored(store), store.run("MATCH (e:Entity) RETURN count(e)"), store.get_meta("x"))
+    assert after == before
+    # A rolled-back COPY corrupts a non-empty rel table (module docstring): none may have run.
+    more = [make_fact(200 + i, subject=f"more {i}") for i in range(COPY_THRESHOLD + 3)]
+    insert(store, more)
+    assert stored(store) == sorted(base + more, key=lambda f: f.id)
+
+
+def test_failed_statement_rolls_back_the_transaction(store: KuzuStore) -> None:
+    insert(store, [make_fact(1)])
+
+    def failing_write() -> None:
+        with store.transaction():
+            store.set_meta("x", "y")
+            store.run("MATCH (n:NoSuchTable) RETURN n")
+
+    with pytest.raises(StoreError):
+        failing_write()
+    assert store.get_meta("x") is None
+    insert(store, [make_fact(2)])
+    assert len(stored(store)) == 2
+
+
+def test_reads_in_a_transaction_see_deferred_bulk_rows(store: KuzuStore) -> None:
+    facts = [make_fact(i) for i in range(COPY_THRESHOLD)]
+    with store.transaction():
+        store.insert_facts(rows_of(facts))
+        assert store.count_versions() == COPY_THRESHOLD
+    assert store.count_versions() == COPY_THRESHOLD
+
+
+def test_bulk_marker_follows_the_copy(tmp_path: Path) -> None:
+    path = str(tmp_path / "m.kuzu")
+    clock = ManualClock(NOW)
+    with gm.open(path, engine=ENGINE, clock=clock) as mem:
+        mem.add_facts(
+            [{"subject": f"s{i}", "predicate": "tag", "object": f"o{i}"} for i in range(600)]
+        )
+        assert mem._store.max_system_time() == NOW
+        # A crash between the COPY-only commit and the marker's commit leaves it behind ...
+        mem._store.run(
+            "MATCH (m:Meta {key: 'last_write'}) SET m.value = $v",
+            {"v": "2000-01-01T00:00:00+00:00"},
+        )
+    # ... and the next writable open moves it up to the newest system time stored.
+    with gm.open(path, engine=ENGINE, clock=clock) as mem:
+        assert mem._store.max_system_time() == NOW
+
+
+# -- opening ----------------------------------------------------------------------------------
+
+
+def test_reopen_from_disk(tmp_path: Path) -> None:
+    path = str(tmp_path / "r.kuzu")
+    facts = [make_fact(i) for i in range(COPY_THRESHOLD + 1)]
+    with fresh(path) as s:
+        insert(s, facts[:10], logged=True)
+        insert(s, facts[10:])
+    with fresh(path) as s:
+        assert stored(s) == sorted(facts, key=lambda f: f.id)
+
+
+def test_schema_version_mismatch(tmp_path: Path) -> None:
+    path = str(tmp_path / "v.kuzu")
+    with fresh(path) as s:
+        s.run("MATCH (m:Meta {key: 'schema_version'}) SET m.value = '0'")
+    with pytest.raises(SchemaVersionError, match="schema version '0'"):
+        open_store(path, engine=ENGINE)
+
+
+def test_foreign_database_is_refused(tmp_path: Path) -> None:
+    path = str(tmp_path / "f.kuzu")
+    with fresh(path) as s:
+        s.run("DROP TABLE MENTIONS")
+        s.run("DROP TABLE Meta")
+    with pytest.raises(SchemaVersionError, match="no graphmem schema"):
+        open_store(path, engine=ENGINE)
+
+
+def test_one_engine_per_process() -> None:
+    other = next(e for e in ENGINES if e != ENGINE)
+    if ENGINES[other] in sys.modules:  # pragma: no cover - only if a test loaded it
+        pytest.skip(f"{other} already loaded")
+    with pytest.raises(StoreError, match="one process can load only one"):
+        open_store(None, engine=other)
+    assert ENGINES[other] not in sys.modules
+
+
+def test_prepared_statements_survive_schema_changes(store: KuzuStore) -> None:
+    insert(store, [make_fact(1)])
+    assert len(stored(store)) == 1
+    store.run("CREATE NODE TABLE IF NOT EXISTS Extra(id STRING PRIMARY KEY)")
+    insert(store, [make_fact(2)])
+    assert len(stored(store)) == 2
+
+
+# -- crashes ----------------------------------------------------------------------------------
+
+_CHILD = textwrap.dedent(
+    """
+    import datetime as dt
+    import sys
+    import graphmem as gm
+    from graphmem.timeutil import ManualClock
+    path, engine, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    base = dt.datetime(2030, 1, 1, tzinfo=dt.timezone.utc)
+    clock = ManualClock(base)
+    with gm.open(path, engine=engine, clock=clock) as mem:
+        mem.define_predicate("tag", cardinality="many")
+        # Batches commit in order: the stored ones are 0 .. start-1.
+        start = len(mem._store.run("MATCH ()-[r:Fact]->() RETURN DISTINCT r.source"))
+        print("ready", flush=True)
+        for b in range(start, start + 1000):
+            clock.set(base + dt.timedelta(seconds=b + 1))
+            mem.add_facts(
+                [{"subject": f"b{b}-s{i % 97}", "predicate": "tag", "object": f"b{b}-o{i}",
+                  "source": f"batch{b}"} for i in range(n)]
+            )
+            print(b, flush=True)
+    """
+)
+
+
+def test_kill_during_bulk_copy_keeps_whole_batches(tmp_path: Path) -> None:
+    """A kill while COPY-only bulk batches commit leaves each batch whole or absent."""
+    path = str(tmp_path / "k.kuzu")
+    n = COPY_THRESHOLD * 4
+    rng = random.Random(6)
+    reported: set[int] = set()
+    for _ in range(3):
+        proc = subprocess.Popen(
+            [sys.executable, "-c", _CHILD, path, ENGINE, str(n)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        assert proc.stdout is not None
+        assert proc.stdout.readline() == b"ready\n", proc.stderr.read() if proc.stderr else ""
+        time.sleep(rng.uniform(0.2, 1.5))
+        proc.kill()
+        out, _ = proc.communicate(timeout=60)
+        reported |= {int(x) for x in out.split()}
+        with gm.open(path, engine=ENGINE) as mem:
+            counts = dict(
+                mem._store.run("MATCH ()-[r:Fact]->() RETURN r.source, count(r) ORDER BY r.source")
+            )
+            marker = mem._store.max_system_time()
+            newest = mem._store.run("MATCH ()-[r:Fact]->() RETURN max(r.recorded_at)")[0][0]
+        assert set(counts.values()) <= {n}, counts  # whole batches only
+        assert {f"batch{b}" for b in reported} <= set(counts)  # reported ones were durable
+        if newest is not None:
+            assert marker is not None
+            assert marker >= newest.replace(tzinfo=UTC)
