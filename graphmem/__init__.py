@@ -59,11 +59,27 @@ __all__ = [
 
 _LAZY = {"Memory": "graphmem.memory", "open": "graphmem.memory"}
 #: Submodules reachable as ``gm.<name>`` without an explicit import (loaded on first use).
-_SUBMODULES = frozenset({
-    "audit", "check", "context", "contradiction", "datasets", "decay", "demo", "export",
-    "hotness", "maintenance", "plot", "remember", "sessions", "similarity", "temporal",
-    "timeutil", "triage",
-})
+_SUBMODULES = frozenset(
+    {
+        "audit",
+        "check",
+        "context",
+        "contradiction",
+        "datasets",
+        "decay",
+        "demo",
+        "export",
+        "hotness",
+        "maintenance",
+        "plot",
+        "remember",
+        "sessions",
+        "similarity",
+        "temporal",
+        "timeutil",
+        "triage",
+    }
+)
 
 
 def __getattr__(name: str) -> Any:

@@ -22,11 +22,14 @@ def generate() -> dict[str, str]:
     for model in (Entity, Fact, Predicate, Session, WriteResult):
         schema = model.model_json_schema()
         out[f"{model.__name__.lower()}.schema.json"] = json.dumps(schema, indent=2) + "\n"
-    ontology = {"version": 1,
-                "predicates": [p.model_dump(mode="json") for p in default_predicates()]}
+    ontology = {
+        "version": 1,
+        "predicates": [p.model_dump(mode="json") for p in default_predicates()],
+    }
     out["ontology.json"] = json.dumps(ontology, indent=2, ensure_ascii=False) + "\n"
-    out["kuzu.cypher"] = (f"// graphmem storage DDL, schema version {SCHEMA_VERSION}\n"
-                          + ";\n".join(DDL) + ";\n")
+    out["kuzu.cypher"] = (
+        f"// graphmem storage DDL, schema version {SCHEMA_VERSION}\n" + ";\n".join(DDL) + ";\n"
+    )
     return out
 
 

@@ -27,41 +27,57 @@ def test_supersede_keeps_history_and_answers_both_axes(mem, clock):
     assert objects(mem.facts(subject="api", known_at="2026-06-09")) == ["Laravel"]
     assert objects(mem.believed(on="2026-06-09", subject="api")) == ["Laravel"]
     every = mem.history("api", include_expired=True)
-    assert len(every) == 3 and mem.count_versions() == 3
+    assert len(every) == 3
+    assert mem.count_versions() == 3
     closed = [f for f in every if f.expired_at is not None]
-    assert closed[0].superseded_by and "session s-42" in closed[0].reason
+    assert closed[0].superseded_by
+    assert "session s-42" in closed[0].reason
     assert [f.object for f in mem.history("api")] == ["Laravel", "Go"]
 
 
 def test_defaults_are_now_on_both_axes(mem, clock):
     clock.set("2026-03-01")
     r = mem.add_fact("Alice", "works_at", "Acme")
-    assert r.fact.valid_from == clock() and r.fact.recorded_at == clock()
+    assert r.fact.valid_from == clock()
+    assert r.fact.recorded_at == clock()
     assert objects(mem.facts(subject="alice")) == ["Acme"]
     assert mem.facts(subject="alice", valid_at="2026-02-28") == []
 
 
-@pytest.mark.parametrize(("value", "expected"), [
-    ("2026-06-10", dt.datetime(2026, 6, 10, tzinfo=UTC)),
-    (dt.date(2026, 6, 10), dt.datetime(2026, 6, 10, tzinfo=UTC)),
-    ("2026-06-10T12:00:00+02:00", dt.datetime(2026, 6, 10, 10, tzinfo=UTC)),
-    ("2026-06-10T12:00:00Z", dt.datetime(2026, 6, 10, 12, tzinfo=UTC)),
-    (dt.datetime(2026, 6, 10, 12, tzinfo=dt.timezone(dt.timedelta(hours=-5))),
-     dt.datetime(2026, 6, 10, 17, tzinfo=UTC)),
-    ("1490", dt.datetime(1490, 1, 1, tzinfo=UTC)),
-    ("0001-01-01", dt.datetime(1, 1, 1, tzinfo=UTC)),
-    ("9999-12-31", dt.datetime(9999, 12, 31, tzinfo=UTC)),
-])
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("2026-06-10", dt.datetime(2026, 6, 10, tzinfo=UTC)),
+        (dt.date(2026, 6, 10), dt.datetime(2026, 6, 10, tzinfo=UTC)),
+        ("2026-06-10T12:00:00+02:00", dt.datetime(2026, 6, 10, 10, tzinfo=UTC)),
+        ("2026-06-10T12:00:00Z", dt.datetime(2026, 6, 10, 12, tzinfo=UTC)),
+        (
+            dt.datetime(2026, 6, 10, 12, tzinfo=dt.timezone(dt.timedelta(hours=-5))),
+            dt.datetime(2026, 6, 10, 17, tzinfo=UTC),
+        ),
+        ("1490", dt.datetime(1490, 1, 1, tzinfo=UTC)),
+        ("0001-01-01", dt.datetime(1, 1, 1, tzinfo=UTC)),
+        ("9999-12-31", dt.datetime(9999, 12, 31, tzinfo=UTC)),
+    ],
+)
 def test_time_values_round_trip_in_utc(mem, value, expected):
     r = mem.add_fact("x", "uses", "y", valid_from=value)
     assert r.fact.valid_from == expected
     (stored,) = mem.facts(subject="x", valid_at=expected)
-    assert stored.valid_from == expected and stored.valid_from.tzinfo is UTC
+    assert stored.valid_from == expected
+    assert stored.valid_from.tzinfo is UTC
 
 
-@pytest.mark.parametrize("bad", [
-    dt.datetime(2026, 1, 1), "2026-06-10T12:00:00", "yesterday", "2026-02-30", 20260101,
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        dt.datetime(2026, 1, 1),
+        "2026-06-10T12:00:00",
+        "yesterday",
+        "2026-02-30",
+        20260101,
+    ],
+)
 def test_bad_times_are_rejected_and_nothing_written(mem, bad):
     with pytest.raises(gm.InvalidInput) as err:
         mem.add_fact("x", "uses", "y", valid_from=bad)
@@ -78,11 +94,13 @@ def test_valid_to_must_follow_valid_from(mem):
 
 def test_a_bad_item_in_a_batch_writes_nothing(mem):
     with pytest.raises(gm.InvalidInput, match=r"facts\[2\]"):
-        mem.add_facts([
-            {"subject": "a", "predicate": "uses", "object": "b"},
-            {"subject": "a", "predicate": "uses", "object": "c"},
-            {"subject": "a", "predicate": "uses", "object": "d", "valid_from": "nope"},
-        ])
+        mem.add_facts(
+            [
+                {"subject": "a", "predicate": "uses", "object": "b"},
+                {"subject": "a", "predicate": "uses", "object": "c"},
+                {"subject": "a", "predicate": "uses", "object": "d", "valid_from": "nope"},
+            ]
+        )
     assert mem.count_versions() == 0
     with pytest.raises(gm.InvalidInput, match="unknown field"):
         mem.add_facts([{"subject": "a", "predicate": "uses", "object": "b", "colour": "red"}])
@@ -90,11 +108,20 @@ def test_a_bad_item_in_a_batch_writes_nothing(mem):
         mem.add_facts(["not a dict"])  # type: ignore[list-item]
 
 
-@pytest.mark.parametrize(("field", "value"), [
-    ("importance", float("nan")), ("importance", 11), ("confidence", -0.1),
-    ("kind", "gossip"), ("subject", ""), ("object", "   "), ("predicate", "!!"),
-    ("subject", None), ("statement", 5),
-])
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("importance", float("nan")),
+        ("importance", 11),
+        ("confidence", -0.1),
+        ("kind", "gossip"),
+        ("subject", ""),
+        ("object", "   "),
+        ("predicate", "!!"),
+        ("subject", None),
+        ("statement", 5),
+    ],
+)
 def test_bad_values_raise_invalid_input(mem, field, value):
     item = {"subject": "a", "predicate": "uses", "object": "b", field: value}
     with pytest.raises(gm.InvalidInput):
@@ -200,19 +227,21 @@ def test_unknown_predicate_is_defined_single_valued_and_persisted(db_path):
         m.add_fact("svc", "primary_region", "us-east-1", valid_from="2021-01-01")
         assert objects(m.facts(subject="svc")) == ["us-east-1"]
     with gm.open(db_path) as m:
-        assert any(p.name == "primary_region" and p.cardinality == "one"
-                   for p in m.predicates())
+        assert any(p.name == "primary_region" and p.cardinality == "one" for p in m.predicates())
 
 
 def test_bulk_batch_resolves_in_order_and_writes_no_intermediate_versions(mem):
-    results = mem.add_facts([
-        {"subject": "p", "predicate": "works_at", "object": "A", "valid_from": "2000"},
-        {"subject": "p", "predicate": "works_at", "object": "B", "valid_from": "2005"},
-        {"subject": "p", "predicate": "works_at", "object": "C", "valid_from": "2010"},
-    ])
+    results = mem.add_facts(
+        [
+            {"subject": "p", "predicate": "works_at", "object": "A", "valid_from": "2000"},
+            {"subject": "p", "predicate": "works_at", "object": "B", "valid_from": "2005"},
+            {"subject": "p", "predicate": "works_at", "object": "C", "valid_from": "2010"},
+        ]
+    )
     assert [r.decision.value for r in results] == ["add", "supersede", "supersede"]
-    timeline = [(f.object, f.valid_from.year, f.valid_to and f.valid_to.year)
-                for f in mem.history("p")]
+    timeline = [
+        (f.object, f.valid_from.year, f.valid_to and f.valid_to.year) for f in mem.history("p")
+    ]
     assert timeline == [("A", 2000, 2005), ("B", 2005, 2010), ("C", 2010, None)]
     # One system instant has one state: versions replaced inside the call are never stored.
     assert mem.count_versions() == 3

@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 
 from hypothesis import HealthCheck, given, settings
@@ -24,8 +25,11 @@ PREDICATES = ["works_at", "uses"]  # single-valued, multi-valued
 YEARS = list(range(2000, 2013))
 PROBE_YEARS = [dt.datetime(y, 6, 1, tzinfo=UTC) for y in range(1999, 2015, 2)]
 
-PROPS = settings(max_examples=40, deadline=None,
-                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+PROPS = settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
 
 def year(y: int) -> dt.datetime:
@@ -40,18 +44,40 @@ def interval(draw):
 
 
 write = st.one_of(
-    st.builds(lambda s, p, o, iv: ("add", s, p, o, iv, False),
-              st.sampled_from(SUBJECTS), st.sampled_from(PREDICATES), st.sampled_from(OBJECTS),
-              interval()),
-    st.builds(lambda s, p, o, at: ("retract", s, p, o, at, False),
-              st.sampled_from(SUBJECTS), st.sampled_from(PREDICATES),
-              st.one_of(st.none(), st.sampled_from(OBJECTS)), st.sampled_from(YEARS)),
-    st.builds(lambda s, p, o, iv: ("negate", s, p, o, iv, True),
-              st.sampled_from(SUBJECTS), st.sampled_from(PREDICATES), st.sampled_from(OBJECTS),
-              interval()),
-    st.builds(lambda batch: ("batch", batch, None, None, None, False),
-              st.lists(st.tuples(st.sampled_from(SUBJECTS), st.sampled_from(PREDICATES),
-                                 st.sampled_from(OBJECTS), interval()), min_size=1, max_size=5)),
+    st.builds(
+        lambda s, p, o, iv: ("add", s, p, o, iv, False),
+        st.sampled_from(SUBJECTS),
+        st.sampled_from(PREDICATES),
+        st.sampled_from(OBJECTS),
+        interval(),
+    ),
+    st.builds(
+        lambda s, p, o, at: ("retract", s, p, o, at, False),
+        st.sampled_from(SUBJECTS),
+        st.sampled_from(PREDICATES),
+        st.one_of(st.none(), st.sampled_from(OBJECTS)),
+        st.sampled_from(YEARS),
+    ),
+    st.builds(
+        lambda s, p, o, iv: ("negate", s, p, o, iv, True),
+        st.sampled_from(SUBJECTS),
+        st.sampled_from(PREDICATES),
+        st.sampled_from(OBJECTS),
+        interval(),
+    ),
+    st.builds(
+        lambda batch: ("batch", batch, None, None, None, False),
+        st.lists(
+            st.tuples(
+                st.sampled_from(SUBJECTS),
+                st.sampled_from(PREDICATES),
+                st.sampled_from(OBJECTS),
+                interval(),
+            ),
+            min_size=1,
+            max_size=5,
+        ),
+    ),
 )
 
 
@@ -62,20 +88,28 @@ def apply(mem: gm.Memory, op) -> None:
     elif kind == "negate":
         mem.add_fact(s, p, o, valid_from=iv[0], statement=f"{s} no longer {p} {o}")
     elif kind == "retract":
-        try:
+        with contextlib.suppress(gm.NotFound):
             mem.retract(s, p, o, at=year(iv))
-        except gm.NotFound:
-            pass
     else:
-        mem.add_facts([{"subject": a, "predicate": b, "object": c, "valid_from": v[0],
-                        "valid_to": v[1]} for a, b, c, v in s])
+        mem.add_facts(
+            [
+                {"subject": a, "predicate": b, "object": c, "valid_from": v[0], "valid_to": v[1]}
+                for a, b, c, v in s
+            ]
+        )
 
 
 def snapshot(mem: gm.Memory, known_at: dt.datetime) -> list[tuple]:
     out = []
     for v in PROBE_YEARS:
-        out.append(tuple(sorted((f.id, f.subject, f.predicate, f.object, f.valid_from, f.valid_to)
-                                for f in mem.facts(valid_at=v, known_at=known_at))))
+        out.append(
+            tuple(
+                sorted(
+                    (f.id, f.subject, f.predicate, f.object, f.valid_from, f.valid_to)
+                    for f in mem.facts(valid_at=v, known_at=known_at)
+                )
+            )
+        )
     return out
 
 
@@ -112,9 +146,10 @@ def test_single_valued_never_has_two_objects_at_once(ops):
         for s in SUBJECTS:
             current = mem.history(s, "works_at")
             for i, a in enumerate(current):
-                for b in current[i + 1:]:
-                    overlap = a.valid_from < (b.valid_to or dt.datetime.max.replace(tzinfo=UTC)) \
-                        and b.valid_from < (a.valid_to or dt.datetime.max.replace(tzinfo=UTC))
+                for b in current[i + 1 :]:
+                    overlap = a.valid_from < (
+                        b.valid_to or dt.datetime.max.replace(tzinfo=UTC)
+                    ) and b.valid_from < (a.valid_to or dt.datetime.max.replace(tzinfo=UTC))
                     assert not overlap, f"{a} overlaps {b}"
             for v in PROBE_YEARS:
                 assert len(mem.facts(subject=s, predicate="works_at", valid_at=v)) <= 1
@@ -134,8 +169,10 @@ def distinct_facts(draw):
 
 def timeline(facts, *, one_batch: bool) -> list[tuple]:
     clock = ManualClock("2026-01-01")
-    rows = [{"subject": "p", "predicate": "works_at", "object": o, "valid_from": a,
-             "valid_to": b} for o, a, b in facts]
+    rows = [
+        {"subject": "p", "predicate": "works_at", "object": o, "valid_from": a, "valid_to": b}
+        for o, a, b in facts
+    ]
     with gm.open(clock=clock) as mem:
         if one_batch:
             mem.add_facts(rows)
@@ -152,4 +189,5 @@ def test_any_ingest_order_gives_the_same_timeline(facts, rnd, one_batch):
     shuffled = list(facts)
     rnd.shuffle(shuffled)
     assert timeline(shuffled, one_batch=one_batch) == timeline(
-        sorted(facts, key=lambda f: f[1]), one_batch=False)
+        sorted(facts, key=lambda f: f[1]), one_batch=False
+    )

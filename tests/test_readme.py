@@ -14,7 +14,9 @@ def test_python_example_runs(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     exec(compile(code, "README.md", "exec"), {})
     out = capsys.readouterr().out
-    assert "supersede" in out and "'Go'" in out and "'Laravel'" in out
+    assert "supersede" in out
+    assert "'Go'" in out
+    assert "'Laravel'" in out
 
 
 def test_two_setup_commands_and_ci_runs_the_test_one():

@@ -57,15 +57,18 @@ def replay(rows: list[TemporalFact], predicates: set[str], *, batch: int) -> tup
         if f.predicate in predicates:
             groups[(f.subject, f.predicate)].append(f)
     # Same-start ties between different objects have no defined winner: leave them out.
-    keep = {k for k, fs in groups.items()
-            if len({f.start for f in fs}) == len({(f.start, f.object) for f in fs})}
+    keep = {
+        k
+        for k, fs in groups.items()
+        if len({f.start for f in fs}) == len({(f.start, f.object) for f in fs})
+    }
     ordered = [f for f in rows if (f.subject, f.predicate) in keep]
     clock = ManualClock("2026-01-01")
     checks = hits = 0
     with gm.open(clock=clock) as mem:
         for i in range(0, len(ordered), batch):
             clock.advance(seconds=1)
-            mem.add_facts([f.as_dict() for f in ordered[i:i + batch]])
+            mem.add_facts([f.as_dict() for f in ordered[i : i + batch]])
         for key in sorted(keep):
             segs = expected_timeline(groups[key])
             probes = set()
@@ -84,16 +87,18 @@ def test_replay_bundled_yago_sample(capsys):
     hits, checks = replay(sample(), {"works_at", "married_to"}, batch=500)
     accuracy = hits / checks
     with capsys.disabled():
-        print(f"\nYAGO11k sample replay: {hits}/{checks} as-of answers correct "
-              f"({accuracy:.2%})")
+        print(f"\nYAGO11k sample replay: {hits}/{checks} as-of answers correct ({accuracy:.2%})")
     assert checks > 5000
     assert accuracy == 1.0
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("name", "relations"), [
-    ("wikidata12k", {"P26": "married_to", "P108": "works_at", "P6": "head_of_government"}),
-])
+@pytest.mark.parametrize(
+    ("name", "relations"),
+    [
+        ("wikidata12k", {"P26": "married_to", "P108": "works_at", "P6": "head_of_government"}),
+    ],
+)
 def test_replay_full_datasets(name, relations, capsys):
     folder = DATA / name
     if not folder.exists():

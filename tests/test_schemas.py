@@ -17,7 +17,8 @@ def test_schema_artifact_is_up_to_date(name, content):
     path = ROOT / name
     assert path.exists(), f"schemas/{name} missing: run python -m graphmem.schemas"
     assert path.read_text(encoding="utf-8") == content, (
-        f"schemas/{name} drifted from the code: run python -m graphmem.schemas")
+        f"schemas/{name} drifted from the code: run python -m graphmem.schemas"
+    )
 
 
 def test_no_stale_artifacts():

@@ -42,7 +42,7 @@ class Settings:
 class GraphmemGroup(click.Group):
     """A click group whose every failure is one line on stderr and exit code 1 (SPEC §6)."""
 
-    def main(self, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+    def main(self, *args: Any, **kwargs: Any) -> Any:
         """Run the CLI; usage errors and graphmem errors print one line and exit 1."""
         if kwargs.get("standalone_mode", True) is False:
             return super().main(*args, **kwargs)
