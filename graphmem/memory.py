@@ -422,7 +422,29 @@ class Memory:
         """
         self._validate(-1, item, self.now())
 
-    def _validate(self, i: int, item: Mapping[str, Any], now: dt.datetime) -> dict[str, Any]:
+    def _session_starts(self, items: Sequence[Mapping[str, Any]]) -> dict[str, dt.datetime]:
+        """Start times of the sessions named as ``source`` by items without ``valid_from``.
+
+        SPEC §2: valid time defaults to the session time, else now.
+        """
+        from graphmem.store.sessions import session_start_times
+
+        ids = [
+            it["source"]
+            for it in items
+            if isinstance(it, Mapping)
+            and it.get("valid_from") is None
+            and isinstance(it.get("source"), str)
+        ]
+        return session_start_times(self._store, ids) if ids else {}
+
+    def _validate(
+        self,
+        i: int,
+        item: Mapping[str, Any],
+        now: dt.datetime,
+        default_from: dt.datetime | None = None,
+    ) -> dict[str, Any]:
         where = f"facts[{i}]." if i >= 0 else ""
         unknown = set(item) - _INPUT_FIELDS
         if unknown:
@@ -474,7 +496,7 @@ class Memory:
             self.admission.check_statement(statement, name=f"{where}statement")
         source_type = check_source_type(item.get("source_type"), name=f"{where}source_type")
         importance = self.admission.clamp_importance(kind, importance, source_type=source_type)
-        vf = self._time(item.get("valid_from"), f"{where}valid_from", now)
+        vf = self._time(item.get("valid_from"), f"{where}valid_from", default_from or now)
         vt = (
             None
             if item.get("valid_to") is None
@@ -517,7 +539,11 @@ class Memory:
         with self._lock:
             now = self._tick()
             single = len(items) == 1
-            checked = [self._validate(-1 if single else i, it, now) for i, it in enumerate(items)]
+            starts = self._session_starts(items)
+            checked = [
+                self._validate(-1 if single else i, it, now, starts.get(it.get("source"), now))
+                for i, it in enumerate(items)
+            ]
             entities, new_entities = self._resolve_entities(
                 [(c["subject"], "entity") for c in checked]
                 + [

@@ -269,3 +269,14 @@ def test_get_fact_and_not_found(mem):
     assert mem.get_fact(r.fact.id) == r.fact
     with pytest.raises(gm.NotFound):
         mem.get_fact("nope")
+
+
+def test_valid_from_defaults_to_the_session_time_else_now(mem, clock):
+    clock.set("2026-03-01")
+    mem.add_session("deploy talk", started_at="2026-02-20", session_id="s1", mentions=["api"])
+    r = mem.add_fact("api", "runs_on", "Go", source="s1")
+    assert r.fact.valid_from == dt.datetime(2026, 2, 20, tzinfo=UTC)
+    r = mem.add_fact("api", "uses", "Redis", source="no-such-session")
+    assert r.fact.valid_from == clock()
+    r = mem.add_fact("api", "uses", "Kafka", source="s1", valid_from="2026-01-01")
+    assert r.fact.valid_from == dt.datetime(2026, 1, 1, tzinfo=UTC)

@@ -388,3 +388,24 @@ def session_fact_ids(store: KuzuStore, session_id: str) -> list[str]:
         {"sid": session_id},
     )
     return [r[0] for r in rows]
+
+
+def session_start_times(store: KuzuStore, ids: Sequence[str]) -> dict[str, dt.datetime]:
+    """Return ``{session id: started_at}`` for those ids that exist.
+
+    Point lookups through the primary key: ``UNWIND ... MATCH {id: i}`` scans the whole table
+    on Kuzu 0.11.3, so a few ids are looked up one by one.
+    """
+    wanted = list(dict.fromkeys(ids))
+    if len(wanted) <= 8:
+        rows = [
+            row
+            for i in wanted
+            for row in store.run("MATCH (s:Session {id: $i}) RETURN s.id, s.started_at", {"i": i})
+        ]
+    else:
+        rows = store.run(
+            "MATCH (s:Session) WITH s WHERE s.id IN $ids RETURN s.id, s.started_at",
+            {"ids": wanted},
+        )
+    return {r[0]: _aware(r[1]) for r in rows}
