@@ -97,6 +97,11 @@ def open(  # noqa: A001 - the public name is part of the contract: gm.open()
     )
 
 
+def _start_of(starts: Mapping[str, dt.datetime], item: object) -> dt.datetime | None:
+    source = item.get("source") if isinstance(item, Mapping) else None
+    return starts.get(source) if isinstance(source, str) else None
+
+
 class Memory:
     """A bi-temporal fact memory. Create it with :func:`graphmem.open`."""
 
@@ -541,7 +546,13 @@ class Memory:
             single = len(items) == 1
             starts = self._session_starts(items)
             checked = [
-                self._validate(-1 if single else i, it, now, starts.get(it.get("source"), now))
+                self._validate(
+                    -1 if single else i,
+                    it,
+                    now,
+                    # a non-text source (e.g. a list) is rejected by _validate, not hashed here
+                    starts.get(it["source"], now) if isinstance(it.get("source"), str) else now,
+                )
                 for i, it in enumerate(items)
             ]
             entities, new_entities = self._resolve_entities(
