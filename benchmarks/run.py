@@ -62,6 +62,11 @@ SYSTEMS = [
 # -- helpers ----------------------------------------------------------------------------------
 
 
+def note(*parts: object) -> None:
+    """Progress on stderr (the driver passes it through)."""
+    print("#  ", *parts, file=sys.stderr, flush=True)
+
+
 def rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
@@ -76,7 +81,8 @@ def disk_mb(path: str) -> float:
     return total / 1e6
 
 
-def lat(fn: Callable[[Any], Any], args: list[Any], warm: int = 20) -> dict[str, float]:
+def lat(label: str, fn: Callable[[Any], Any], args: list[Any], warm: int = 20) -> dict[str, float]:
+    """Return p50/p95 latency (ms) of ``fn`` over ``args``, after ``warm`` warm-up calls."""
     for a in args[:warm]:
         fn(a)
     times = []
@@ -85,11 +91,13 @@ def lat(fn: Callable[[Any], Any], args: list[Any], warm: int = 20) -> dict[str, 
         fn(a)
         times.append((time.perf_counter() - t) * 1e3)
     times.sort()
-    return {
+    result = {
         "p50_ms": round(statistics.median(times), 3),
         "p95_ms": round(times[int(0.95 * (len(times) - 1))], 3),
         "n": len(times),
     }
+    note(label, result)
+    return result
 
 
 def probes(n: int, q: int) -> list[tuple[str, str, dt.datetime]]:
@@ -147,7 +155,6 @@ def work_graphmem(engine: str, n: int, q: int, tmp: str) -> dict[str, Any]:
     path = os.path.join(tmp, f"gm-{engine}.db")
     clock = ManualClock(T0 - dt.timedelta(seconds=1))
     rows = list(data.facts(n))
-    points = probes(n, q)
     out["rss_before_ingest_mb"] = round(rss_mb())
     with gm.open(path, engine=engine, clock=clock) as mem:
         for p, c in data.predicates():
@@ -164,24 +171,66 @@ def work_graphmem(engine: str, n: int, q: int, tmp: str) -> dict[str, Any]:
         out["decisions"] = decisions
         out["versions"] = mem.count_versions()
         out["rss_after_ingest_mb"] = round(rss_mb())
-    # Queries on the store reopened from disk.
+        note(
+            "ingest",
+            out["ingest_s"],
+            "s",
+            out["versions"],
+            "versions",
+            out["rss_after_ingest_mb"],
+            "MB",
+        )
+        out["ingest_peak_rss_mb"] = round(rss_mb())
+    out["disk_mb"] = round(disk_mb(path), 1)  # after the ingest, checkpointed on close
+    # Queries in a fresh process on the store reopened from disk: its peak RSS is the serving
+    # footprint, apart from the ingest's Python objects.
+    cmd = [sys.executable, "-m", "benchmarks.run", "--worker", f"serve-{engine}", "--size", str(n)]
+    cmd += ["--queries", str(q), "--path", path]
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=None, text=True, check=False)
+    line = next((x for x in proc.stdout.splitlines() if x.startswith("RESULT ")), None)
+    if proc.returncode or line is None:
+        raise SystemExit(f"serving worker failed ({proc.returncode})")
+    served = json.loads(line[len("RESULT ") :])
+    out.update({k: v for k, v in served.items() if k not in ("system", "facts")})
+    out["serve_peak_rss_mb"] = served["peak_rss_mb"]
+    out["peak_rss_mb"] = max(out["ingest_peak_rss_mb"], served["peak_rss_mb"])
+    return out
+
+
+def work_serve(engine: str, n: int, q: int, path: str) -> dict[str, Any]:
+    import graphmem as gm
+    from benchmarks import data
+    from graphmem.timeutil import ManualClock
+
+    out: dict[str, Any] = {"system": f"serve-{engine}", "facts": n}
+    points = probes(n, q)
     k = T0 + dt.timedelta(seconds=1)
+    clock = ManualClock(k)
     with gm.open(path, engine=engine, clock=clock) as mem:
         out["asof_query"] = lat(
-            lambda a: mem.facts(subject=a[0], predicate=a[1], valid_at=a[2], known_at=k), points
+            "asof_query",
+            lambda a: mem.facts(subject=a[0], predicate=a[1], valid_at=a[2], known_at=k),
+            points,
         )
         clock.set(k)
-        out["current_of_subject"] = lat(lambda a: mem.facts(subject=a[0]), points)
-        out["history"] = lat(lambda a: mem.history(a[0]), points)
+        out["current_of_subject"] = lat(
+            "current_of_subject", lambda a: mem.facts(subject=a[0]), points
+        )
+        out["history"] = lat("history", lambda a: mem.history(a[0]), points)
         raw = (
             "MATCH (a:Entity {id: $s})-[r:Fact]->(b:Entity)-[r2:Fact]->(c:Entity) "
             "WITH r, r2, c WHERE r.expired_at IS NULL AND r2.expired_at IS NULL "
             "RETURN count(DISTINCT c.id)"
         )
-        out["two_hop_raw"] = lat(lambda a: mem._store.run(raw, {"s": a[0].lower()}), points)
+        out["two_hop_raw"] = lat(
+            "two_hop_raw", lambda a: mem._store.run(raw, {"s": a[0].lower()}), points
+        )
         if hasattr(mem, "neighborhood"):
             with contextlib.suppress(ImportError):
-                out["neighborhood_2hop"] = lat(lambda a: mem.neighborhood(a[0], hops=2), points)
+                few = points[: max(q // 10, 10)]  # networkx snapshots: slow at 1M on kuzu
+                out["neighborhood_2hop"] = lat(
+                    "neighborhood_2hop", lambda a: mem.neighborhood(a[0], hops=2), few, 3
+                )
         # Single writes: a mix of adds and supersessions on existing subjects.
         rng = random.Random(11)
         n_ent = max(n // 10, 10)
@@ -197,7 +246,7 @@ def work_graphmem(engine: str, n: int, q: int, tmp: str) -> dict[str, Any]:
                 valid_from=data.BASE + dt.timedelta(days=rng.randrange(data.SPAN_DAYS)),
             )
 
-        out["add_fact"] = lat(one, list(range(q)))
+        out["add_fact"] = lat("add_fact", one, list(range(q)))
         now = k + dt.timedelta(seconds=next(tick) + 10)
         clock.set(now)
         if _has("graphmem.sessions", "add_sessions"):
@@ -219,14 +268,19 @@ def work_graphmem(engine: str, n: int, q: int, tmp: str) -> dict[str, Any]:
             out["add_10k_sessions_s"] = round(time.perf_counter() - t, 2)
             clock.set(now + dt.timedelta(seconds=1))
             out["hot_topics_10k_sessions"] = lat(
-                lambda _: mem.hot_topics(limit=20), list(range(20)), warm=2
+                "hot_topics_10k_sessions",
+                lambda _: mem.hot_topics(limit=20),
+                list(range(20)),
+                warm=2,
             )
         if hasattr(mem, "context"):
             with contextlib.suppress(ImportError):
                 out["context"] = lat(
-                    lambda a: mem.context(f"what about {a[0]}?"), points[: max(q // 3, 20)]
+                    "context",
+                    lambda a: mem.context(f"what about {a[0]}?"),
+                    points[: max(q // 3, 20)],
                 )
-    out["disk_mb"] = round(disk_mb(path), 1)
+    out["disk_mb_end"] = round(disk_mb(path), 1)
     out["peak_rss_mb"] = round(rss_mb())
     return out
 
@@ -331,10 +385,10 @@ def work_sqlite(n: int, q: int, tmp: str) -> dict[str, Any]:
     peer.close()
     peer = SqlitePeer(path, one)
     k = T0 + dt.timedelta(seconds=1)
-    out["asof_query"] = lat(lambda a: peer.as_of(a[0], a[1], a[2], k), points)
-    out["current_of_subject"] = lat(lambda a: peer.current(a[0], k), points)
-    out["history"] = lat(lambda a: peer.history(a[0]), points)
-    out["two_hop_raw"] = lat(lambda a: peer.two_hop(a[0]), points)
+    out["asof_query"] = lat("asof_query", lambda a: peer.as_of(a[0], a[1], a[2], k), points)
+    out["current_of_subject"] = lat("current_of_subject", lambda a: peer.current(a[0], k), points)
+    out["history"] = lat("history", lambda a: peer.history(a[0]), points)
+    out["two_hop_raw"] = lat("two_hop_raw", lambda a: peer.two_hop(a[0]), points)
     rng = random.Random(11)
     n_ent = max(n // 10, 10)
 
@@ -349,7 +403,7 @@ def work_sqlite(n: int, q: int, tmp: str) -> dict[str, Any]:
         }
         peer.add_facts([row], k + dt.timedelta(seconds=next(tick)))
 
-    out["add_fact"] = lat(one_fact, list(range(q)))
+    out["add_fact"] = lat("add_fact", one_fact, list(range(q)))
     peer.close()
     out["disk_mb"] = round(disk_mb(path), 1)
     out["peak_rss_mb"] = round(rss_mb())
@@ -401,6 +455,8 @@ def worker(args: argparse.Namespace) -> None:
         system, n, q = args.worker, args.size, args.queries
         if system.startswith("graphmem-"):
             result = work_graphmem(system.split("-", 1)[1], n, q, tmp)
+        elif system.startswith("serve-"):
+            result = work_serve(system.split("-", 1)[1], n, q, args.path)
         elif system.startswith("copy-"):
             result = work_copy(system.split("-", 1)[1], n, tmp)
         elif system == "sqlite":
@@ -428,12 +484,18 @@ def fmt_lat(r: dict[str, Any], key: str) -> str:
     return f"{v['p50_ms']:.2f} / {v['p95_ms']:.2f}" if v else "–"
 
 
+def _rss(r: dict[str, Any]) -> str:
+    if "serve_peak_rss_mb" in r:
+        return f"{r['ingest_peak_rss_mb']:,} / {r['serve_peak_rss_mb']:,}"
+    return f"{r['peak_rss_mb']:,}"
+
+
 def table(results: list[dict[str, Any]]) -> str:
     head = (
         "| system | facts | ingest s (facts/s) | versions | add_fact p50/p95 ms | "
         "as-of p50/p95 ms | current p50/p95 ms | history p50/p95 ms | 2-hop raw p50/p95 ms | "
         "neighborhood(2) p50/p95 ms | context p50/p95 ms | hot_topics 10k sessions p50 ms | "
-        "peak RSS MB | disk MB |"
+        "peak RSS MB (ingest / serve) | disk MB |"
     )
     lines = [head, "|" + "---|" * 14]
     for r in results:
@@ -446,7 +508,7 @@ def table(results: list[dict[str, Any]]) -> str:
             f"{fmt_lat(r, 'current_of_subject')} | {fmt_lat(r, 'history')} | "
             f"{fmt_lat(r, 'two_hop_raw')} | {fmt_lat(r, 'neighborhood_2hop')} | "
             f"{fmt_lat(r, 'context')} | {hot['p50_ms'] if hot else '–'} | "
-            f"{r['peak_rss_mb']:,} | {r['disk_mb']} |"
+            f"{_rss(r)} | {r['disk_mb']} |"
         )
     replays = [r for r in results if r["system"].startswith("replay")]
     if replays:
@@ -479,6 +541,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--out", default=str(HERE / "results"), help="folder for the JSON results")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     ap.add_argument("--size", type=int, default=0, help=argparse.SUPPRESS)
+    ap.add_argument("--path", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.worker:
         worker(args)
@@ -496,10 +559,12 @@ def main(argv: list[str] | None = None) -> None:
             cmd += ["--tmp", args.tmp]
         print(f"# {system} {n:,} ...", file=sys.stderr, flush=True)
         t = time.perf_counter()
-        proc = subprocess.run(cmd, capture_output=True, text=True, cwd=HERE.parent, check=False)
+        proc = subprocess.run(
+            cmd, stdout=subprocess.PIPE, stderr=None, text=True, cwd=HERE.parent, check=False
+        )
         line = next((x for x in proc.stdout.splitlines() if x.startswith("RESULT ")), None)
         if proc.returncode != 0 or line is None:
-            print(f"#   failed ({proc.returncode}): {proc.stderr[-2000:]}", file=sys.stderr)
+            print(f"#   failed ({proc.returncode})", file=sys.stderr)
             continue
         result = json.loads(line[len("RESULT ") :])
         result["wall_s"] = round(time.perf_counter() - t, 1)
