@@ -46,7 +46,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from graphmem.errors import SchemaVersionError, StoreBusy, StoreError
-from graphmem.models import Entity, Fact, Predicate, Session
+from graphmem.models import Entity, Fact, Predicate
 from graphmem.store import locks
 from graphmem.store.schema import DDL, FACT_COLUMNS, SCHEMA_VERSION
 from graphmem.timeutil import from_store, to_store
@@ -893,69 +893,3 @@ class KuzuStore:
             self._pending_marker = at.isoformat()
             return
         self.set_meta("last_write", at.isoformat())
-
-    # -- sessions ---------------------------------------------------------------------------
-
-    def upsert_session(self, session: Session, mention_ids: Mapping[str, int]) -> None:
-        """Create or replace a session node and its MENTIONS edges (entities must exist)."""
-        self.run(
-            "MERGE (s:Session {id: $id}) SET s.started_at = $start, "
-            "s.ended_at = cast($end AS TIMESTAMP), s.title = cast($title AS STRING), "
-            "s.text = cast($text AS STRING), s.summary = cast($summary AS STRING), "
-            "s.source = cast($source AS STRING)",
-            {
-                "id": session.id,
-                "start": to_store(session.started_at),
-                "end": to_store(session.ended_at),
-                "title": session.title,
-                "text": session.text,
-                "summary": session.summary,
-                "source": session.source,
-            },
-        )
-        self.run("MATCH (s:Session {id: $id})-[m:MENTIONS]->() DELETE m", {"id": session.id})
-        if mention_ids:
-            self.run(
-                "UNWIND $rows AS row MATCH (s:Session {id: $id}) MERGE (e:Entity {id: row.e}) "
-                "CREATE (s)-[:MENTIONS {count: row.n}]->(e)",
-                {
-                    "id": session.id,
-                    "rows": [{"e": e, "n": n} for e, n in sorted(mention_ids.items())],
-                },
-            )
-
-    def sessions(
-        self, *, since: dt.datetime | None = None, until: dt.datetime | None = None
-    ) -> list[Session]:
-        """Return sessions started within ``[since, until]``, oldest first, with mentions."""
-        params: dict[str, Any] = {}
-        conds = []
-        if since is not None:
-            conds.append("s.started_at >= $a0")
-            params["a0"] = to_store(since)
-        if until is not None:
-            conds.append("s.started_at <= $a1")
-            params["a1"] = to_store(until)
-        where = f"WHERE {' AND '.join(conds)} " if conds else ""
-        rows = self._q(
-            f"MATCH (s:Session) {where}OPTIONAL MATCH (s)-[m:MENTIONS]->(e:Entity) "
-            "RETURN s.id, s.started_at, s.ended_at, s.title, s.text, s.summary, s.source, "
-            "collect({name: e.name, n: m.count}) ORDER BY s.started_at, s.id",
-            params,
-        )
-        out = []
-        for r in rows:
-            mentions = {m["name"]: int(m["n"]) for m in r[7] if m.get("name") is not None}
-            out.append(
-                Session(
-                    id=r[0],
-                    started_at=r[1].replace(tzinfo=dt.timezone.utc),
-                    ended_at=from_store(r[2]),
-                    title=r[3],
-                    text=r[4],
-                    summary=r[5],
-                    source=r[6],
-                    mentions=mentions,
-                )
-            )
-        return out
