@@ -270,8 +270,8 @@ def work_serve(engine: str, n: int, q: int, path: str) -> dict[str, Any]:
             out["hot_topics_10k_sessions"] = lat(
                 "hot_topics_10k_sessions",
                 lambda _: mem.hot_topics(limit=20),
-                list(range(20)),
-                warm=2,
+                list(range(10)),
+                warm=1,
             )
         if hasattr(mem, "context"):
             with contextlib.suppress(ImportError):

@@ -242,7 +242,11 @@ def _roundtrip(mem: gm.Memory, result: Any, **given_values: Any) -> None:
         return
     back = mem.get_fact(result.fact.id)
     assert same_version(back, result.fact)
-    if result.decision.value in ("add", "supersede"):
+    # Only a version this call wrote carries its values: a "supersede" may also keep an
+    # existing version that already held the fact (e.g. after closing the one its source_ref
+    # named; SPEC §3 rules 1 and 2), and a noop returns the reinforced existing version.
+    written_now = back.recorded_at == mem.now()
+    if result.decision.value in ("add", "supersede") and written_now:
         for key in ("statement", "source", "source_ref"):
             if key in given_values and isinstance(given_values[key], str):
                 want = given_values[key] or None  # an empty text means "none"
