@@ -440,6 +440,9 @@ class Memory:
             if isinstance(it, Mapping)
             and it.get("valid_from") is None
             and isinstance(it.get("source"), str)
+            # text the store cannot hold is reported by _validate, not sent to a query
+            and it["source"].encode("utf-8", "surrogatepass").decode("utf-8", "ignore")
+            == it["source"]
         ]
         return session_start_times(self._store, ids) if ids else {}
 
@@ -693,7 +696,8 @@ class Memory:
         """
         now = self.now()
         if limit is not None and (
-            isinstance(limit, bool) or not isinstance(limit, int) or limit < 0
+            # the store takes a 64-bit LIMIT: a bigger int failed as a StoreError (#7 fuzz)
+            isinstance(limit, bool) or not isinstance(limit, int) or not 0 <= limit < 2**63
         ):
             raise InvalidInput(f"limit={limit!r} must be a non-negative integer or None")
         pred = None if predicate is None else self.ontology.resolve(predicate).name
