@@ -68,6 +68,11 @@ def note(*parts: object) -> None:
 
 
 def rss_mb() -> float:
+    """Peak RSS of this process (VmHWM: unlike ru_maxrss it is not inherited from the parent)."""
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
@@ -227,9 +232,9 @@ def work_serve(engine: str, n: int, q: int, path: str) -> dict[str, Any]:
         )
         if hasattr(mem, "neighborhood"):
             with contextlib.suppress(ImportError):
-                few = points[: max(q // 10, 10)]  # networkx snapshots: slow at 1M on kuzu
+                few = points[: max(q // 3, 20)]
                 out["neighborhood_2hop"] = lat(
-                    "neighborhood_2hop", lambda a: mem.neighborhood(a[0], hops=2), few, 3
+                    "neighborhood_2hop", lambda a: mem.neighborhood(a[0], hops=2), few, 5
                 )
         # Single writes: a mix of adds and supersessions on existing subjects.
         rng = random.Random(11)

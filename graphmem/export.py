@@ -103,8 +103,18 @@ def _graph(
 ) -> nx.MultiDiGraph:
     edges = list(edges)
     ids = set(nodes) | {s for s, _, _ in edges} | {o for _, o, _ in edges}
+    return _build_graph(db.entity_rows(mem._store, sorted(ids)), edges, v, k)
+
+
+def _build_graph(
+    entities: Iterable[Mapping[str, Any]],
+    edges: Iterable[db.Edge],
+    v: dt.datetime,
+    k: dt.datetime,
+) -> nx.MultiDiGraph:
+    """Build the graph from entity rows (``id``, ``name``, ``kind``) and edges, in that order."""
     G = nx.MultiDiGraph(valid_at=v, known_at=k)
-    for row in db.entity_rows(mem._store, sorted(ids)):
+    for row in entities:
         G.add_node(row["id"], name=row["name"] or row["id"], kind=row["kind"] or "entity")
     for s, o, fact in edges:
         G.add_edge(s, o, key=fact.id, **fact.model_dump())
@@ -191,33 +201,16 @@ def neighborhood(
     hops = _check_hops(hops)
     v, k = _snapshot_times(mem, valid_at, known_at)
     eid = mem._entity_id(entity, what="entity")
-    if not db.entity_rows(mem._store, [eid]):
+    with mem._lock:  # the store queries of one search see no write in between
+        found = db.ball(mem._store, eid, hops, valid_at=v, known_at=k)
+    if found is None:
         raise NotFound(
             f"no entity named {entity!r} in memory {mem.path or ':memory:'!r}; check the "
             "spelling or list subjects with facts()"
         )
-    seen = {eid}
-    frontier = {eid}
-    edges: dict[str, db.Edge] = {}
-    for _ in range(hops):
-        # Every edge at a node closer than the radius ends inside the ball: keep it.
-        reached: set[str] = set()
-        for s, o, fact in db.incident_edges(mem._store, sorted(frontier), valid_at=v, known_at=k):
-            edges[fact.id] = (s, o, fact)
-            reached.update(n for n in (s, o) if n not in seen)
-        seen |= reached
-        frontier = reached
-        if not frontier:
-            break
-    # Edges among the nodes at the radius (or the entity's self-loops when hops=0) make the
-    # result the induced subgraph, as networkx.ego_graph.
-    for s, o, fact in db.incident_edges(mem._store, sorted(frontier), valid_at=v, known_at=k):
-        if s in seen and o in seen:
-            edges[fact.id] = (s, o, fact)
-    ordered = sorted(
-        edges.values(), key=lambda e: (e[2].subject, e[2].predicate, e[2].valid_from, e[2].id)
-    )
-    return _graph(mem, ordered, sorted(seen), v, k)
+    entities, edges = found
+    edges.sort(key=lambda e: (e[2].subject, e[2].predicate, e[2].valid_from, e[2].id))
+    return _build_graph(entities, edges, v, k)
 
 
 # -- the dump: every table as JSON-ready rows ---------------------------------------------------
@@ -851,7 +844,8 @@ def export_memory(
         What was written.
 
     Raises:
-        InvalidInput: an unknown format, or text GraphML cannot hold (control characters).
+        InvalidInput: an unknown format, text GraphML cannot hold (control characters), or a
+            path that cannot be written (nothing is written).
     """
     _check_format(format)
     dump = _dump(mem)
@@ -859,8 +853,14 @@ def export_memory(
         # Render first: a failure (GraphML-incompatible text) leaves no half-written file.
         buf = io.StringIO()
         _write(dump, buf, format)
-        with open(target, "w", encoding="utf-8", newline="") as fh:
-            fh.write(buf.getvalue())
+        try:
+            with open(target, "w", encoding="utf-8", newline="") as fh:
+                fh.write(buf.getvalue())
+        except OSError as exc:
+            raise InvalidInput(
+                f"target={os.fspath(target)!r} cannot be written: {exc.strerror}; pass a path "
+                "in an existing, writable folder"
+            ) from exc
     else:
         _write(dump, target, format)
     marker = dump.header.get("last_write")
@@ -913,14 +913,21 @@ def import_memory(
 
     Raises:
         InvalidInput: the memory is not empty, the format is unknown, or the file is not a
-            valid export (the message says where); nothing is written.
-        FileNotFoundError: the path does not exist.
+            valid export (the message says where), or the path cannot be read as UTF-8 text;
+            nothing is written.
     """
     if format is not None:
         _check_format(format)
     if isinstance(source, (str, os.PathLike)):
-        with open(source, encoding="utf-8", newline="") as fh:
-            text = fh.read()
+        try:
+            with open(source, encoding="utf-8", newline="") as fh:
+                text = fh.read()
+        except (OSError, UnicodeDecodeError) as exc:
+            why = exc.strerror if isinstance(exc, OSError) else f"not UTF-8 text ({exc.reason})"
+            raise InvalidInput(
+                f"source={os.fspath(source)!r} cannot be read: {why}; pass the path of a file "
+                "written by export_memory (graphmem export)"
+            ) from exc
     else:
         text = source.read()
     fmt = format or _sniff(text)

@@ -27,7 +27,7 @@ from graphmem.ontology import Ontology
 from graphmem.store import open_store
 from graphmem.temporal import new_id, plan_assert, plan_retract
 from graphmem.timeutil import Clock, TimeLike, system_clock, to_utc
-from graphmem.writes import FIELDS, WriteBatch, build_fact, paused_gc
+from graphmem.writes import FIELDS, WriteBatch, new_version, paused_gc
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -100,6 +100,10 @@ def open(  # noqa: A001 - the public name is part of the contract: gm.open()
 def _start_of(starts: Mapping[str, dt.datetime], item: object) -> dt.datetime | None:
     source = item.get("source") if isinstance(item, Mapping) else None
     return starts.get(source) if isinstance(source, str) else None
+
+
+#: Stands in for a checked row already planned (frees its memory during a bulk write).
+_FREED: dict[str, Any] = {}
 
 
 class Memory:
@@ -575,34 +579,33 @@ class Memory:
                 self._store, now, self._store.current_versions(subject_ids), entities=new_entities
             )
             results = []
-            for c in checked:
+            admitted: list[str] = []
+            for i, c in enumerate(checked):
+                checked[i] = _FREED  # a bulk write frees each checked row once planned
                 subj, obj, pred = entities[c["subject"]], entities[c["object"]], c["predicate"]
-                fact = build_fact(
-                    {
-                        **c,
-                        "id": new_id(),
-                        "subject": subj.name,
-                        "object": obj.name,
-                        "predicate": pred.name,
-                        "recorded_at": now,
-                    }
+                fact = new_version(
+                    c,
+                    id=new_id(),
+                    subject=subj.name,
+                    object=obj.name,
+                    predicate=pred.name,
+                    recorded_at=now,
                 )
                 if planner is not None:
                     plan = planner(fact, batch.versions(subj.id))
                 else:
                     plan = plan_assert(
                         fact,
-                        batch.versions(subj.id),
+                        # only the source_ref rule looks across predicates
+                        batch.versions(subj.id, None if fact.source_ref else pred.name),
                         cardinality=pred.cardinality,
                         negate=bool(fact.statement) and negates(fact.statement or ""),
                     )
-                results.append(batch.apply(subj.id, plan))
-            # Rate limits count what changed knowledge; a noop only reinforces (SPEC §4).
-            admitted = [
-                c["kind"]
-                for c, r in zip(checked, results, strict=True)
-                if not bulk and r.decision is not Decision.NOOP
-            ]
+                result = batch.apply(subj.id, plan)
+                results.append(result)
+                # Rate limits count what changed knowledge; a noop only reinforces (SPEC §4).
+                if not bulk and result.decision is not Decision.NOOP:
+                    admitted.append(c["kind"])
             self._rate.check(admitted, now=now)
             with self._store.transaction():
                 if new_predicates:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 from enum import Enum
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
@@ -22,6 +22,7 @@ __all__ = [
     "Predicate",
     "Session",
     "WriteResult",
+    "trusted",
 ]
 
 FactKind = Literal["fact", "event", "insight", "directive", "identity"]
@@ -158,3 +159,28 @@ class WriteResult(_Model):
     decision: Decision
     fact: Fact | None
     superseded: tuple[Fact, ...] = ()
+
+
+_M = TypeVar("_M", bound=BaseModel)
+_FIELDS_SET: dict[type[BaseModel], set[str]] = {}
+_set = object.__setattr__
+
+
+def trusted(cls: type[_M], values: dict[str, Any]) -> _M:
+    """Build a model from ``values`` already checked by the caller, without validation.
+
+    The write path's hot loop: a bulk write validates every input field itself (naming the
+    row and the fix), then builds versions here at 0.6 µs each instead of 3.7-7 µs through
+    ``model_validate``, and 550 instead of 1,280 bytes, because every instance shares one
+    fields-set (#6). ``values`` must hold every field of ``cls`` in declaration order, with
+    valid values; this is what ``model_construct`` does, minus its per-field default lookup.
+    """
+    fields_set = _FIELDS_SET.get(cls)
+    if fields_set is None:
+        fields_set = _FIELDS_SET[cls] = set(cls.model_fields)
+    obj = cls.__new__(cls)
+    _set(obj, "__dict__", values)
+    _set(obj, "__pydantic_fields_set__", fields_set)  # copied by model_copy before any update
+    _set(obj, "__pydantic_extra__", None)
+    _set(obj, "__pydantic_private__", None)
+    return obj

@@ -21,9 +21,10 @@ past date gives exactly what would have been computed on that date from the data
   today is news today and a scheduled change is news when it starts;
 - a topic's age is the time since the newest of its mentions and fact activity times.
 
-The aggregation runs in two store queries (mentions per topic, fact activity per entity), never a
-query per topic; the formulas are the pure modules' (:mod:`graphmem.hotness`,
-:mod:`graphmem.triage`).
+The aggregation runs in a few store queries (mentions per topic, fact activity per entity), never
+a query per topic; the formulas are the pure modules' (:mod:`graphmem.hotness`,
+:mod:`graphmem.triage`). ``hot_topics(limit=k)`` usually skips the whole-graph fact scan
+(:func:`hot_topics`).
 
 >>> import graphmem as gm
 >>> with gm.open(clock=lambda: gm.to_utc("2026-06-10")) as mem:
@@ -42,7 +43,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from graphmem.errors import InvalidInput, NotFound
-from graphmem.hotness import TopicCounts, TopicScore, score_counts
+from graphmem.hotness import TopicCounts, TopicScore, hotness_score, idf_weight, score_counts
 from graphmem.models import Entity, Fact, Session
 from graphmem.normalize import clean_name
 from graphmem.store import sessions as store_sessions
@@ -77,6 +78,9 @@ MAX_NGRAM = 4
 _TOKEN = re.compile(r"\w+(?:[.+#'’-]+\w+)*[+#]*")
 _SECONDS_PER_DAY = 86_400.0
 _EARLIEST = dt.datetime(1, 1, 1, tzinfo=dt.timezone.utc)
+#: The best score a topic without hits in the window can reach (0.4, RECENCY_WEIGHT): with
+#: ``hits = 0`` its plain and IDF engagement are both 0, so only a recency of 1.0 is left.
+_NO_HITS_MAX = hotness_score(0, 1, 0.0)
 
 MentionsArg = Mapping[str, int] | Iterable[str] | None
 
@@ -482,6 +486,11 @@ def hot_topics(
     age runs from the topic's newest mention or fact activity (see the module docstring for the
     time axes). Asked about a past date, it equals what was computed on that date.
 
+    Every fact subject is a topic, so the full ranking aggregates every fact version of the
+    graph. With a ``limit``, the top is usually found from the topics mentioned in the window
+    alone (:func:`_top_mentioned`) and the answer is the same; with 1M facts, 100k entities and
+    10k sessions, ``limit=20`` takes about 55 ms instead of 5–7 s.
+
     Args:
         mem: the memory.
         now: the time to score at (default: the memory's clock).
@@ -498,11 +507,22 @@ def hot_topics(
     """
     at = _as_of(mem, now)
     start = _window_start(at, window_days)
-    n_sessions, mentioned = store_sessions.mention_counts(mem._store, now=at, start=start)
-    topics = {m.entity_id for m in mentioned}
-    activity = {
-        a.entity_id: a for a in store_sessions.fact_activity(mem._store, now=at, keep=topics)
-    }
+    store = mem._store
+    with mem._lock:  # several queries: no write of this memory in between
+        if (
+            weighting in ("plain", "idf")
+            and type(limit) is int  # not a bool; a bad limit is reported by score_counts
+            and limit >= 1
+        ):
+            top = _top_mentioned(mem, at=at, start=start, k=limit, weighting=weighting)
+            if top is not None:
+                return top
+        n_sessions = store_sessions.count_mentioning_sessions(store, now=at)
+        mentioned = store_sessions.mention_counts(store, now=at, start=start)
+        topics = {m.entity_id for m in mentioned}
+        activity = {
+            a.entity_id: a for a in store_sessions.fact_activity(store, now=at, keep=topics)
+        }
     counts: list[TopicCounts] = []
     for m in mentioned:
         fact = activity.pop(m.entity_id, None)
@@ -516,6 +536,74 @@ def hot_topics(
         weighting=weighting,  # type: ignore[arg-type] # checked by score_counts
         limit=limit,
     )
+
+
+def _top_mentioned(
+    mem: Memory, *, at: dt.datetime, start: dt.datetime, k: int, weighting: str
+) -> list[TopicScore] | None:
+    """Return the first ``k`` rows of :func:`hot_topics` without the whole-graph fact scan.
+
+    A topic with no hit in the window has engagement 0 under both weightings, so it scores at
+    most :data:`_NO_HITS_MAX` (0.4). A topic's engagement depends only on its ``(hits, df)``
+    and the largest (IDF-weighted) hits, so per group of equal counts
+    (:func:`~graphmem.store.sessions.mention_groups`, a few rows) the best score any of its
+    topics can reach is its score at age 0. The topics with at least ``min_hits`` hits (taken
+    from the best groups until they hold ``k`` topics, and always including the largest hits
+    and IDF-weighted hits, which normalise every score) are scored exactly, with the fact
+    activity of just those topics (:func:`~graphmem.store.sessions.newest_activity`; the
+    caller holds the memory's lock, so node offsets stay valid). When the ``k``-th
+    of them scores strictly above both 0.4 and the bound of every group left out, every topic
+    left out scores strictly less, and the ``k`` are exactly the full ranking's first ``k``
+    (same scores, same name order among ties); otherwise ``min_hits`` drops to the groups
+    that could still compete and the step repeats (at most until ``min_hits`` is 1).
+
+    Returns ``None`` when the bound cannot decide (fewer than ``k`` topics with hits, or a
+    ``k``-th score at or below 0.4): the caller then runs the full computation.
+
+    Measured with 1M facts, 100k entities and 10k sessions (33,000 topics mentioned, 15,900 in
+    the window, hits up to 4): ``k=20`` scores 82 topics in four queries, about 55 ms (groups
+    15 ms, mentions 25 ms, fact activity 13 ms); ``k=200`` scores 1,327 topics in 145 ms.
+    """
+    store = mem._store
+    n_sessions = store_sessions.count_mentioning_sessions(store, now=at)
+    groups = store_sessions.mention_groups(store, now=at, start=start)
+    if sum(g.n_topics for g in groups) < k:
+        return None
+    # Engagement numerators exactly as score_counts computes them.
+    idf_hits = {g: g.hits * idf_weight(g.df, n_sessions) for g in groups}
+    weight: dict[store_sessions.MentionGroup, float] = (
+        idf_hits if weighting == "idf" else {g: g.hits for g in groups}
+    )
+    top_weight = max(weight.values())
+    bound = {g: hotness_score(weight[g], top_weight, 0.0) for g in groups}
+    # Fetched: the largest hits (any min_hits <= it) and the largest IDF-weighted hits ...
+    min_hits = max(groups, key=idf_hits.__getitem__).hits
+    held = 0
+    for g in sorted(groups, key=bound.__getitem__, reverse=True):
+        if held >= k:  # ... and the best groups until they hold k topics
+            break
+        held += g.n_topics
+        min_hits = min(min_hits, g.hits)
+    while True:
+        mentioned = store_sessions.mention_counts(store, now=at, start=start, min_hits=min_hits)
+        newest = store_sessions.newest_activity(store, now=at, nodes=[m.node for m in mentioned])
+        counts = [
+            TopicCounts(m.name, m.hits, m.df, max(m.last_mention, newest.get(m.node, _EARLIEST)))
+            for m in mentioned
+        ]
+        top = score_counts(
+            counts,
+            now=at,
+            n_sessions=n_sessions,
+            weighting=weighting,  # type: ignore[arg-type] # checked by the caller
+            limit=k,
+        )
+        if len(top) < k or top[-1].score <= _NO_HITS_MAX:
+            return None
+        rivals = [g.hits for g in groups if g.hits < min_hits and bound[g] >= top[-1].score]
+        if not rivals:
+            return top
+        min_hits = min(rivals)
 
 
 def triage(
@@ -548,7 +636,7 @@ def triage(
     at = _as_of(mem, now)
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
         raise InvalidInput(f"limit={limit!r} must be a non-negative int or None")
-    _, mentioned = store_sessions.mention_counts(mem._store, now=at, start=at)
+    mentioned = store_sessions.mention_counts(mem._store, now=at, start=at)
     topics = {m.entity_id for m in mentioned}
     activity = {
         a.entity_id: a

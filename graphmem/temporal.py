@@ -16,7 +16,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from graphmem.models import Cardinality, Decision, Fact
+from graphmem.models import Cardinality, Decision, Fact, trusted
 from graphmem.timeutil import fmt
 
 __all__ = ["Close", "Plan", "new_id", "plan_assert", "plan_retract", "touches"]
@@ -78,7 +78,7 @@ def _reshape(
     **update: object,
 ) -> Fact:
     """Return a new version of ``old`` with another valid interval, recorded at ``now``."""
-    data = old.model_dump()
+    data = dict(old.__dict__)  # every field, in order; callers keep valid_from < valid_to
     data.update(
         id=new_id(),
         valid_from=valid_from,
@@ -89,7 +89,7 @@ def _reshape(
         reason=None,
         **update,
     )
-    return Fact.model_validate(data)
+    return trusted(Fact, data)
 
 
 def plan_assert(

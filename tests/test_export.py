@@ -178,6 +178,45 @@ def test_subject_filter_and_hops(mem: gm.Memory) -> None:
     assert lonely.number_of_edges() == 0
 
 
+def test_neighborhood_is_the_induced_ego_graph(mem: gm.Memory, clock: ManualClock) -> None:
+    # A chain a-b-c-d-e with self-loops, parallel versions, an incoming branch, an edge between
+    # two nodes at the same distance (x-d), a closed version and an entity without facts.
+    mem.define_predicate("likes", cardinality="many")
+    mem.define_predicate("knows", cardinality="many")
+    for s, p, o in [
+        ("A", "likes", "B"),
+        ("B", "likes", "C"),
+        ("C", "likes", "D"),
+        ("C", "knows", "D"),
+        ("D", "likes", "E"),
+        ("C", "likes", "C"),
+        ("D", "likes", "D"),
+        ("C", "likes", "X"),
+        ("X", "knows", "D"),
+        ("F", "likes", "C"),
+        ("A", "likes", "A"),
+    ]:
+        mem.add_fact(s, p, o, valid_from="2020-01-01")
+    mem.add_fact("B", "knows", "Z", valid_from="2020-01-01", valid_to="2021-01-01")
+    clock.advance(days=1)
+    mem.retract("F", "likes", "C", at="2022-01-01", reason="test")
+    mem.define_entity("Loner")
+    for v in ("2020-06-01", "2023-01-01"):
+        G = mem.to_networkx(valid_at=v)
+        for entity in ("a", "c", "d", "x", "loner"):
+            for hops in range(5):
+                N = mem.neighborhood(entity, hops=hops, valid_at=v)
+                ego = nx.ego_graph(G, entity, radius=hops, undirected=True) if entity in G else None
+                assert sorted(N.nodes) == (sorted(ego.nodes) if ego else [entity])
+                assert sorted(N.edges(keys=True)) == (sorted(ego.edges(keys=True)) if ego else [])
+                for u, w, key, data in N.edges(keys=True, data=True):
+                    assert data == G.edges[u, w, key]
+                assert dict(N.nodes(data=True)) == {
+                    n: G.nodes[n] if n in G else {"name": "Loner", "kind": "entity"} for n in N
+                }
+                assert N.graph == G.graph
+
+
 @pytest.mark.parametrize("hops", [-1, 1.5, True, "2"])
 def test_bad_hops(mem: gm.Memory, hops: Any) -> None:
     mem.add_fact("Alice", "works_at", "Acme")
@@ -517,3 +556,14 @@ def test_cli_export_import(tmp_path: Any) -> None:
     )
     assert result.exit_code == 1
     assert "no such file" in result.output
+
+
+@pytest.mark.parametrize("path", ["missing/x.jsonl", "."])
+def test_import_of_an_unreadable_path_fails(tmp_path: os.PathLike[str], path: str) -> None:
+    with gm.open(None) as mem, pytest.raises(gm.InvalidInput, match="cannot be read"):
+        ex.import_memory(mem, os.path.join(tmp_path, path))
+
+
+def test_export_to_an_unwritable_path_is_invalid_input(tmp_path: os.PathLike[str]) -> None:
+    with gm.open(None) as mem, pytest.raises(gm.InvalidInput, match="cannot be written"):
+        ex.export_memory(mem, os.path.join(tmp_path, "missing", "x.jsonl"))

@@ -16,6 +16,7 @@ __all__ = [
     "counts",
     "entity_rows",
     "fact_rows",
+    "fact_states",
     "meta_rows",
     "predicate_rows",
     "table_names",
@@ -48,6 +49,19 @@ def fact_rows(store: KuzuStore) -> list[dict[str, Any]]:
     )
     keys = ["subject_id", "subject", "object_id", "object_name", *_FACT_COLS]
     return [dict(zip(keys, row, strict=True)) for row in rows]
+
+
+def fact_states(store: KuzuStore) -> list[tuple[Any, ...]]:
+    """Return a cheap, sorted fingerprint of every version: what writes may change.
+
+    Rows of ``(fid, recorded_at, expired_at, valid_to, superseded_by, access_count)``; no text
+    columns, so a store holding megabyte strings fingerprints fast.
+    """
+    rows = store.run(
+        "MATCH ()-[r:Fact]->() RETURN r.fid, r.recorded_at, r.expired_at, r.valid_to, "
+        "r.superseded_by, r.access_count"
+    )
+    return sorted((tuple(r) for r in rows), key=repr)
 
 
 def entity_rows(store: KuzuStore) -> list[dict[str, Any]]:

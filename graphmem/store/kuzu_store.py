@@ -43,6 +43,7 @@ import warnings
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from operator import itemgetter
 from typing import Any
 
 from graphmem.errors import SchemaVersionError, StoreBusy, StoreError
@@ -62,6 +63,8 @@ COPY_THRESHOLD = 500
 COPY_RATIO = 20
 #: Up to this many ids or rows, one prepared statement per id/row; above, one ``UNWIND`` query.
 SMALL_BATCH = 64
+#: One point query costs about as much as scanning this many stored rows (entities, versions).
+POINT_VS_SCAN = 1000
 #: Prepared statements kept per connection.
 STATEMENT_CACHE = 256
 
@@ -162,7 +165,11 @@ def _predicate_table(predicates: Sequence[Predicate]) -> Any:
 
 
 def _fact_table(rows: Sequence[tuple[str, str, Fact]]) -> Any:
-    """Return ``(subject id, object id, fact)`` rows as an Arrow table for ``COPY Fact``."""
+    """Return ``(subject id, object id, fact)`` rows as an Arrow table for ``COPY Fact``.
+
+    One pass over the versions, then columns: a pass per column over a million versions
+    scattered in the heap cost 3x more in cache misses (15.5 s vs 7.9 s at 1M shuffled; #6).
+    """
     pa = _arrow()
     types = {
         "STRING": pa.string(),
@@ -171,21 +178,21 @@ def _fact_table(rows: Sequence[tuple[str, str, Fact]]) -> Any:
         "INT64": pa.int64(),
         "BOOLEAN": pa.bool_(),
     }
-    facts = [f.__dict__ for _, _, f in rows]
-    columns: dict[str, Any] = {
-        "from": pa.array([s for s, _, _ in rows], pa.string()),
-        "to": pa.array([o for _, o, _ in rows], pa.string()),
+    get = itemgetter(*["id" if name == "fid" else name for name, _ in FACT_COLUMNS])
+    columns = list(zip(*[(s, o, *get(f.__dict__)) for s, o, f in rows], strict=True))
+    table: dict[str, Any] = {
+        "from": pa.array(columns[0], pa.string()),
+        "to": pa.array(columns[1], pa.string()),
     }
     utc = pa.timestamp("us", tz="UTC")
-    for name, typ in FACT_COLUMNS:
-        values = [d["id" if name == "fid" else name] for d in facts]
+    for (name, typ), values in zip(FACT_COLUMNS, columns[2:], strict=True):
         if name in _TIME_COLS:
             # Facts hold aware UTC datetimes; Arrow converts them in C (3x faster than
             # to_store per value) and the cast only drops the zone: naive UTC, as stored.
-            columns[name] = pa.array(values, utc).cast(types[typ])
+            table[name] = pa.array(values, utc).cast(types[typ])
         else:
-            columns[name] = pa.array(values, types[typ])
-    return pa.table(columns)
+            table[name] = pa.array(values, types[typ])
+    return pa.table(table)
 
 
 class KuzuStore:
@@ -583,6 +590,14 @@ class KuzuStore:
         rows = self._q("MATCH (e:Entity) WITH e WHERE size(e.aliases) > 0 RETURN e.id, e.aliases")
         return {alias: eid for eid, aliases in rows for alias in aliases}
 
+    def _point_lookups(self, n: int) -> bool:
+        """Whether ``n`` ids are read with one point query each rather than one ``UNWIND``.
+
+        An ``UNWIND`` read scans the whole Entity table once (about 0.4 µs an entity), a point
+        query costs about 0.5 ms: small batches and big stores go point by point.
+        """
+        return n <= SMALL_BATCH and n * POINT_VS_SCAN > self._size + self._grown
+
     def entity_names(self, ids: Sequence[str]) -> dict[str, str]:
         """Return ``{id: display name}`` for those ids that exist."""
         if self._pending_entities:
@@ -593,7 +608,7 @@ class KuzuStore:
         unique = list(dict.fromkeys(ids))
         if not unique:
             return {}
-        if len(unique) <= SMALL_BATCH:
+        if self._point_lookups(len(unique)):
             query = "MATCH (e:Entity {id: $i}) RETURN e.id, e.name"
             rows = [row for i in unique for row in self._execute(query, {"i": i})]
         else:
@@ -649,7 +664,7 @@ class KuzuStore:
         if not subject_ids:
             return out
         ids = list(out)
-        if len(ids) <= SMALL_BATCH:
+        if self._point_lookups(len(ids)):
             query = (
                 "MATCH (a:Entity {id: $i})-[r:Fact]->() "
                 f"WITH a, r WHERE r.expired_at IS NULL RETURN {_RETURN}"

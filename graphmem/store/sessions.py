@@ -33,10 +33,14 @@ __all__ = [
     "COPY_MIN_SESSIONS",
     "FactActivity",
     "MentionCounts",
+    "MentionGroup",
+    "count_mentioning_sessions",
     "count_sessions",
     "existing_session_ids",
     "fact_activity",
     "mention_counts",
+    "mention_groups",
+    "newest_activity",
     "read_sessions",
     "session_fact_ids",
     "write_sessions",
@@ -58,10 +62,11 @@ _SESSION_COLUMNS: tuple[tuple[str, str], ...] = (
 
 # A fact version counts "as of $now" when it was believed then and had started by then; its
 # activity time is the later of when it became true and when graphmem learned it.
-_KNOWN = (
-    "WITH a, b, r WHERE r.recorded_at <= $now "
-    "AND (r.expired_at IS NULL OR $now < r.expired_at) AND r.valid_from <= $now "
+_KNOWN_IF = (
+    "r.recorded_at <= $now AND (r.expired_at IS NULL OR $now < r.expired_at) "
+    "AND r.valid_from <= $now "
 )
+_KNOWN = "WITH a, b, r WHERE " + _KNOWN_IF
 _NEWEST = "max(CASE WHEN r.recorded_at > r.valid_from THEN r.recorded_at ELSE r.valid_from END)"
 _VALID_NOW = "r.valid_to IS NULL OR $now < r.valid_to"
 
@@ -75,6 +80,8 @@ class MentionCounts(NamedTuple):
         hits: sessions started in ``(start, now]`` that mention it.
         df: sessions started at or before ``now`` that mention it.
         last_mention: start time (aware UTC) of the newest of those sessions.
+        node: the entity's node offset (``offset(ID(e))``) for :func:`newest_activity`; valid
+            only until the next write, so read both under the memory's lock.
     """
 
     entity_id: str
@@ -82,6 +89,21 @@ class MentionCounts(NamedTuple):
     hits: int
     df: int
     last_mention: dt.datetime
+    node: int
+
+
+class MentionGroup(NamedTuple):
+    """The topics mentioned in the window that share their counts (a row of :func:`mention_groups`).
+
+    Attributes:
+        hits: sessions started in ``(start, now]`` that mention each of them (``>= 1``).
+        df: sessions started at or before ``now`` that mention each of them.
+        n_topics: how many topics have these counts.
+    """
+
+    hits: int
+    df: int
+    n_topics: int
 
 
 class FactActivity(NamedTuple):
@@ -285,37 +307,76 @@ def count_sessions(store: KuzuStore, *, until: dt.datetime | None = None) -> int
     return int(rows[0][0])
 
 
-def mention_counts(
-    store: KuzuStore, *, now: dt.datetime, start: dt.datetime
-) -> tuple[int, list[MentionCounts]]:
-    """Count, in one query, the sessions that mention each entity as of ``now``.
+# Per mentioned entity as of $now: its sessions in the window (hits) and in all history (df).
+_MENTIONS = (
+    "MATCH (s:Session)-[:MENTIONS]->(e:Entity) WHERE s.started_at <= $now "
+    "WITH e, count(CASE WHEN s.started_at > $start THEN 1 END) AS hits, count(*) AS df"
+)
 
-    Only sessions with ``started_at <= now`` count (sessions are placed on the time axis by when
-    they happened). ``MENTIONS`` holds at most one edge per (session, entity), so a count of
-    edges is a count of distinct sessions.
 
-    Args:
-        store: the store.
-        now: the time to count at.
-        start: the window start; ``hits`` counts sessions with ``start < started_at <= now``.
-
-    Returns:
-        ``(N, rows)``: N is the number of sessions started by ``now`` that mention anything
-        (the IDF's document count), and one :class:`MentionCounts` per mentioned entity.
+def count_mentioning_sessions(store: KuzuStore, *, now: dt.datetime) -> int:
+    """Return how many sessions started by ``now`` mention anything: the IDF's ``N``.
 
     Raises:
         StoreError: the engine failed.
     """
     rows = store.run(
         "MATCH (s:Session)-[:MENTIONS]->(:Entity) WHERE s.started_at <= $now "
-        "WITH count(DISTINCT s) AS n "
-        "MATCH (s:Session)-[:MENTIONS]->(e:Entity) WHERE s.started_at <= $now "
-        "RETURN n, e.id, e.name, count(CASE WHEN s.started_at > $start THEN 1 END), count(*), "
-        "max(s.started_at)",
+        "RETURN count(DISTINCT s)",
+        {"now": to_store(now)},
+    )
+    return int(rows[0][0]) if rows else 0
+
+
+def mention_counts(
+    store: KuzuStore, *, now: dt.datetime, start: dt.datetime, min_hits: int = 0
+) -> list[MentionCounts]:
+    """Count, in one query, the sessions that mention each entity as of ``now``.
+
+    Only sessions with ``started_at <= now`` count (sessions are placed on the time axis by when
+    they happened). ``MENTIONS`` holds at most one edge per (session, entity), so a count of
+    edges is a count of distinct sessions.
+
+    The entity's properties are read after the aggregation, through a second ``MATCH`` on its
+    internal id. Asked for in the ``RETURN`` directly, Kuzu 0.11.3 reads them for all 100,000
+    entities and carries them through the aggregation: 100 ms with 33,000 entities mentioned
+    and 60 ms when ``min_hits`` keeps 82 of them, against 80 ms and 25 ms this way.
+
+    Args:
+        store: the store.
+        now: the time to count at.
+        start: the window start; ``hits`` counts sessions with ``start < started_at <= now``.
+        min_hits: only entities with at least this many ``hits``.
+
+    Returns:
+        One :class:`MentionCounts` per mentioned entity that passes ``min_hits``.
+
+    Raises:
+        StoreError: the engine failed.
+    """
+    rows = store.run(
+        _MENTIONS + ", max(s.started_at) AS last WHERE hits >= $min_hits "
+        "WITH e, hits, df, last MATCH (t:Entity) WHERE ID(t) = ID(e) "
+        "RETURN t.id, t.name, hits, df, last, offset(ID(t))",
+        {"now": to_store(now), "start": to_store(start), "min_hits": int(min_hits)},
+    )
+    return [MentionCounts(r[0], r[1], int(r[2]), int(r[3]), _aware(r[4]), r[5]) for r in rows]
+
+
+def mention_groups(store: KuzuStore, *, now: dt.datetime, start: dt.datetime) -> list[MentionGroup]:
+    """Count the entities mentioned in the window ``(start, now]`` by their ``(hits, df)``.
+
+    One query, a handful of rows (12 for 33,000 mentioned entities, in 15–25 ms): what a
+    caller needs to bound every topic's engagement without reading one row per topic.
+
+    Raises:
+        StoreError: the engine failed.
+    """
+    rows = store.run(
+        _MENTIONS + " WHERE hits > 0 RETURN hits, df, count(*)",
         {"now": to_store(now), "start": to_store(start)},
     )
-    n = int(rows[0][0]) if rows else 0
-    return n, [MentionCounts(r[1], r[2], int(r[3]), int(r[4]), _aware(r[5])) for r in rows]
+    return [MentionGroup(int(r[0]), int(r[1]), int(r[2])) for r in rows]
 
 
 def fact_activity(
@@ -375,6 +436,31 @@ def fact_activity(
         FactActivity(eid, name, eid in subjects, _aware(newest), n, tuple(texts_))
         for eid, (name, newest, n, texts_) in merged.items()
     ]
+
+
+def newest_activity(
+    store: KuzuStore, *, now: dt.datetime, nodes: Collection[int]
+) -> dict[int, dt.datetime]:
+    """Return ``{node: newest fact activity}`` as of ``now`` for the given entities only.
+
+    ``nodes`` are node offsets from :func:`mention_counts` read with no write in between. The
+    versions and times are :func:`fact_activity`'s ``newest`` (subject or object side), without
+    aggregating the whole graph: with 1M facts and 100,000 entities, 13 ms for 82 entities and
+    60 ms for 1,300 (against 2.5 s for all). Filtering on ids instead costs 0.6 ms per id
+    (``e.id IN $ids`` compares strings for every entity) or 230 ms (``UNWIND``: a hash join
+    over all entities). Entities without a counted version are left out.
+
+    Raises:
+        StoreError: the engine failed.
+    """
+    if not nodes:
+        return {}
+    rows = store.run(
+        "MATCH (e:Entity)-[r:Fact]-() WHERE offset(ID(e)) IN $nodes "
+        "WITH e, r WHERE " + _KNOWN_IF + "RETURN offset(ID(e)), " + _NEWEST,
+        {"nodes": sorted(set(nodes)), "now": to_store(now)},
+    )
+    return {r[0]: _aware(r[1]) for r in rows}
 
 
 def session_fact_ids(store: KuzuStore, session_id: str) -> list[str]:
