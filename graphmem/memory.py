@@ -102,6 +102,16 @@ def _start_of(starts: Mapping[str, dt.datetime], item: object) -> dt.datetime | 
     return starts.get(source) if isinstance(source, str) else None
 
 
+def _clean_cached(raw: object, what: str, names: dict[str, str] | None) -> str:
+    """:func:`clean_name` through a per-call cache of string names."""
+    if names is None or type(raw) is not str:
+        return clean_name(raw, what=what)
+    found = names.get(raw)
+    if found is None:
+        found = names[raw] = clean_name(raw, what=what)
+    return found
+
+
 #: Stands in for a checked row already planned (frees its memory during a bulk write).
 _FREED: dict[str, Any] = {}
 
@@ -456,10 +466,16 @@ class Memory:
         item: Mapping[str, Any],
         now: dt.datetime,
         default_from: dt.datetime | None = None,
+        names: dict[str, str] | None = None,
     ) -> dict[str, Any]:
+        """Check one input row; return its normalised fields.
+
+        ``names`` caches cleaned subject and object names across the rows of one call (a bulk
+        write repeats them; #6).
+        """
         where = f"facts[{i}]." if i >= 0 else ""
-        unknown = set(item) - _INPUT_FIELDS
-        if unknown:
+        if not _INPUT_FIELDS.issuperset(item):
+            unknown = set(item) - _INPUT_FIELDS
             raise InvalidInput(
                 f"{where}unknown field(s) {sorted(unknown)}; allowed: {sorted(_INPUT_FIELDS)}"
             )
@@ -519,9 +535,11 @@ class Memory:
                 f"{where}valid_to={vt.isoformat()} is not after valid_from={vf.isoformat()}; "
                 "intervals are [valid_from, valid_to): give a later valid_to or none"
             )
+        subject = _clean_cached(item["subject"], f"{where}subject", names)
+        obj = _clean_cached(item["object"], f"{where}object", names)
         return {
-            "subject": clean_name(item["subject"], what=f"{where}subject"),
-            "object": clean_name(item["object"], what=f"{where}object"),
+            "subject": subject,
+            "object": obj,
             "predicate": pred,
             "valid_from": vf,
             "valid_to": vt,
@@ -552,6 +570,7 @@ class Memory:
             now = self._tick()
             single = len(items) == 1
             starts = self._session_starts(items)
+            names: dict[str, str] = {}
             checked = [
                 self._validate(
                     -1 if single else i,
@@ -559,22 +578,23 @@ class Memory:
                     now,
                     # a non-text source (e.g. a list) is rejected by _validate, not hashed here
                     starts.get(it["source"], now) if isinstance(it.get("source"), str) else now,
+                    names,
                 )
                 for i, it in enumerate(items)
             ]
+            subjects = dict.fromkeys(c["subject"] for c in checked)
+            objects: dict[str, str] = {}  # name -> kind of its first use
+            predicates: dict[str, Predicate] = {}
+            for c in checked:
+                pred = predicates[c["predicate"].name] = c["predicate"]
+                objects.setdefault(c["object"], "text" if pred.name == "note" else "entity")
             entities, new_entities = self._resolve_entities(
-                [(c["subject"], "entity") for c in checked]
-                + [
-                    (c["object"], "text" if c["predicate"].name == "note" else "entity")
-                    for c in checked
-                ]
+                [(name, "entity") for name in subjects] + list(objects.items())
             )
             new_predicates = {
-                c["predicate"].name: c["predicate"]
-                for c in checked
-                if self.ontology.lookup(c["predicate"].name) is None
+                name: p for name, p in predicates.items() if self.ontology.lookup(name) is None
             }
-            subject_ids = sorted({entities[c["subject"]].id for c in checked})
+            subject_ids = sorted({entities[name].id for name in subjects})
             batch = WriteBatch(
                 self._store, now, self._store.current_versions(subject_ids), entities=new_entities
             )

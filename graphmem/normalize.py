@@ -53,10 +53,6 @@ def clean_name(name: object, *, what: str = "name") -> str:
     Raises:
         InvalidInput: when ``name`` is not a string or is blank.
     """
-    if type(name) is str and len(name) <= MAX_KEY:
-        text = _cleaned(name)  # short names repeat across a bulk write: cached (#6)
-        if text:
-            return text
     if not isinstance(name, str):
         raise InvalidInput(
             f"{what}={name!r} ({type(name).__name__}) is not a string; pass text such as 'Alice'"
@@ -66,16 +62,6 @@ def clean_name(name: object, *, what: str = "name") -> str:
     if not text:
         raise InvalidInput(f"{what}={name!r} is empty; pass a non-blank name")
     return text
-
-
-@functools.lru_cache(maxsize=1 << 16)
-def _cleaned(name: str) -> str:
-    """Return the cleaned name, or ``""`` when :func:`clean_name` must reject it."""
-    try:
-        name.encode("utf-8")
-    except UnicodeEncodeError:
-        return ""
-    return _WS.sub(" ", unicodedata.normalize("NFKC", name)).strip()
 
 
 def entity_key(name: str) -> str:

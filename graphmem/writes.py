@@ -171,15 +171,19 @@ class WriteBatch:
                 self.bumps[fact.id] = bumped
             reinforced = bumped
         result = reinforced if plan.decision is Decision.NOOP and reinforced else plan.fact
-        superseded = tuple(
-            c.fact.model_copy(
-                update={
-                    "expired_at": self.now,
-                    "superseded_by": c.superseded_by,
-                    "reason": c.reason,
-                }
+        superseded = (
+            ()
+            if not plan.closes
+            else tuple(
+                c.fact.model_copy(
+                    update={
+                        "expired_at": self.now,
+                        "superseded_by": c.superseded_by,
+                        "reason": c.reason,
+                    }
+                )
+                for c in plan.closes
             )
-            for c in plan.closes
         )
         return trusted(
             WriteResult, {"decision": plan.decision, "fact": result, "superseded": superseded}
