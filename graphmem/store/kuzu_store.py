@@ -596,7 +596,7 @@ class KuzuStore:
         An ``UNWIND`` read scans the whole Entity table once (about 0.4 µs an entity), a point
         query costs about 0.5 ms: small batches and big stores go point by point.
         """
-        return n <= SMALL_BATCH and n * POINT_VS_SCAN > self._size + self._grown
+        return n <= SMALL_BATCH and n * POINT_VS_SCAN <= self._size + self._grown
 
     def entity_names(self, ids: Sequence[str]) -> dict[str, str]:
         """Return ``{id: display name}`` for those ids that exist."""
