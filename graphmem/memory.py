@@ -112,10 +112,6 @@ def _clean_cached(raw: object, what: str, names: dict[str, str] | None) -> str:
     return found
 
 
-#: Stands in for a checked row already planned (frees its memory during a bulk write).
-_FREED: dict[str, Any] = {}
-
-
 class Memory:
     """A bi-temporal fact memory. Create it with :func:`graphmem.open`."""
 
@@ -522,7 +518,9 @@ class Memory:
         statement = item.get("statement") or None
         if statement is not None:
             self.admission.check_statement(statement, name=f"{where}statement")
-        source_type = check_source_type(item.get("source_type"), name=f"{where}source_type")
+        source_type = item.get("source_type")
+        if source_type is not None:
+            source_type = check_source_type(source_type, name=f"{where}source_type")
         importance = self.admission.clamp_importance(kind, importance, source_type=source_type)
         vf = self._time(item.get("valid_from"), f"{where}valid_from", default_from or now)
         vt = (
@@ -537,18 +535,27 @@ class Memory:
             )
         subject = _clean_cached(item["subject"], f"{where}subject", names)
         obj = _clean_cached(item["object"], f"{where}object", names)
+        # Every Fact field in declaration order (new_version completes it; ``predicate`` holds
+        # the Predicate until then).
         return {
+            "id": None,
             "subject": subject,
-            "object": obj,
             "predicate": pred,
+            "object": obj,
             "valid_from": vf,
             "valid_to": vt,
+            "recorded_at": None,
+            "expired_at": None,
             "statement": statement,
-            "source": item.get("source") or None,
-            "source_ref": item.get("source_ref") or None,
             "kind": kind,
             "importance": float(importance),
             "confidence": float(confidence),
+            "source": item.get("source") or None,
+            "source_ref": item.get("source_ref") or None,
+            "superseded_by": None,
+            "reason": None,
+            "access_count": 0,
+            "last_accessed_at": None,
             "pinned": pinned,
         }
 
@@ -571,8 +578,14 @@ class Memory:
             single = len(items) == 1
             starts = self._session_starts(items)
             names: dict[str, str] = {}
-            checked = [
-                self._validate(
+            checked = []
+            # One pass: validate each row and note its names (a second pass over a million
+            # rows costs seconds in cache misses; #6). Nothing is written before all are valid.
+            subjects: dict[str, None] = {}
+            objects: dict[str, str] = {}  # name -> kind of its first use
+            predicates: dict[str, Predicate] = {}
+            for i, it in enumerate(items):
+                c = self._validate(
                     -1 if single else i,
                     it,
                     now,
@@ -580,12 +593,8 @@ class Memory:
                     starts.get(it["source"], now) if isinstance(it.get("source"), str) else now,
                     names,
                 )
-                for i, it in enumerate(items)
-            ]
-            subjects = dict.fromkeys(c["subject"] for c in checked)
-            objects: dict[str, str] = {}  # name -> kind of its first use
-            predicates: dict[str, Predicate] = {}
-            for c in checked:
+                checked.append(c)
+                subjects[c["subject"]] = None
                 pred = predicates[c["predicate"].name] = c["predicate"]
                 objects.setdefault(c["object"], "text" if pred.name == "note" else "entity")
             entities, new_entities = self._resolve_entities(
@@ -600,8 +609,7 @@ class Memory:
             )
             results = []
             admitted: list[str] = []
-            for i, c in enumerate(checked):
-                checked[i] = _FREED  # a bulk write frees each checked row once planned
+            for c in checked:
                 subj, obj, pred = entities[c["subject"]], entities[c["object"]], c["predicate"]
                 fact = new_version(
                     c,

@@ -11,7 +11,8 @@ page is one of:
   here, and its standard output must equal ``examples/<name>.out`` when that file exists;
 - in ``docs/cli.md`` only: the generated ``--help`` text (checked against the CLI itself).
 
-Pages owned by other roles (``benchmarks.md``, ``concurrency.md``) are not held to these rules.
+``benchmarks.md`` (its commands run for many minutes; its numbers come from ``python -m
+benchmarks.run``) and ``concurrency.md`` are not held to these rules.
 Set ``GRAPHMEM_DOCS_REGEN=1`` to rewrite the ``.out`` files and ``docs/cli.md`` from the code.
 """
 

@@ -58,7 +58,7 @@ def test_new_version_equals_the_validated_build(mem: gm.Memory, row: dict[str, A
         return
     fields = {"id": "f0123456789abcdef", "recorded_at": NOW}
     names = {"subject": checked["subject"], "object": checked["object"]}
-    fast = new_version(checked, predicate=checked["predicate"].name, **names, **fields)
+    fast = new_version(dict(checked), predicate=checked["predicate"].name, **names, **fields)
     slow = build_fact({**checked, "predicate": checked["predicate"].name, **names, **fields})
     assert fast == slow
     assert fast.model_dump() == slow.model_dump()

@@ -710,11 +710,17 @@ class KuzuStore:
             self._materialize()
             self._insert_rows(rows, known)
             return
-        wanted: dict[str, Entity] = {}
-        for s, o, f in rows:
-            for eid, name in ((s, f.subject), (o, f.object)):
-                if eid not in wanted and eid not in self._pending_entities:
-                    wanted[eid] = known.get(eid) or Entity(id=eid, name=name)
+        ends = dict.fromkeys(
+            i for s, o, _ in rows for i in (s, o) if i not in self._pending_entities
+        )
+        unnamed = {i for i in ends if i not in known}  # not said to be new: name it after a fact
+        names: dict[str, str] = {}
+        for s, o, f in rows if unnamed else ():
+            if s in unnamed:
+                names.setdefault(s, f.subject)
+            if o in unnamed:
+                names.setdefault(o, f.object)
+        wanted = {i: known[i] if i in known else Entity(id=i, name=names[i]) for i in ends}
         existing = self._names(list(wanted))
         self._pending_entities.update({i: e for i, e in wanted.items() if i not in existing})
         self._pending_facts.extend(rows)
