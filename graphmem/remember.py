@@ -47,7 +47,6 @@ invalidate
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -56,7 +55,7 @@ from graphmem.contradiction import decide_text, normalize_text
 from graphmem.errors import InvalidInput
 from graphmem.models import Decision, Fact, WriteResult
 from graphmem.similarity import Similarity, nearest
-from graphmem.temporal import Close, Plan, new_id, plan_retract
+from graphmem.temporal import Close, Plan, plan_retract, shortened
 from graphmem.timeutil import TimeLike, fmt
 
 if TYPE_CHECKING:
@@ -77,20 +76,6 @@ def _text_of(note: Fact) -> str:
 def _quote(text: str, limit: int = 80) -> str:
     text = " ".join(text.split())
     return repr(text if len(text) <= limit else text[: limit - 1] + "…")
-
-
-def _copy_until(note: Fact, end: dt.datetime, now: dt.datetime) -> Fact:
-    """Return a new version of ``note`` valid until ``end``, recorded at ``now``."""
-    data = note.model_dump()
-    data.update(
-        id=new_id(),
-        valid_to=end,
-        recorded_at=now,
-        expired_at=None,
-        superseded_by=None,
-        reason=None,
-    )
-    return Fact.model_validate(data)
 
 
 def plan_note(new: Fact, current: Sequence[Fact], *, similarity: Similarity) -> Plan:
@@ -148,7 +133,7 @@ def plan_note(new: Fact, current: Sequence[Fact], *, similarity: Similarity) -> 
             reason=f"negated by {_quote(text)} ({why}), {learned}",
         )
     reason = f"superseded by note {_quote(text)} ({why}), {learned}"
-    inserts = [_copy_until(old, at, now)] if old.valid_from < at else []
+    inserts = [shortened(old, at, now)] if old.valid_from < at else []
     return Plan(Decision.SUPERSEDE, new, [Close(old, new.id, reason)], [*inserts, new])
 
 

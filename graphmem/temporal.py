@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from graphmem.models import Cardinality, Decision, Fact, trusted
 from graphmem.timeutil import fmt
 
-__all__ = ["Close", "Plan", "new_id", "plan_assert", "plan_retract", "touches"]
+__all__ = ["Close", "Plan", "new_id", "plan_assert", "plan_retract", "shortened", "touches"]
 
 
 def new_id() -> str:
@@ -69,25 +69,20 @@ def _learned(new: Fact) -> str:
     return f"learned {fmt(new.recorded_at)}{src}"
 
 
-def _reshape(
-    old: Fact,
-    now: dt.datetime,
-    *,
-    valid_from: dt.datetime,
-    valid_to: dt.datetime | None,
-    **update: object,
-) -> Fact:
-    """Return a new version of ``old`` with another valid interval, recorded at ``now``."""
-    data = dict(old.__dict__)  # every field, in order; callers keep valid_from < valid_to
+def shortened(old: Fact, end: dt.datetime, now: dt.datetime) -> Fact:
+    """Return a new version of ``old`` valid until ``end``, recorded at ``now``.
+
+    Callers keep ``old.valid_from < end`` (the only check a version's fields need here), so
+    the copy is built without a second validation (#6).
+    """
+    data = dict(old.__dict__)  # every field, in order
     data.update(
         id=new_id(),
-        valid_from=valid_from,
-        valid_to=valid_to,
+        valid_to=end,
         recorded_at=now,
         expired_at=None,
         superseded_by=None,
         reason=None,
-        **update,
     )
     return trusted(Fact, data)
 
@@ -173,7 +168,7 @@ def plan_assert(
                     f"single-valued), {_learned(new)}"
                 )
                 if v.valid_from < start:
-                    shorter = _reshape(v, now, valid_from=v.valid_from, valid_to=start)
+                    shorter = shortened(v, start, now)
                     inserts.append(shorter)
                     closes.append(Close(v, shorter.id, reason))
                 else:  # the interval became empty: close, do not replace
@@ -253,7 +248,7 @@ def plan_retract(
         if not v.valid_at(at):
             continue
         if v.valid_from < at:
-            shorter = _reshape(v, now, valid_from=v.valid_from, valid_to=at)
+            shorter = shortened(v, at, now)
             plan.inserts.append(shorter)
             plan.closes.append(Close(v, shorter.id, f"ended at {fmt(at)}: {reason}"))
             plan.fact = plan.fact or shorter

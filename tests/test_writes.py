@@ -13,6 +13,7 @@ from pydantic import ValidationError
 
 import graphmem as gm
 from graphmem.models import Fact, WriteResult, trusted
+from graphmem.temporal import shortened
 from graphmem.writes import build_fact, new_version
 
 UTC = dt.timezone.utc
@@ -71,6 +72,18 @@ def test_new_version_equals_the_validated_build(mem: gm.Memory, row: dict[str, A
     assert fast.expired_at is None
     assert Fact.model_validate(changed.model_dump()) == changed
     assert trusted(Fact, dict(fast.__dict__)).model_fields_set == set(Fact.model_fields)
+    # The shortened copy the write rules insert equals its validated twin.
+    end = fast.valid_from + dt.timedelta(days=1)
+    short = shortened(changed, end, NOW)
+    assert short == Fact.model_validate(
+        {
+            **changed.model_dump(),
+            "id": short.id,
+            "valid_to": end,
+            "recorded_at": NOW,
+            "expired_at": None,
+        }
+    )
 
 
 def test_trusted_write_result_is_a_normal_model() -> None:
