@@ -441,7 +441,9 @@ def _node_link(dump: _Dump) -> dict[str, Any]:
         nodes.append({**e, "id": f"entity:{e['id']}", "type": "entity", "eid": e["id"]})
     for s in dump.sessions:
         fields = {k: s[k] for k in _SESSION_FIELDS}
-        nodes.append({**fields, "id": f"session:{s['id']}", "type": "session", "sid": s["id"]})
+        nodes.append(
+            {**fields, "id": f"session:{s['id']}", "type": "session", "session_id": s["id"]}
+        )
         for eid, count in s["mentions"].items():
             edges.append(
                 {
@@ -537,17 +539,17 @@ def _from_node_link(doc: Any, fmt: str) -> _Dump:
         where = f"{fmt} edges[{i}]"
         if not isinstance(edge, Mapping):
             raise InvalidInput(f"{where}: expected an object")
-        skind, sid = _split_key(edge.get("source"), where)
+        skind, session_id = _split_key(edge.get("source"), where)
         okind, oid = _split_key(edge.get("target"), where)
         if edge.get("type") == "mentions":
             count = edge.get("count")
-            if skind != "session" or okind != "entity" or sid not in sessions:
+            if skind != "session" or okind != "entity" or session_id not in sessions:
                 raise InvalidInput(
                     f"{where}: a mentions edge goes from a known session to an entity"
                 )
             if isinstance(count, bool) or not isinstance(count, int):
                 raise InvalidInput(f"{where}: mentions count={count!r} must be an integer")
-            sessions[sid]["mentions"][oid] = count
+            sessions[session_id]["mentions"][oid] = count
         elif edge.get("type") == "fact":
             if skind != "entity" or okind != "entity":
                 raise InvalidInput(f"{where}: a fact edge joins two entities")
@@ -557,7 +559,7 @@ def _from_node_link(doc: Any, fmt: str) -> _Dump:
                 if k not in ("source", "target", "key", "type", "fact_source")
             }
             body["source"] = edge.get("fact_source")
-            dump.facts.append({**body, "subject_id": sid, "object_id": oid, "_where": where})
+            dump.facts.append({**body, "subject_id": session_id, "object_id": oid, "_where": where})
         else:
             raise InvalidInput(f"{where}: edge type {edge.get('type')!r} is not fact or mentions")
     return dump
@@ -653,6 +655,16 @@ def _json_attr(text: str, where: str) -> Any:
 # -- restore --------------------------------------------------------------------------------------
 
 
+def _new_id(value: Any, seen: set[str], what: str) -> str:
+    """Return an exported id after checking it is a non-empty string not ``seen`` yet; add it."""
+    if not isinstance(value, str) or not value:
+        raise InvalidInput(f"{what} id={value!r} must be a non-empty string")
+    if value in seen:
+        raise InvalidInput(f"{what} {value!r} appears twice")
+    seen.add(value)
+    return value
+
+
 def _time(value: Any, where: str, *, required: bool = True) -> dt.datetime | None:
     if value is None and not required:
         return None
@@ -700,18 +712,13 @@ def _validate(
     known: set[str] = set()
     for e in dump.entities:
         where = e.get("_where", "entity")
-        eid = e.get("id")
-        if not isinstance(eid, str) or not eid:
-            raise InvalidInput(f"{where}: entity id={eid!r} must be a non-empty string")
-        if eid in known:
-            raise InvalidInput(f"{where}: entity {eid!r} appears twice")
+        eid = _new_id(e.get("id"), known, f"{where}: entity")
         for key in ("name", "kind"):
             if e.get(key) is not None and not isinstance(e[key], str):
                 raise InvalidInput(f"{where}: entity {key}={e[key]!r} must be a string")
         aliases = e.get("aliases") or []
         if not isinstance(aliases, list) or not all(isinstance(a, str) for a in aliases):
             raise InvalidInput(f"{where}: entity aliases={aliases!r} must be a list of strings")
-        known.add(eid)
         entities.append(
             {"id": eid, "name": e.get("name"), "kind": e.get("kind"), "aliases": aliases}
         )
@@ -719,14 +726,9 @@ def _validate(
     seen_sessions: set[str] = set()
     for s in dump.sessions:
         where = s.get("_where", "session")
-        sid = s.get("id")
-        if not isinstance(sid, str) or not sid:
-            raise InvalidInput(f"{where}: session id={sid!r} must be a non-empty string")
-        if sid in seen_sessions:
-            raise InvalidInput(f"{where}: session {sid!r} appears twice")
-        seen_sessions.add(sid)
+        session_id = _new_id(s.get("id"), seen_sessions, f"{where}: session")
         row: dict[str, Any] = {
-            "id": sid,
+            "id": session_id,
             "started_at": _time(s.get("started_at"), f"{where}: started_at"),
             "ended_at": _time(s.get("ended_at"), f"{where}: ended_at", required=False),
         }

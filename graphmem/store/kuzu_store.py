@@ -354,7 +354,7 @@ class KuzuStore:
             self._stmts.popitem(last=False)
         return stmt
 
-    def run_rows(
+    def _write_rows(
         self,
         single: str,
         many: str,
@@ -365,22 +365,8 @@ class KuzuStore:
 
         ``single`` reads each row's values as ``$key``; ``many`` reads them as ``row.key``.
         Up to :data:`SMALL_BATCH` rows go one by one (prepared point statements beat an
-        ``UNWIND`` join).
+        ``UNWIND`` join). Every query is a logged write of this store.
         """
-        if len(rows) <= SMALL_BATCH:
-            for row in rows:
-                self.run(single, {**row, **(extra or {})})
-        else:
-            self.run(many, {"rows": list(rows), **(extra or {})})
-
-    def _write_rows(
-        self,
-        single: str,
-        many: str,
-        rows: Sequence[Mapping[str, Any]],
-        extra: Mapping[str, Any] | None = None,
-    ) -> None:
-        """:meth:`run_rows` for this store's own logged writes."""
         if len(rows) <= SMALL_BATCH:
             for row in rows:
                 self._q(single, {**row, **(extra or {})}, write=True)
