@@ -81,6 +81,15 @@ def _figure(width: float, height: float) -> Any:
     return _FIGURE_CLASS(figsize=(width, height), layout="constrained")
 
 
+def _axes(ax: Any, width: float, height: float) -> tuple[Any, Any]:
+    """Return ``(figure, axes)``: the given axes and their figure, or a new figure's axes."""
+    if ax is None:
+        fig = _figure(width, height)
+        return fig, fig.add_subplot()
+    _matplotlib()
+    return ax.figure, ax
+
+
 # -- timeline -------------------------------------------------------------------------------------
 
 
@@ -142,12 +151,7 @@ def timeline(
     predicates = sorted({p for p, _ in order})
     colour = {p: _PALETTE[i % len(_PALETTE)] for i, p in enumerate(predicates)}
 
-    if ax is None:
-        fig = _figure(10, min(1.6 + 0.5 * max(len(order), 1), 14))
-        ax = fig.add_subplot()
-    else:
-        _matplotlib()
-        fig = ax.figure
+    fig, ax = _axes(ax, 10, min(1.6 + 0.5 * max(len(order), 1), 14))
     import matplotlib.dates
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
@@ -288,12 +292,7 @@ def hotness(scores: Sequence[TopicScore], *, ax: Any = None, title: str | None =
         ExtraUnavailable: matplotlib is not installed.
     """
     scores = list(scores)
-    if ax is None:
-        fig = _figure(8, min(1.5 + 0.38 * max(len(scores), 1), 14))
-        ax = fig.add_subplot()
-    else:
-        _matplotlib()
-        fig = ax.figure
+    fig, ax = _axes(ax, 8, min(1.5 + 0.38 * max(len(scores), 1), 14))
     ax.set_title(title or "Topic hotness", loc="left", fontsize=11, pad=18)
     for label, lo, hi, band, _ in _BANDS:
         ax.axvspan(lo, hi, color=band, zorder=0)
@@ -404,14 +403,9 @@ def graph(G: Any, *, ax: Any = None, seed: int = 7, title: str | None = None) ->
     xs = [p[0] for p in pos.values()] or [0.0]
     ys = [p[1] for p in pos.values()] or [0.0]
     span = max(max(xs) - min(xs), max(ys) - min(ys), 1.0)
-    if ax is None:
-        # The figure takes the layout's proportions, so the drawing fills it at equal aspect.
-        ratio = (max(ys) - min(ys) + 0.4 * span) / (max(xs) - min(xs) + 0.3 * span)
-        fig = _figure(9, min(max(9 * ratio, 3.5), 7.5))
-        ax = fig.add_subplot()
-    else:
-        _matplotlib()
-        fig = ax.figure
+    # The figure takes the layout's proportions, so the drawing fills it at equal aspect.
+    ratio = (max(ys) - min(ys) + 0.4 * span) / (max(xs) - min(xs) + 0.3 * span)
+    fig, ax = _axes(ax, 9, min(max(9 * ratio, 3.5), 7.5))
     from matplotlib.patches import FancyArrowPatch
 
     if title:
