@@ -21,6 +21,7 @@ __all__ = [
     "FactKind",
     "Predicate",
     "Session",
+    "TextResult",
     "WriteResult",
     "trusted",
 ]
@@ -134,6 +135,16 @@ class Fact(_Model):
         """Whether this version is part of current knowledge (not closed in system time)."""
         return self.expired_at is None
 
+    def __str__(self) -> str:
+        from graphmem.display import fact_text
+
+        return fact_text(self)
+
+    def _repr_html_(self) -> str:  # Jupyter's table view
+        from graphmem.display import fact_html
+
+        return fact_html(self)
+
 
 class Session(_Model):
     """An episode the agent lived through: provenance of facts, source of topic mentions."""
@@ -159,6 +170,20 @@ class WriteResult(_Model):
     decision: Decision
     fact: Fact | None
     superseded: tuple[Fact, ...] = ()
+
+
+class TextResult(_Model):
+    """The outcome of writing one text (``remember``): every write its claims made.
+
+    ``decision`` and ``fact`` are those of the weightiest write (supersede, then invalidate,
+    add, noop), so a caller that treats it as a :class:`WriteResult` sees what changed;
+    ``superseded`` lists every version closed; ``results`` holds one WriteResult per write.
+    """
+
+    decision: Decision
+    fact: Fact | None
+    superseded: tuple[Fact, ...] = ()
+    results: tuple[WriteResult, ...] = ()
 
 
 _M = TypeVar("_M", bound=BaseModel)

@@ -53,10 +53,10 @@ from typing import TYPE_CHECKING
 from graphmem.admission import shown
 from graphmem.contradiction import decide_text, normalize_text
 from graphmem.errors import InvalidInput
-from graphmem.models import Decision, Fact, WriteResult
+from graphmem.models import Decision, Fact, TextResult
 from graphmem.similarity import Similarity, nearest
 from graphmem.temporal import Close, Plan, plan_retract, shortened
-from graphmem.timeutil import TimeLike, fmt
+from graphmem.timeutil import TimeLike, fmt, to_utc
 
 if TYPE_CHECKING:
     from graphmem.memory import Memory
@@ -149,49 +149,77 @@ def remember(
     importance: float | None = None,
     source_type: str | None = None,
     similarity: Similarity | None = None,
-) -> WriteResult:
-    """Store a free-text memory, deduplicated against the subject's current notes.
+) -> TextResult:
+    """Remember a text: its claims become facts, and a text without claims becomes a note.
+
+    The text goes through the text pipeline (:mod:`graphmem.text`): "The API runs on Laravel"
+    becomes ``API runs_on Laravel``; a later "We migrated the API to Go" supersedes it; "We no
+    longer deploy with X" ends ``self deploys_with X``. A text with no claim (or a change that
+    cannot be resolved to exactly one fact) is stored as a note and compared with the current
+    notes of the same subject (:func:`plan_note`).
 
     Args:
         mem: the memory.
-        text: the statement, e.g. ``"we deploy with Docker Compose"``; any length up to the
+        text: what to remember, e.g. ``"we deploy with Docker Compose"``; any length up to the
             admission bound (default 10,000 characters).
-        subject: whom or what it is about; ``None`` uses :data:`DEFAULT_SUBJECT`.
-        at: when it became true (valid time; default now). A negation ends the note then.
-        kind: ``insight`` (default), ``fact``, ``event``, ``directive`` or ``identity``.
+        subject: whom or what it is about: first-person words ("we", "our", "I") mean this
+            subject, and notes are stored under it; ``None`` uses the memory's owner
+            (:data:`DEFAULT_SUBJECT`, ``"self"``).
+        at: when it became true (valid time; default now). Relative dates in the text ("last
+            week") resolve against it.
+        kind: the kind of a note (``insight`` by default); facts from claims are ``fact``
+            unless another kind is given.
         source: the session/episode id it came from.
-        source_ref: a caller identity key: a later memory with the same key replaces it.
+        source_ref: a caller identity key: the text is stored as one note, and a later
+            memory with the same key replaces it (no claim extraction: the key names the note).
         importance: 0–10, clamped into the kind's band by admission control.
         source_type: who says it (``"user"`` adds +1 importance), see
             :data:`graphmem.admission.SOURCE_TYPES`.
         similarity: override the memory's similarity for this call.
 
     Returns:
-        ``WriteResult(decision, fact, superseded)``: ``fact`` is the new note (``add``,
-        ``supersede``), the reinforced one (``noop``) or the shortened one (``invalidate``,
-        ``None`` when nothing of it remains).
+        A :class:`~graphmem.models.TextResult`: the weightiest ``decision`` and its ``fact``,
+        every closed version in ``superseded``, and one WriteResult per write in ``results``.
 
     Raises:
         InvalidInput: blank or out-of-bounds text, bad kind, time or importance.
         RateLimited: the kind's hourly write limit is reached (nothing is written).
         ClockError: the clock moved backwards.
     """
+    from graphmem.text.pipeline import Segment, summarize, write
+
     if not isinstance(text, str) or not text.strip():
         raise InvalidInput(f"text={shown(text)} is empty or not a string; pass the statement")
     mem.admission.check_statement(text, name="text")
     sim = similarity or mem.similarity
-    item = {
-        "subject": DEFAULT_SUBJECT if subject is None else subject,
-        "predicate": NOTE,
-        "object": text,
-        "statement": text,
-        "valid_from": at,
-        "kind": kind,
-        "importance": importance,
-        "source": source,
-        "source_ref": source_ref,
-        "source_type": source_type,
-    }
-    return mem._write(  # noqa: SLF001 - remember is part of the facade, split out by topic
-        [item], planner=lambda fact, current: plan_note(fact, current, similarity=sim)
-    )[0]
+    owner = mem.owner if subject is None else subject
+    if source_ref is not None:
+        item = {
+            "subject": owner,
+            "predicate": NOTE,
+            "object": text,
+            "statement": text,
+            "valid_from": at,
+            "kind": kind,
+            "importance": importance,
+            "source": source,
+            "source_ref": source_ref,
+            "source_type": source_type,
+        }
+        return summarize(
+            mem._write(  # noqa: SLF001 - remember is part of the facade, split out by topic
+                [item], planner=lambda _, fact, current: plan_note(fact, current, similarity=sim)
+            )
+        )
+    when = mem.now() if at is None else to_utc(at, name="at")
+    [results] = write(
+        mem,
+        [Segment(text, when, source)],
+        owner=owner,
+        kind="fact" if kind == "insight" else kind,
+        note_kind=kind,
+        importance=importance,
+        source_type=source_type,
+        similarity=sim,
+    )
+    return summarize(results)

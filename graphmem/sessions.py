@@ -40,11 +40,12 @@ import datetime as dt
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from graphmem.errors import InvalidInput, NotFound
 from graphmem.hotness import TopicCounts, TopicScore, hotness_score, idf_weight, score_counts
-from graphmem.models import Entity, Fact, Session
+from graphmem.models import Entity, Fact, Session, WriteResult
 from graphmem.normalize import clean_name
 from graphmem.store import sessions as store_sessions
 from graphmem.temporal import new_id
@@ -57,6 +58,7 @@ if TYPE_CHECKING:
 __all__ = [
     "MAX_NGRAM",
     "SESSION_FIELDS",
+    "SessionWrite",
     "add_session",
     "add_sessions",
     "get_session",
@@ -65,6 +67,7 @@ __all__ = [
     "session_count",
     "session_facts",
     "sessions",
+    "topic_terms",
     "triage",
 ]
 
@@ -88,6 +91,47 @@ MentionsArg = Mapping[str, int] | Iterable[str] | None
 # -- writing sessions ------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class SessionWrite:
+    """What :func:`add_session` did: the stored session and the writes its text made.
+
+    ``results`` holds one :class:`~graphmem.models.WriteResult` per fact written, ended or
+    noted from the text (empty when the session has no text or ``extract=False``). The
+    session's own fields are at hand too: ``id``, ``started_at``, ``title``, ``text`` and
+    ``mentions``.
+    """
+
+    session: Session
+    results: tuple[WriteResult, ...] = ()
+
+    @property
+    def id(self) -> str:
+        """The session id."""
+        return self.session.id
+
+    @property
+    def started_at(self) -> dt.datetime:
+        """When the session happened."""
+        return self.session.started_at
+
+    @property
+    def title(self) -> str | None:
+        """The session's title."""
+        return self.session.title
+
+    @property
+    def text(self) -> str | None:
+        """The session's text."""
+        return self.session.text
+
+    @property
+    def mentions(self) -> dict[str, int]:
+        """The topics it mentions: ``{display name: count}``."""
+        return self.session.mentions
+
+
+
+
 def add_session(
     mem: Memory,
     text: str | None = None,
@@ -99,8 +143,14 @@ def add_session(
     source: str | None = None,
     ended_at: TimeLike | None = None,
     summary: str | None = None,
-) -> Session:
-    """Record a session and the topics it mentions, in one transaction.
+    extract: bool = True,
+) -> SessionWrite:
+    """Record a session, the facts its text states and the topics it mentions, in one transaction.
+
+    The text goes through the text pipeline (:mod:`graphmem.text`): "Alice left Acme and
+    joined Globex" ends ``Alice works_at Acme`` and adds ``Alice works_at Globex``, with the
+    session as each fact's ``source`` and the sentence as its ``statement``; valid time
+    defaults to ``started_at``. A short text without claims is kept as a note.
 
     Args:
         mem: the memory.
@@ -116,9 +166,11 @@ def add_session(
         source: where it came from (a channel, a file, a tool).
         ended_at: when it ended (not before ``started_at``).
         summary: a summary of the text.
+        extract: read the text for claims (default); ``False`` only logs the session.
 
     Returns:
-        The stored :class:`~graphmem.models.Session`, its mentions keyed by entity display name.
+        A :class:`SessionWrite`: the stored :class:`~graphmem.models.Session` (its mentions
+        keyed by entity display name) and the WriteResults of the facts its text stated.
 
     Raises:
         InvalidInput: a bad value (the message names it and the fix); nothing is written.
@@ -134,10 +186,12 @@ def add_session(
         "ended_at": ended_at,
         "summary": summary,
     }
-    return _write(mem, [item], single=True)[0]
+    return _write(mem, [item], single=True, extract=extract)[0]
 
 
-def add_sessions(mem: Memory, items: Iterable[Mapping[str, Any] | Session]) -> list[Session]:
+def add_sessions(
+    mem: Memory, items: Iterable[Mapping[str, Any] | Session], *, extract: bool = True
+) -> list[Session]:
     """Record many sessions in one transaction with a constant number of store queries.
 
     Large batches are bulk-copied into the store (10,000 sessions with 40,000 mentions over
@@ -178,7 +232,7 @@ def add_sessions(mem: Memory, items: Iterable[Mapping[str, Any] | Session]) -> l
                 f"sessions[{i}]={item!r} is neither a mapping nor a Session; pass dicts with "
                 "keys started_at and optional mentions, text, session_id, ..."
             )
-    return _write(mem, rows, single=False)
+    return [w.session for w in _write(mem, rows, single=False, extract=extract)]
 
 
 def _optional_str(where: str, key: str, value: object) -> str | None:
@@ -255,23 +309,44 @@ def _check(
     return fields, None if raw is None else _mention_names(where, raw)
 
 
-def _write(mem: Memory, items: Sequence[Mapping[str, Any]], *, single: bool) -> list[Session]:
+def _write(
+    mem: Memory, items: Sequence[Mapping[str, Any]], *, single: bool, extract: bool = True
+) -> list[SessionWrite]:
+    from graphmem.text import pipeline
+
     store = mem._store
     with mem._lock:
         now = mem._tick()
         checked = [_check(i, item, single) for i, item in enumerate(items)]
         if not checked:
             return []
+        # Text becomes claims (SPEC §3 rule 7). A session stored already with the same text
+        # was read then: reading it again would only reinforce what it said.
+        same = _unchanged(store, [f for f, _ in checked]) if extract else set()
+        readings = [
+            pipeline.read(f["text"], at=f["started_at"], owner=mem.owner)
+            if extract and f["text"] and f["id"] not in same
+            else []
+            for f, _ in checked
+        ]
         # Explicit names resolve like fact subjects; new ones become topic entities.
         names = sorted({n for _, m in checked if m for n in m})
-        by_name, new = mem._resolve_entities((n, "topic") for n in names)
-        # Sessions without explicit mentions: existing entity names found in their text.
         implicit = [i for i, (f, m) in enumerate(checked) if m is None and f["text"]]
+        terms = {i: topic_terms(checked[i][0]["text"], readings[i], mem.owner) for i in implicit}
+        wanted = sorted(set(names) | {t for found in terms.values() for t in found})
+        by_name, new = mem._resolve_entities((n, "topic") for n in wanted)
+        # Sessions without explicit mentions: existing entity names found in their text, and
+        # the topics it names (the claims' subjects and objects, proper nouns).
         found = _find_mentions(mem, [checked[i][0]["text"] for i in implicit])
         from_text = dict(zip(implicit, found, strict=True))
+        for i in implicit:
+            for term, count in terms[i].items():
+                ent = by_name[term]
+                if ent.id not in from_text[i]:
+                    from_text[i][ent.id] = (ent, count)
 
         written: dict[str, tuple[Session, dict[str, int]]] = {}
-        results: list[Session] = []
+        stored_sessions: list[Session] = []
         for i, (fields, names_in) in enumerate(checked):
             ids: dict[str, int] = {}
             shown: dict[str, int] = {}
@@ -285,14 +360,86 @@ def _write(mem: Memory, items: Sequence[Mapping[str, Any]], *, single: bool) -> 
             stored = Session(**fields, mentions=dict(sorted(shown.items())))
             written.pop(stored.id, None)  # a later item with the same id replaces it
             written[stored.id] = (stored, ids)
-            results.append(stored)
+            stored_sessions.append(stored)
 
-        with store.transaction():
+        def write_session_rows() -> None:
             store.upsert_entities(list(new.values()))
             store_sessions.write_sessions(store, list(written.values()))
-            store.set_max_system_time(now)
-        mem._last_write = now
-        return results
+
+        if any(readings):
+            segments = [
+                pipeline.Segment(f["text"] or "", f["started_at"], f["id"], is_session=True)
+                for f, _ in checked
+            ]
+            per = pipeline.write(
+                mem, segments, owner=mem.owner, readings=readings, also=write_session_rows
+            )
+        else:
+            with store.transaction():
+                write_session_rows()
+                store.set_max_system_time(now)
+            mem._last_write = now
+            per = [[] for _ in checked]
+        return [SessionWrite(s, tuple(r)) for s, r in zip(stored_sessions, per, strict=True)]
+
+
+def _unchanged(store: Any, fields: Sequence[Mapping[str, Any]]) -> set[str]:
+    """Ids of the sessions stored already with the same text."""
+    ids = [f["id"] for f in fields if f["text"]]
+    if not ids:
+        return set()
+    stored = {s.id: s.text for s in store_sessions.read_sessions(store, ids=ids)}
+    return {f["id"] for f in fields if f["text"] and stored.get(f["id"]) == f["text"]}
+
+
+_PROPER = re.compile(r"\b[A-Z][\w+#.&-]*[\w+#](?:\s+(?:of\s+)?[A-Z][\w+#.&-]*[\w+#])*")
+_NOT_TOPICS = frozenset(
+    """the a an we i it its our my this that these those they he she you your their his her
+    and but so or if yes no hi hey ok okay thanks thank please user assistant today
+    yesterday tomorrow monday tuesday wednesday thursday friday saturday sunday january
+    february march april may june july august september october november december
+    correction update note fyi btw also then now there here what when where why how who
+    which should could would will can do did does is are was were after before since
+    last next this""".split()
+)
+
+
+def topic_terms(text: str, reading: Sequence[tuple[str, Sequence[Any]]], owner: str) -> dict[str, int]:
+    """The topics a text names: its claims' subjects and objects, and its proper nouns.
+
+    Counts are occurrences in the text (at least 1). Values that are not topics (numbers,
+    e-mail addresses, long phrases), the owner and common capitalised words are left out.
+
+    >>> topic_terms("We moved the API to Go. Kuzu is fast; kuzu rocks.", [], "self")
+    {'API': 1, 'Go': 1, 'Kuzu': 2}
+    """
+    from graphmem.text.lexicon import category
+
+    names: dict[str, None] = {}
+    for _, claims in reading:
+        for c in claims:
+            for value in (c.subject, c.object):
+                if value and value != owner:
+                    names[value] = None
+    for m in _PROPER.finditer(text):
+        words = m.group(0).split()
+        while words and words[0].casefold() in _NOT_TOPICS:
+            words.pop(0)
+        if words:
+            names[" ".join(words)] = None
+    out: dict[str, int] = {}
+    low = text.casefold()
+    seen: set[str] = set()
+    for name in names:
+        key = name.casefold()
+        if key in seen or key in _NOT_TOPICS or len(name.split()) > 4 or len(name) < 2:
+            continue
+        if category(name) in ("number", "email", "version") or not any(ch.isalpha() for ch in name):
+            continue
+        seen.add(key)
+        count = len(re.findall(rf"(?<!\w){re.escape(key)}(?!\w)", low))
+        out[name] = max(count, 1)
+    return dict(sorted(out.items()))
 
 
 # -- mentions found in text -----------------------------------------------------------------
@@ -612,31 +759,38 @@ def triage(
     now: TimeLike | None = None,
     limit: int | None = 5,
     attention_only: bool = False,
+    window_days: float = 30,
 ) -> list[TopicTriage]:
     """Return the topics most in need of attention as of ``now``: advisory, never changes data.
 
-    Per topic: ``days_since_last`` from its newest session mention; ``n_sessions`` the sessions
-    that mention it; actionability from the statements of its current facts; ``age_days`` from
-    its newest fact activity; ``n_facts`` its current facts (believed and valid at ``now``, as
-    subject or object). The scores and the ARCHIVE / PRUNE / UPDATE / KEEP rules are
-    :mod:`graphmem.triage`'s.
+    Per topic: ``days_since_last`` from its newest session mention (at any time);
+    ``n_sessions`` the distinct sessions that mention it **inside the lookback window**
+    ``(now - window_days, now]``, as Synthesis counts recurrence, so a topic worked on heavily
+    long ago and not since has recurrence 0 (ARCHIVE once stale); actionability from the
+    statements of its current facts; ``age_days`` from its newest fact activity; ``n_facts``
+    its current facts (believed and valid at ``now``, as subject or object). The scores and the
+    ARCHIVE / PRUNE / UPDATE / KEEP rules are :mod:`graphmem.triage`'s. With the default
+    30-day window a topic with recurrence was mentioned within 30 days (recency >= 0.4), so
+    UPDATE needs a longer window (e.g. ``window_days=90``).
 
     Args:
         mem: the memory.
         now: the time to triage at (default: the memory's clock).
         limit: keep only the first ``limit`` topics (``None``: all).
         attention_only: drop topics whose recommendation is KEEP.
+        window_days: the lookback window of ``n_sessions``, in days (> 0; default 30).
 
     Returns:
         :class:`~graphmem.triage.TopicTriage` rows, worst first, each with a one-line reason.
 
     Raises:
-        InvalidInput: a bad time or limit.
+        InvalidInput: a bad time, limit or window.
     """
     at = _as_of(mem, now)
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
         raise InvalidInput(f"limit={limit!r} must be a non-negative int or None")
-    mentioned = store_sessions.mention_counts(mem._store, now=at, start=at)
+    start = _window_start(at, window_days)
+    mentioned = store_sessions.mention_counts(mem._store, now=at, start=start)
     topics = {m.entity_id for m in mentioned}
     activity = {
         a.entity_id: a
@@ -649,7 +803,7 @@ def triage(
             TriageRow(
                 topic=m.name,
                 days_since_last=_days(at - m.last_mention),
-                n_sessions=m.df,
+                n_sessions=m.hits,
                 texts=() if fact is None else tuple(dict.fromkeys(fact.statements)),
                 age_days=None if fact is None else _days(at - fact.newest),
                 n_facts=0 if fact is None else fact.n_current,

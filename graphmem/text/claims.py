@@ -1,0 +1,854 @@
+"""Claims from one sentence: who, what relation, which value, asserted or ended, since when.
+
+Pure rules over strings (standard library only; the tokenizer and sentence splitter live in
+:mod:`graphmem.text.nlp`). Each sentence is read in five steps:
+
+1. **Clean-up**: a speaker prefix (``user:``) is removed, leading discourse words ("fyi",
+   "btw", "quick update") are dropped, contractions are expanded; "Correction:" and
+   "actually" mark a correction.
+2. **Modality**: a question, plan, wish, conditional or hypothesis ("should we move to Rust?",
+   "we plan to move to AWS", "if we switched to Go") and reported history ("he used to work
+   at Oracle") give no claim, so they can never supersede anything.
+3. **Dates** are read and taken out of the sentence (:mod:`graphmem.text.dates`).
+4. **Negation** ("no longer", "isn't ... anymore", "stopped using", "does not") is taken out
+   too and remembered as the clause's polarity.
+5. **Clauses** ("Alice left Acme and joined Globex") are matched against the rules below, in
+   order; the first rule that matches a clause gives its claims.
+
+Rules, in order (S subject, O object, T thing, A old value, B new value):
+
+- change with old and new value: "S moved/migrated/switched/... [T] from A to B",
+  "S replaced A with B", "A was replaced by B", "B replaced A", "S swapped A for B",
+  "ownership of T moved to B", "S took over T [from A]", "S handed T over to B";
+- change without the old value: "S migrated/ported/rewrote/upgraded/bumped/switched/moved [T]
+  to/in/onto B", "B is the new Z [of T]", "the new Z is B", "Z is now B";
+- verbs: port ("listens on port N"), works_at, lives_in, located_in, written_in, runs_on,
+  hosted_on, deploys_with, reports_to, owner ("Grace owns billing" is billing's owner),
+  team_lead ("Bob leads the platform team"), member_of, married_to, prefers, likes, uses,
+  version, role ("Alice is the CTO", "was promoted to VP of Sales");
+- negative verbs: "S left O" (works_at), "moved out of O" (lives_in), "dropped / got rid of /
+  retired / deprecated O" (whatever the subject's current facts say about O);
+- copular and possessive: "our/the/X's Z is O" and "O is our/X's Z" (the slot Z becomes the
+  predicate, e.g. ``embeddings_provider``), "the Z of T is O".
+
+A change statement that does not say which relation it changes carries ``predicate=None``;
+:mod:`graphmem.text.resolve` finds the relation in the graph, or keeps the text as a note.
+
+>>> from graphmem.text.claims import read_sentence
+>>> [(c.subject, c.predicate, c.object, c.polarity) for c in read_sentence("Alice left Acme and joined Globex.")]
+[('Alice', 'works_at', 'Acme', False), ('Alice', 'works_at', 'Globex', True)]
+>>> [(c.subject, c.predicate, c.object, c.replaces) for c in read_sentence("We migrated the API to Go.")]
+[('API', None, 'Go', None)]
+>>> read_sentence("Should we move the API to Rust?")
+[]
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, replace
+
+from graphmem.text import lexicon
+from graphmem.text.dates import find_dates
+
+__all__ = ["OWNER", "Claim", "Reader", "read_sentence"]
+
+#: The placeholder subject of first-person statements ("we", "our", "I"); the writer maps it to
+#: the memory's owner subject (``"self"`` by default).
+OWNER = "self"
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One statement a sentence makes about the world.
+
+    Attributes:
+        subject: who or what it is about (``OWNER`` for "we"/"our"/"I").
+        predicate: the relation, or ``None`` for a change statement that does not name it
+            ("we migrated the API to Go"): resolved against the graph before writing.
+        object: the value, or ``None`` for "ended, whatever the value" ("Alice doesn't work
+            there anymore").
+        polarity: ``True`` asserts, ``False`` ends the fact.
+        valid_from: when it became true (or stopped, for an end), if the text says.
+        valid_to: when it stops being true, if the text says.
+        replaces: the old value a change statement names ("replaced Jenkins with ...").
+        change: the sentence states a change ("migrated", "is the new", "is now").
+        hint: the relation a change most likely means when the graph cannot tell ("Alice
+            moved to Berlin": lives_in).
+        correction: "Correction: ..." or "actually ...": the new value replaces the old one
+            from the old one's start (the old belief was wrong, not outdated).
+        also: "also", "too", "as well": an addition that never supersedes.
+        now: "now" or "instead" (a value that takes the place of one ended just before).
+        sentence: the sentence it came from.
+    """
+
+    subject: str
+    predicate: str | None
+    object: str | None
+    polarity: bool = True
+    valid_from: dt.datetime | None = None
+    valid_to: dt.datetime | None = None
+    replaces: str | None = None
+    change: bool = False
+    hint: str | None = None
+    correction: bool = False
+    also: bool = False
+    now: bool = False
+    sentence: str = ""
+
+
+# -- clean-up --------------------------------------------------------------------------------
+
+_SPEAKER = re.compile(r"^\s*(?:\*\*)?(?P<who>[A-Za-z][\w .'-]{0,30}?)(?:\*\*)?\s*:\s+(?=\S)")
+_SELF_SPEAKERS = frozenset({"user", "me", "human", "assistant", "ai", "bot", "agent", "system"})
+_CONTRACTIONS = [
+    (r"\b(it|that|there|he|she|what|who)'s\b", r"\1 is"),
+    (r"\b(we|they|you)'re\b", r"\1 are"),
+    (r"\bi'm\b", "I am"),
+    (r"\b(we|they|you|i)'ve\b", r"\1 have"),
+    (r"\b(we|they|you|i|he|she|it)'ll\b", r"\1 will"),
+    (r"\b(we|they|you|i|he|she|it)'d\b", r"\1 would"),
+    (r"\bwon't\b", "will not"),
+    (r"\bcan't\b", "cannot"),
+    (r"\b(is|are|was|were|does|do|did|has|have|had|could|would|should)n't\b", r"\1 not"),
+]
+_CORRECTION = re.compile(
+    r"^(?:correction|to correct(?: that| myself)?|actually|sorry|my bad|wait|erratum|"
+    r"i was wrong|we were wrong|scratch that)\b[\s:,—–-]*",
+    re.IGNORECASE,
+)
+_DISCOURSE = re.compile(
+    r"^(?:(?:" + "|".join(re.escape(w) for w in lexicon.DISCOURSE) + r")\b[\s:,!.—–-]*)+",
+    re.IGNORECASE,
+)
+_WORD = re.compile(r"[\w'+#.-]*\w[+#]*|[+#]+")
+
+
+def _words(text: str) -> list[str]:
+    return [w.casefold() for w in _WORD.findall(text)]
+
+
+def clean(sentence: str) -> tuple[str, str | None, bool]:
+    """Return the sentence without speaker, discourse words and contractions.
+
+    Returns:
+        ``(text, speaker, correction)``.
+
+    >>> clean("user: fyi the staging db's on postgres 13")
+    ("the staging db's on postgres 13", 'user', False)
+    >>> clean("Correction: Alice works at Globex.")
+    ('Alice works at Globex', None, True)
+    """
+    text = " ".join(sentence.replace("’", "'").replace("`", "'").split())
+    speaker = None
+    m = _SPEAKER.match(text)
+    if m and len(m.group("who").split()) <= 3:
+        speaker = m.group("who").strip()
+        text = text[m.end() :]
+    correction = False
+    for _ in range(3):
+        before = text
+        text = _DISCOURSE.sub("", text)
+        m = _CORRECTION.match(text)
+        if m:
+            correction = True
+            text = text[m.end() :]
+        if text == before:
+            break
+    for pattern, repl in _CONTRACTIONS:
+        text = re.sub(pattern, repl, text, flags=re.IGNORECASE)
+    return text.strip().rstrip(".!;:").strip(), speaker, correction
+
+
+def skipped(text: str) -> str | None:
+    """Say why a sentence gives no claim (question, plan, hypothesis, history), else ``None``.
+
+    >>> skipped("Should we move to Rust"), skipped("He used to work at Oracle")
+    ('question', 'history')
+    >>> skipped("We moved to Rust") is None
+    True
+    """
+    low = text.casefold().strip()
+    if low.endswith("?"):
+        return "question"
+    words = _words(low)
+    if not words:
+        return "empty"
+    first = words[0]
+    if first in {"should", "shall", "could", "would", "can", "do", "does", "did", "is", "are",
+                 "was", "were", "will", "what", "why", "how", "when", "where", "who", "which",
+                 "whom", "whose", "have", "has", "any", "anyone", "anybody"}:
+        return "question"
+    if any(w in lexicon.HYPOTHETICAL for w in words):
+        return "hypothetical"
+    padded = f" {' '.join(words)} "
+    if any(f" {p} " in padded for p in lexicon.HYPOTHETICAL_PHRASES):
+        return "hypothetical"
+    if any(f" {p} " in padded for p in lexicon.PAST):
+        return "history"
+    return None
+
+
+# -- negation ----------------------------------------------------------------------------------
+
+_NEG_TAIL = re.compile(r"\s*\b(?:any ?more|any longer|these days)\b", re.IGNORECASE)
+_NEG_RULES = [
+    (re.compile(r"\bno longer\b\s*", re.IGNORECASE), ""),
+    (re.compile(r"\b(is|are|was|were|am)\s+not\b\s*", re.IGNORECASE), r"\1 "),
+    (re.compile(r"\b(?:does|do|did)\s+not\b\s*", re.IGNORECASE), ""),
+    (re.compile(r"\b(?:has|have)\s+not\s+been\b\s*", re.IGNORECASE), "is "),
+    (re.compile(r"\bnot\s+(?=(?:using|working|living|running|deploying)\b)", re.IGNORECASE), ""),
+    (re.compile(r"\bnever\b\s*", re.IGNORECASE), ""),
+]
+_STOPPED = re.compile(
+    r"\b(?:stopped|quit|ceased|have stopped|has stopped|stop)\s+"
+    r"(?P<verb>using|working|living|running|deploying|hosting|relying|reporting)\b",
+    re.IGNORECASE,
+)
+
+
+def denegate(text: str) -> tuple[str, bool]:
+    """Take the negation out of a clause; return ``(positive text, negated)``.
+
+    >>> denegate("Alice doesn't work at Acme anymore".replace("n't", " not"))
+    ('Alice work at Acme', True)
+    >>> denegate("we stopped using Jenkins")
+    ('we using Jenkins', True)
+    """
+    negated = False
+    m = _STOPPED.search(text)
+    if m:
+        text = text[: m.start()] + m.group("verb") + text[m.end() :]
+        negated = True
+    for rule, repl in _NEG_RULES:
+        new = rule.sub(repl, text, count=1)
+        if new != text:
+            text, negated = new, True
+            break
+    if negated or _NEG_TAIL.search(text):
+        had_tail = _NEG_TAIL.search(text) is not None
+        text = _NEG_TAIL.sub("", text)
+        negated = negated or had_tail
+    return " ".join(text.split()), negated
+
+
+# -- names ----------------------------------------------------------------------------------
+
+_FIRST_PERSON = frozenset({"we", "our", "us", "i", "my", "me", "ours", "myself", "ourselves"})
+_PERSON_PRONOUNS = frozenset({"he", "she", "they", "him", "her", "them", "his", "their"})
+_THING_PRONOUNS = frozenset({"it", "its", "this", "that"})
+_DETERMINERS = re.compile(
+    r"^(?:the|a|an|our|my|their|his|her|its|your|this|that|these|those|some)\s+", re.IGNORECASE
+)
+_LEAD_ADVERBS = re.compile(
+    r"^(?:and|but|so|then|now|also|recently|finally|officially|just|already|currently|"
+    r"today|since then|as of now|meanwhile|eventually|lately|now that|yes|thus|hence|"
+    r"therefore|luckily|unfortunately|fortunately|apparently|basically|as planned)\b[\s,]*",
+    re.IGNORECASE,
+)
+_TRAIL_OBJECT = re.compile(
+    r"\s+(?:now|instead|anymore|any more|too|as well|again|already|for now|these days|today|"
+    r"full[- ]time|permanently|officially|in production|in prod|for good|going forward|"
+    r"from now on|at last|finally|then|right now|currently|lately|by default|as planned)$",
+    re.IGNORECASE,
+)
+_OBJECT_STOP = re.compile(
+    r"\s+(?:because|since|so that|so|which|who|where|while|whereas|although|though|after|"
+    r"before|when|as|with|via|using|for|in|at|on|from|during|and then|but|except|unlike|"
+    r"than|instead of|rather than|over|thanks to|due to|per|like|without)\s+.*$|\s*[,;(].*$",
+    re.IGNORECASE,
+)
+_MAX_NAME_WORDS = 8
+
+
+def _strip_det(text: str) -> str:
+    return _DETERMINERS.sub("", text.strip()).strip()
+
+
+def is_name_like(text: str) -> bool:
+    """Whether a value looks like a name or a value (capitals, digits, @) rather than prose."""
+    return any(ch.isupper() or ch.isdigit() for ch in text) or "@" in text
+
+
+# -- the reader -----------------------------------------------------------------------------
+
+
+@dataclass
+class Reader:
+    """Reads the sentences of one text in order, keeping who "he", "she" and "it" are.
+
+    Args:
+        at: the time the text speaks from (relative dates resolve against it).
+        owner: the subject of first-person statements.
+    """
+
+    at: dt.datetime = field(default_factory=lambda: dt.datetime.now(dt.timezone.utc))
+    owner: str = OWNER
+    last_person: str | None = None
+    last_thing: str | None = None
+
+    # -- subjects --------------------------------------------------------------------------
+
+    def subject(self, raw: str, speaker: str | None = None) -> str | None:
+        """Resolve a subject phrase to a name (or the owner), or ``None`` when unusable."""
+        text = raw.strip(" ,;:-—–\"'")
+        for _ in range(3):
+            text = _LEAD_ADVERBS.sub("", text).strip(" ,")
+        if ", " in text:
+            text = text.rsplit(", ", 1)[1]
+        text = re.split(r"\s+(?:that|which|who|whose)\s+", text, maxsplit=1)[0]
+        low = text.casefold()
+        words = low.split()
+        if not words:
+            return None
+        if words[-1] in _FIRST_PERSON or low in ("we all", "all of us", "the team", "our team"):
+            return self._first_person(speaker)
+        if words[-1] in _PERSON_PRONOUNS:
+            return self.last_person
+        if words[-1] in _THING_PRONOUNS and len(words) == 1:
+            return self.last_thing
+        if words[0] in ("after", "before", "during", "following", "in", "at", "on", "with"):
+            tail = re.findall(r"(?:[A-Z][\w.+#-]*)(?:\s+[A-Z][\w.+#-]*)*$", text)
+            if not tail:
+                return None
+            text = tail[0]
+        if words[0] in ("our", "my"):
+            text = text.split(None, 1)[1] if len(words) > 1 else text
+        text = _strip_det(text)
+        if not text or len(text.split()) > 5 or not any(ch.isalpha() for ch in text):
+            return None
+        if text.casefold() in ("there", "here", "everyone", "nobody", "someone", "something"):
+            return None
+        return text
+
+    def _first_person(self, speaker: str | None) -> str:
+        if speaker and speaker.casefold() not in _SELF_SPEAKERS:
+            return speaker
+        return self.owner
+
+    def note_subject(self, claim: Claim) -> None:
+        """Remember a claim's subject for later pronouns."""
+        s = claim.subject
+        if s == self.owner:
+            return
+        person_rel = claim.predicate in ("works_at", "lives_in", "role", "reports_to", "married_to")
+        if person_rel or (s[:1].isupper() and lexicon.category(s) is None and len(s.split()) <= 3
+                          and not s.isupper()):
+            self.last_person = s
+        self.last_thing = s
+
+    # -- objects ---------------------------------------------------------------------------
+
+    @staticmethod
+    def value(raw: str | None, *, keep_prepositions: bool = False) -> str | None:
+        """Clean an object phrase: cut at clause words, drop determiners and trailing adverbs."""
+        if raw is None:
+            return None
+        text = raw.strip(" ,;:-—–\"'")
+        if not keep_prepositions:
+            text = _OBJECT_STOP.sub("", text)
+        else:
+            text = re.sub(r"\s*[,;(].*$", "", text)
+        for _ in range(3):
+            text = _TRAIL_OBJECT.sub("", text).strip(" ,.")
+        text = _strip_det(text)
+        text = re.sub(r"^(?:our|my|the)\s+", "", text, flags=re.IGNORECASE).strip(" .")
+        if not text or len(text.split()) > _MAX_NAME_WORDS:
+            return None
+        if text.casefold() in ("it", "them", "this", "that", "there", "here", "one", "something",
+                               "anything", "nothing", "everything", "him", "her", "us", "me"):
+            return None
+        return text
+
+    # -- sentences --------------------------------------------------------------------------
+
+    def read(self, sentence: str, speaker: str | None = None) -> list[Claim]:
+        """Return the claims of one sentence (``[]`` for questions, plans, history ...)."""
+        text, said_by, correction = clean(sentence)
+        speaker = said_by or speaker
+        if not text or skipped(text) is not None:
+            return []
+        vf, vt = self._dates(text)
+        text = self._undate(text)
+        also = bool(re.search(r"\b(?:also|too|as well|additionally|in addition)\b", text, re.I))
+        now = bool(re.search(r"\b(?:now|instead|these days|nowadays)\b", text, re.I))
+        text = re.sub(r"\b(?:also|additionally|in addition)\b\s*", "", text, flags=re.I)
+        text, ended_by = _split_correction(text)
+        claims: list[Claim] = []
+        subject: str | None = None
+        for clause in _clauses(text):
+            found = self._clause(clause, subject, speaker)
+            if found is None:
+                if claims and claims[-1].object and claims[-1].predicate in _MULTI:
+                    item = self.value(clause)  # "we use Redis and Postgres": one more value
+                    if item:
+                        claims.append(replace(claims[-1], object=item))
+                continue
+            if found and found[0].subject:
+                subject = found[0].subject
+            claims.extend(found)
+        out: list[Claim] = []
+        for c in claims:
+            c = replace(
+                c,
+                valid_from=c.valid_from or vf,
+                valid_to=c.valid_to if c.valid_to is not None else vt,
+                correction=correction or c.correction,
+                also=also and c.polarity,
+                now=now,
+                sentence=" ".join(sentence.split()),
+            )
+            if c.valid_to is not None and c.valid_from is not None and c.valid_to <= c.valid_from:
+                c = replace(c, valid_to=None)
+            out.append(c)
+            self.note_subject(c)
+        if ended_by and out:
+            first = out[0]
+            out.append(replace(first, object=ended_by, polarity=False, replaces=None,
+                               change=False))
+        return out
+
+    def _dates(self, text: str) -> tuple[dt.datetime | None, dt.datetime | None]:
+        vf: dt.datetime | None = None
+        vt: dt.datetime | None = None
+        for when, role, _ in find_dates(text, self.at):
+            if role == "end":
+                vt = vt or when
+            elif vf is None:
+                vf = when
+        return vf, vt
+
+    def _undate(self, text: str) -> str:
+        spans = [span for _, _, span in find_dates(text, self.at)]
+        for start, end in reversed(spans):
+            text = text[:start] + " " + text[end:]
+        return " ".join(text.split()).strip(" ,")
+
+    def _clause(self, clause: str, previous: str | None, speaker: str | None) -> list[Claim] | None:
+        """Claims of one clause; ``None`` when it has no verb we know (maybe a list item)."""
+        positive, negated = denegate(clause)
+        for rule in _RULES:
+            result = rule(self, positive, negated, previous, speaker)
+            if result is not None:
+                return result
+        return None
+
+
+def _split_correction(text: str) -> tuple[str, str | None]:
+    """Split "Alice works at Globex, not Acme" into the assertion and the value it ends."""
+    m = re.search(r",?\s+(?:and\s+)?not\s+(?P<old>[^,;]+?)\s*$", text, re.IGNORECASE)
+    if m and not re.search(r"\b(?:is|are|does|do)\s*$", text[: m.start()], re.I):
+        old = Reader.value(m.group("old"))
+        if old and is_name_like(old):
+            return text[: m.start()], old
+    return text, None
+
+
+_CLAUSE_SPLIT = re.compile(r"\s*(?:;|,?\s+(?:and then|and|but|then|while|whereas|so)\s+|,\s+)\s*",
+                           re.IGNORECASE)
+
+
+def _clauses(text: str) -> list[str]:
+    return [c for c in _CLAUSE_SPLIT.split(text) if c.strip()]
+
+
+# -- rules ----------------------------------------------------------------------------------
+
+Rule = Callable[["Reader", str, bool, "str | None", "str | None"], "list[Claim] | None"]
+_RULES: list[Rule] = []
+_MULTI = frozenset({"uses", "likes", "member_of", "knows", "depends_on", "works_on", "owns"})
+
+
+def _rule(fn: Rule) -> Rule:
+    _RULES.append(fn)
+    return fn
+
+
+def _subj(r: Reader, raw: str | None, previous: str | None, speaker: str | None) -> str | None:
+    if raw is None or not raw.strip() or raw.strip().casefold() in ("and", "but", "then"):
+        return previous
+    return r.subject(raw, speaker)
+
+
+_S = r"^(?P<s>.*?)\s*\b"
+_CHANGE_VERBS = (
+    r"(?:migrated|moved|switched|ported|rewrote|re-wrote|rebuilt|re-built|upgraded|bumped|"
+    r"converted|transitioned|changed|updated|shifted|swapped|replatformed|re-platformed|"
+    r"went|have migrated|has migrated|have moved|has moved|have switched|has switched|"
+    r"finished migrating|completed the migration of|finished moving|moved over|switched over)"
+)
+_PASSIVE_CHANGE = (
+    r"(?:migrated|moved|switched|ported|rewritten|re-written|rebuilt|upgraded|bumped|converted|"
+    r"changed|updated|shifted|replatformed|re-platformed|transitioned)"
+)
+_HINTS = {
+    "rewrote": "written_in",
+    "re-wrote": "written_in",
+    "rewritten": "written_in",
+    "re-written": "written_in",
+    "ported": "written_in",
+    "bumped": "version",
+}
+
+
+def _hint(verb: str, subject: str | None, new: str, r: Reader) -> str | None:
+    verb = verb.split()[-1].casefold()
+    if verb in ("moved", "relocated") and subject and subject != r.owner and (
+        subject == r.last_person or (subject[:1].isupper() and lexicon.category(subject) is None)
+    ) and lexicon.category(new) is None:
+        return "lives_in"
+    if verb in ("upgraded", "bumped") and lexicon.category(new) in ("version", "number"):
+        return "version"
+    return _HINTS.get(verb)
+
+
+def _thing(r: Reader, raw: str | None) -> tuple[str | None, str | None]:
+    """A changed thing: ``(entity, None)`` or ``(None, slot)`` for "our embeddings provider"."""
+    if raw is None or not raw.strip():
+        return None, None
+    text = raw.strip()
+    low = text.casefold()
+    if low.startswith(("our ", "my ")):
+        return None, text.split(None, 1)[1]
+    m = re.match(r"^(?P<owner>.+?)'s\s+(?P<slot>.+)$", text)
+    if m:
+        return r.subject(m.group("owner")), m.group("slot")
+    name = r.subject(text)
+    return name, None
+
+
+@_rule
+def _replaced(r: Reader, c: str, neg: bool, prev: str | None, spk: str | None) -> list[Claim] | None:
+    pats = [
+        (_S + r"(?:replaced|have replaced|has replaced|swapped out|swapped|substituted)\s+"
+         r"(?P<a>.+?)\s+(?:with|for|by)\s+(?P<b>.+?)(?:\s+(?:for|in|on)\s+(?P<t>.+))?$", False),
+        (r"^(?P<a>.+?)\s+(?:was|has been|got|is|were|have been)\s+(?:replaced|superseded|swapped out)"
+         r"\s+(?:by|with|for)\s+(?P<b>.+?)(?:\s+(?:for|in|on)\s+(?P<t>.+))?$", True),
+        (r"^(?P<b>.+?)\s+(?:replaced|has replaced|superseded|took the place of)\s+(?P<a>.+?)"
+         r"(?:\s+(?:for|in|on)\s+(?P<t>.+))?$", True),
+    ]
+    for pat, passive in pats:
+        m = re.match(pat, c, re.IGNORECASE)
+        if not m or neg:
+            continue
+        old, new = r.value(m.group("a")), r.value(m.group("b"))
+        if not old or not new:
+            return []
+        gd = m.groupdict()
+        subject: str | None
+        slot = None
+        if gd.get("t"):
+            subject, slot = _thing(r, gd["t"])
+            subject = subject or r.owner
+        elif passive:
+            subject = r.owner
+        else:
+            subject = _subj(r, gd.get("s"), prev, spk) or r.owner
+        return [Claim(subject, slot, new, replaces=old, change=True)]
+    return None
+
+
+@_rule
+def _ownership(r: Reader, c: str, neg: bool, prev: str | None, spk: str | None) -> list[Claim] | None:
+    m = re.match(r"^(?:the\s+)?(?:ownership|ownership of|owner of)\s+(?:of\s+)?(?P<t>.+?)\s+"
+                 r"(?:moved|passed|went|was transferred|transferred|was handed|shifted|changed)"
+                 r"(?:\s+from\s+(?P<a>.+?))?\s+to\s+(?P<b>.+)$", c, re.IGNORECASE)
+    if m and not neg:
+        thing, new = r.subject(m.group("t")), r.value(m.group("b"))
+        if not thing or not new:
+            return []
+        return [Claim(thing, "owner", new, replaces=r.value(m.group("a")), change=True)]
+    m = re.match(_S + r"(?:took over|has taken over|takes over|inherited)\s+(?P<t>.+?)"
+                 r"(?:\s+from\s+(?P<a>.+))?$", c, re.IGNORECASE)
+    if m and not neg:
+        new = _subj(r, m.group("s"), prev, spk)
+        thing, slot = _thing(r, m.group("t"))
+        if not new or not (thing or slot):
+            return []
+        if slot:  # "took over our on-call rotation" → self on_call_rotation
+            return [Claim(r.owner, slot, new, replaces=r.value(m.group("a")), change=True)]
+        return [Claim(thing or r.owner, None, new, replaces=r.value(m.group("a")), change=True,
+                      hint="owner")]
+    m = re.match(_S + r"(?:handed|handed over|passed|gave)\s+(?P<t>.+?)\s+(?:over\s+)?to\s+(?P<b>.+)$",
+                 c, re.IGNORECASE)
+    if m and not neg:
+        old = _subj(r, m.group("s"), prev, spk)
+        thing, _ = _thing(r, m.group("t"))
+        new = r.value(m.group("b"))
+        if not thing or not new:
+            return []
+        return [Claim(thing, None, new, replaces=old, change=True, hint="owner")]
+    return None
+
+
+@_rule
+def _change(r: Reader, c: str, neg: bool, prev: str | None, spk: str | None) -> list[Claim] | None:
+    active = re.match(
+        _S + r"(?P<v>" + _CHANGE_VERBS + r")\s+(?:(?P<t>.+?)\s+)?(?:from\s+(?P<a>.+?)\s+)?"
+        r"(?:to|onto|into|in|over to|with|on)\s+(?P<b>.+)$",
+        c,
+        re.IGNORECASE,
+    )
+    passive = re.match(
+        r"^(?P<t>.+?)\s+(?:was|has been|got|is|were|have been|is now)\s+(?P<v>" + _PASSIVE_CHANGE
+        + r")\s+(?:from\s+(?P<a>.+?)\s+)?(?:to|onto|into|in|over to|with|on)\s+(?P<b>.+)$",
+        c,
+        re.IGNORECASE,
+    )
+    m = passive or active
+    if m is None or neg:
+        return None
+    gd = m.groupdict()
+    verb = gd["v"]
+    if m is active and re.match(r"(?i)^(?:to|from)\b", (gd.get("t") or "")):
+        return None
+    new = r.value(gd["b"])
+    if not new:
+        return []
+    old = r.value(gd.get("a")) if gd.get("a") else None
+    if m is passive:
+        thing, slot = _thing(r, gd["t"])
+        subject = thing or r.owner
+    else:
+        subject = _subj(r, gd.get("s"), prev, spk)
+        thing, slot = _thing(r, gd.get("t"))
+        if subject is None:
+            return []
+        if thing:
+            subject = thing
+        elif slot and subject != r.owner and not gd.get("t", "").casefold().startswith(("our", "my")):
+            pass
+    if gd.get("t") is None and verb.casefold().endswith(("moved", "relocated")) and new:
+        hint = _hint(verb, subject, new, r)
+        if hint == "lives_in":
+            return [Claim(subject, "lives_in", new, replaces=old, change=True)]
+    return [Claim(subject, slot, new, replaces=old, change=True, hint=_hint(verb, subject, new, r))]
+
+
+_VERBS: list[tuple[str, str, str]] = [
+    # (pattern after the subject, predicate, direction: "sp" subject->object, "ps" object->subject)
+    (r"(?:listens|is listening|listen|runs|is running|is served|serves|is exposed|is available|"
+     r"is reachable)\s+on\s+port\s+(?P<o>\d+)", "port", "sp"),
+    (r"(?:works|work|working|is working|has been working|have been working|has worked|"
+     r"have worked|is employed|"
+     r"employed|is a contractor)\s+(?:at|for|with)\s+(?P<o>.+)", "works_at", "sp"),
+    (r"(?:joined|has joined|have joined|started at|started working at|started working for|"
+     r"began working at|got hired by|was hired by|got a job at|is hired by|signed with)\s+"
+     r"(?P<o>.+)", "works_at", "sp"),
+    (r"(?:is|are) (?:now )?(?:employed|hired)\s+(?:at|by)\s+(?P<o>.+)", "works_at", "sp"),
+    (r"(?:lives|live|living|is living|resides|reside|is based|are based|settled|has settled|"
+     r"has lived|have lived|has been living|have been living)\s+"
+     r"in\s+(?P<o>.+)", "lives_in", "sp"),
+    (r"(?:relocated|moved)\s+to\s+(?P<o>.+)", "lives_in", "sp"),
+    (r"(?:is|are)\s+(?:located|situated|headquartered)\s+in\s+(?P<o>.+)", "located_in", "sp"),
+    (r"(?:is|are|was)\s+(?:written|implemented|coded|developed)\s+in\s+(?P<o>.+)", "written_in",
+     "sp"),
+    (r"(?:runs|run|is running|are running|running)\s+on\s+(?:top of\s+)?(?P<o>.+)", "runs_on",
+     "sp"),
+    (r"(?:is|are)\s+(?:built|based)\s+(?:on|with|using|in)\s+(?P<o>.+)", "runs_on", "sp"),
+    (r"(?:is|are)\s+powered\s+by\s+(?P<o>.+)", "runs_on", "sp"),
+    (r"(?:is|are)\s+(?:hosted|deployed|running)\s+(?:on|at|in|by|to)\s+(?P<o>.+)", "hosted_on",
+     "sp"),
+    (r"(?:hosts?|deploys?|deploying)\s+(?:it\s+)?(?:on|to)\s+(?P<o>.+)", "hosted_on", "sp"),
+    (r"(?:deploys?|deploying|ships?|shipping|release|releases)\s+(?:with|using|via|through|by)\s+"
+     r"(?P<o>.+)", "deploys_with", "sp"),
+    (r"(?:is|are)\s+(?:deployed|shipped|released)\s+(?:with|using|via|through)\s+(?P<o>.+)",
+     "deploys_with", "sp"),
+    (r"(?:reports|report|reporting|is reporting)\s+(?:directly\s+)?to\s+(?P<o>.+)", "reports_to",
+     "sp"),
+    (r"(?:is|are)\s+managed\s+by\s+(?P<o>[A-Z].+)", "reports_to", "sp"),
+    (r"(?:is|are)\s+(?:owned|maintained)\s+by\s+(?P<o>.+)", "owner", "sp"),
+    (r"(?:owns|own|maintains|maintain|is responsible for|are responsible for|is in charge of)\s+"
+     r"(?P<o>.+)", "owner", "ps"),
+    (r"(?:is|are)\s+(?:led|headed|run)\s+by\s+(?P<o>.+)", "team_lead", "sp"),
+    (r"(?:leads|lead|heads|is leading|is heading|manages|runs)\s+(?P<o>(?:the\s+)?.+?\s+"
+     r"(?:team|squad|group|department|org|organization|project|effort|initiative|guild))$",
+     "team_lead", "ps"),
+    (r"(?:leads|is leading|heads|is heading)\s+(?P<o>.+)", "team_lead", "ps"),
+    (r"(?:is|are)\s+(?:a\s+)?(?:member|part)\s+of\s+(?P<o>.+)", "member_of", "sp"),
+    (r"(?:is|are)\s+on\s+the\s+(?P<o>.+?\s+team)$", "member_of", "sp"),
+    (r"(?:is married to|married|got married to|is engaged to|wed)\s+(?P<o>[A-Z].+)", "married_to",
+     "sp"),
+    (r"(?:prefers|prefer|preferred|favors|favours)\s+(?P<o>.+?)(?:\s+(?:over|to)\s+.+)?$",
+     "prefers", "sp"),
+    (r"(?:likes|like|loves|love|enjoys|enjoy)\s+(?P<o>.+)", "likes", "sp"),
+    (r"(?:uses|use|is using|are using|using|relies on|rely on|relying on|adopted|has adopted|"
+     r"have adopted|started using|standardized on|standardised on|depend on|depends on)\s+"
+     r"(?P<o>.+?)(?:\s+for\s+.+)?$", "uses", "sp"),
+    (r"(?:is|are)\s+(?:now\s+)?(?:on|at)\s+(?:version|v)\s?(?P<o>[\w.]+)", "version", "sp"),
+    (r"(?:is|are)\s+(?:now\s+)?on\s+(?P<o>.+)", "runs_on", "sp"),
+]
+_VERB_RES = [(re.compile(_S + pat, re.IGNORECASE), pred, d) for pat, pred, d in _VERBS]
+_ON_NOT_PLATFORM = re.compile(
+    r"(?i)\b(?:team|squad|call|leave|vacation|holiday|board|committee|track|schedule|hold|"
+    r"fire|time|duty|rotation|break|site|record|it|board|list|top|way|phone|line|mute|pto)$"
+)
+
+
+@_rule
+def _verbs(r: Reader, c: str, neg: bool, prev: str | None, spk: str | None) -> list[Claim] | None:
+    for regex, pred, direction in _VERB_RES:
+        m = regex.match(c)
+        if not m:
+            continue
+        raw_s = m.group("s")
+        subject = _subj(r, raw_s, prev, spk)
+        keep = pred in ("owner", "team_lead") and direction == "ps"
+        obj = r.value(m.group("o"), keep_prepositions=keep)
+        if subject is None:
+            return []
+        if obj is None:
+            return [Claim(subject, pred, None, polarity=False)] if neg else []
+        if pred in ("works_at", "lives_in", "married_to", "located_in") and not (
+            is_name_like(obj) or c.islower()
+        ):
+            return []  # "joined the call", "lives in fear"
+        if pred == "works_at" and re.search(r"(?i)\b(?:team|squad|group|project|guild)$", obj):
+            pred = "member_of"
+        if pred == "runs_on" and (_ON_NOT_PLATFORM.search(obj) or not (
+            is_name_like(obj) or c.islower() or lexicon.category(obj)
+        )):
+            return []
+        if pred in ("team_lead", "owner") and direction == "ps":
+            thing = r.subject(obj) if obj.casefold() not in ("it",) else r.last_thing
+            if thing is None:
+                return []
+            return [Claim(thing, pred, subject, polarity=not neg)]
+        if pred in _MULTI and not neg:
+            return [Claim(subject, pred, o) for o in _items(obj)]
+        return [Claim(subject, pred, obj, polarity=not neg)]
+    return None
+
+
+def _items(value: str) -> Iterator[str]:
+    for part in re.split(r"\s*(?:,|\band\b|&|\bplus\b)\s*", value):
+        item = Reader.value(part)
+        if item:
+            yield item
+
+
+@_rule
+def _negative_verbs(r: Reader, c: str, neg: bool, prev: str | None, spk: str | None) -> list[Claim] | None:
+    m = re.match(_S + r"(?:left|has left|have left|quit|resigned from|was laid off from|"
+                 r"was fired from|departed|exited)\s+(?P<o>.+)$", c, re.IGNORECASE)
+    if m and not neg:
+        subject, obj = _subj(r, m.group("s"), prev, spk), r.value(m.group("o"))
+        if not subject or not obj or obj.casefold() in ("company", "the company", "job", "team"):
+            return [Claim(subject, "works_at", None, polarity=False)] if subject else []
+        if not is_name_like(obj) and not c.islower():
+            return []
+        pred = "member_of" if re.search(r"(?i)\b(?:team|squad|group)$", obj) else "works_at"
+        return [Claim(subject, pred, obj, polarity=False)]
+    m = re.match(_S + r"(?:moved out of|moved away from)\s+(?P<o>.+)$", c, re.IGNORECASE)
+    if m and not neg:
+        subject, obj = _subj(r, m.group("s"), prev, spk), r.value(m.group("o"))
+        return [Claim(subject, "lives_in", obj, polarity=False)] if subject and obj else []
+    m = re.match(_S + r"(?:dropped|got rid of|retired|deprecated|sunset|sunsetted|decommissioned|"
+                 r"ditched|abandoned|removed|turned off|shut down|phased out|killed)\s+(?P<o>.+)$",
+                 c, re.IGNORECASE)
+    if m and not neg:
+        subject, obj = _subj(r, m.group("s"), prev, spk), r.value(m.group("o"))
+        return [Claim(subject, None, obj, polarity=False)] if subject and obj else []
+    return None
+
+
+_ROLE_RE = re.compile(
+    _S + r"(?:is|became|has become|was promoted to|got promoted to|works as|was named|"
+    r"was appointed|was hired as|is now|joined as|started as)\s+(?:the\s+|a\s+|an\s+|our\s+|"
+    r"their\s+)?(?P<new>new\s+)?(?P<o>.+?)(?:\s+(?:at|of|for|in)\s+(?P<org>[A-Z][\w&.' -]*))?$",
+    re.IGNORECASE,
+)
+
+
+def _is_role(text: str) -> bool:
+    words = [w for w in re.split(r"[\s/]+", text.casefold()) if w]
+    if not words or len(words) > 5:
+        return False
+    if words[0] in ("vp", "head", "director", "chief") and len(words) > 1:
+        return True
+    return words[-1] in lexicon.ROLES and all(
+        w in lexicon.ROLE_MODIFIERS or w in lexicon.ROLES for w in words
+    )
+
+
+@_rule
+def _copular(r: Reader, c: str, neg: bool, prev: str | None, spk: str | None) -> list[Claim] | None:
+    # "the new Z is B" / "our Z is B" / "X's Z is B" / "the Z of T is B"
+    m = re.match(r"^(?:(?P<own>our|my|their|the|his|her|its)\s+|(?P<poss>[\w .&-]+?)'s?\s+)"
+                 r"(?P<new>new\s+)?(?P<z>[\w -]+?)(?:\s+of\s+(?P<t>[\w .&-]+?))?\s+"
+                 r"(?:is|are|=)\s+(?P<now>now\s+)?(?P<o>.+)$", c, re.IGNORECASE)
+    if m:
+        return _slot_claim(r, m.group("own"), m.group("poss") or m.group("t"), m.group("z"),
+                           m.group("o"), neg, change=bool(m.group("new") or m.group("now")),
+                           speaker=spk, chat=c.islower())
+    # "B is the new Z [of T]" / "B is our Z" / "B is X's Z" / "Alice is the CTO"
+    m = _ROLE_RE.match(c)
+    if m:
+        subject_raw, value = m.group("s"), m.group("o")
+        if _is_role(value):
+            subject = _subj(r, subject_raw, prev, spk)
+            if not subject:
+                return []
+            out = [Claim(subject, "role", r.value(value) or value, polarity=not neg)]
+            if m.group("org") and not neg:
+                out.append(Claim(subject, "works_at", r.value(m.group("org")) or m.group("org")))
+            return out
+    m = re.match(r"^(?P<b>.+?)\s+(?:is|are)\s+(?P<now>now\s+)?(?:(?P<own>our|my|the)\s+|"
+                 r"(?P<poss>[\w .&-]+?)'s\s+)(?P<new>new\s+)?(?P<z>[\w -]+?)"
+                 r"(?:\s+(?:of|for|on)\s+(?P<t>.+))?$", c, re.IGNORECASE)
+    if m:
+        value = m.group("b")
+        if value.casefold().split()[-1] in _FIRST_PERSON | _PERSON_PRONOUNS | _THING_PRONOUNS:
+            value = _subj(r, value, prev, spk) or ""
+        return _slot_claim(r, m.group("own"), m.group("poss") or m.group("t"), m.group("z"),
+                           value, neg, change=bool(m.group("new") or m.group("now")),
+                           speaker=spk, chat=c.islower())
+    return None
+
+
+def _slot_claim(r: Reader, own: str | None, owner_name: str | None, slot: str, value: str,
+                neg: bool, *, change: bool, speaker: str | None, chat: bool) -> list[Claim]:
+    slot = " ".join(slot.split()).strip(" -")
+    words = slot.casefold().split()
+    if not words or len(words) > 4 or words[-1] in lexicon.SLOT_STOPWORDS or any(
+        w in ("is", "are", "was", "were", "be", "been", "not", "and", "or") for w in words
+    ):
+        return []
+    own_low = (own or "").casefold()
+    if owner_name:
+        subject = r.subject(owner_name, speaker)
+    elif own_low in ("our", "my"):
+        subject = r._first_person(speaker)
+    elif own_low in ("his", "her", "their"):
+        subject = r.last_person
+    elif own_low == "its":
+        subject = r.last_thing
+    else:
+        subject = r.owner  # "the team lead is Bob": ours
+    obj = r.value(value, keep_prepositions=True)
+    if subject is None or obj is None:
+        return []
+    if _is_role(slot) and own_low == "the" and not owner_name:
+        # "the CTO is Alice": Alice's role
+        return [Claim(obj, "role", slot, polarity=not neg)]
+    if own_low == "the" and not owner_name and not (change or is_name_like(obj) or chat):
+        return []  # "the weather is nice"
+    if not (is_name_like(obj) or chat or own_low in ("our", "my") or owner_name):
+        return []
+    if obj.casefold().startswith(("a ", "an ", "very ", "so ", "too ", "not ", "quite ", "being ")):
+        return []
+    return [Claim(subject, slot, obj, polarity=not neg, change=change)]
+
+
+def read_sentence(sentence: str, *, at: dt.datetime | None = None, owner: str = OWNER) -> list[Claim]:
+    """Return the claims of one sentence read on its own (no pronoun context).
+
+    Args:
+        sentence: one sentence.
+        at: the time it speaks from (default now).
+        owner: the subject of first-person statements.
+    """
+    reader = Reader(at=at or dt.datetime.now(dt.timezone.utc), owner=owner)
+    return reader.read(sentence)

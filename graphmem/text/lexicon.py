@@ -1,0 +1,227 @@
+"""Word lists the text rules read (pure data).
+
+Kept apart from the rules so that a reader can see, in one place, which words change what the
+pipeline does: the cues that make a sentence a question, a plan or past history (never a
+supersession), the negation cues, the job titles, and the value categories that let a change
+statement find the one slot it can fill ("migrated the API to Go": Go is a language or
+framework, so it can replace Laravel but not a port number).
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "CATEGORIES",
+    "DISCOURSE",
+    "HYPOTHETICAL",
+    "PAST",
+    "ROLES",
+    "SLOT_STOPWORDS",
+    "category",
+]
+
+#: Leading words that carry no content ("fyi the staging db is on postgres 13").
+DISCOURSE = (
+    "fyi",
+    "btw",
+    "by the way",
+    "heads up",
+    "heads-up",
+    "just so you know",
+    "quick update",
+    "update",
+    "status update",
+    "note",
+    "news",
+    "psa",
+    "for the record",
+    "ok",
+    "okay",
+    "so",
+    "well",
+    "oh",
+    "oh and",
+    "also fyi",
+    "hey",
+    "hi",
+    "hello",
+    "yes",
+    "yeah",
+    "yep",
+    "right",
+    "great",
+    "good news",
+    "as you know",
+    "anyway",
+    "anyways",
+    "remember",
+    "reminder",
+    "just a reminder",
+    "got it",
+    "noted",
+    "sure",
+    "thanks",
+    "thank you",
+    "cool",
+)
+
+#: Words that make a clause a question, plan, wish or hypothesis: it never changes a fact.
+HYPOTHETICAL = frozenset(
+    """if unless whether suppose supposing imagine assuming hypothetically maybe perhaps
+    probably possibly might could would should shall will 'll won't wouldn't shouldn't
+    couldn't gonna wanna plan plans planning planned intend intends intending propose
+    proposed proposal considering consider considered thinking wonder wondering hope hoping
+    hopefully want wants wanted aim aims aiming evaluate evaluating trial trialing piloting
+    prototype prototyping exploring explore discussing discussed debating debate maybe
+    eventually someday soon tomorrow next upcoming need needs must let's lets try trying
+    tried attempt attempting""".split()
+)
+#: Phrases of the same kind that are more than one word.
+HYPOTHETICAL_PHRASES = (
+    "going to",
+    "about to",
+    "decided not to",
+    "decided against",
+    "decided to",
+    "in case",
+    "what if",
+    "in theory",
+    "not sure",
+    "would like",
+    "ought to",
+    "has to",
+    "have to",
+    "is supposed to",
+    "are supposed to",
+    "in the future",
+    "at some point",
+    "for a while we considered",
+    "instead of moving",
+)
+
+#: Phrases of reported history: true once, not now ("he used to work at Oracle").
+PAST = (
+    "used to",
+    "previously",
+    "formerly",
+    "originally",
+    "back in",
+    "back then",
+    "before joining",
+    "before that",
+    "before moving",
+    "at the time",
+    "in the past",
+    "once upon",
+    "years ago",
+    "had been",
+    "was once",
+    "were once",
+    "long ago",
+    "initially",
+    "at first",
+)
+
+#: Job titles: "Alice is the CTO" is a role, "Carol is the new team lead" a slot.
+ROLES = frozenset(
+    """ceo cto cfo coo cio ciso cpo cmo vp president founder co-founder cofounder chairman
+    chairwoman chair director engineer developer designer architect analyst scientist
+    researcher manager intern consultant contractor advisor accountant recruiter sre devops
+    pm tpm em owner principal fellow editor writer lawyer doctor nurse teacher professor
+    student admin administrator operator specialist coordinator officer associate partner
+    secretary treasurer head""".split()
+)
+ROLE_MODIFIERS = frozenset(
+    """senior junior staff principal lead chief associate assistant deputy interim acting
+    new former software backend frontend front-end back-end fullstack full-stack data ml ai
+    platform infrastructure security product project program engineering marketing sales
+    design qa test mobile ios android web cloud site reliability solutions research
+    general technical executive managing regional""".split()
+)
+
+#: Slot words that are not attributes ("our goal is speed", "the problem is latency").
+SLOT_STOPWORDS = frozenset(
+    """goal goals plan plans problem problems issue issues idea ideas thing things question
+    questions reason reasons point answer best worst same first last only rest weather
+    mood feeling hope fear concern worry bottleneck priority focus mistake bug risk result
+    outcome decision agreement consensus story truth fact deal catch trick key secret
+    difference situation status quo""".split()
+)
+
+#: Categories of common values, so a change statement can find the slot it fills.
+CATEGORIES: dict[str, frozenset[str]] = {
+    "language": frozenset(
+        """go golang rust python java kotlin scala typescript javascript ruby php elixir
+        erlang haskell c c++ c# csharp swift clojure ocaml zig perl lua dart r julia
+        fortran cobol nim crystal f#""".split()
+    ),
+    "framework": frozenset(
+        """laravel django flask fastapi rails express nestjs spring next.js nextjs nuxt
+        react vue angular svelte gin echo fiber phoenix symfony asp.net .net dotnet node
+        node.js nodejs deno bun actix axum rocket tornado starlette sinatra hapi koa
+        remix gatsby ember electron flutter""".split()
+    ),
+    "database": frozenset(
+        """postgres postgresql mysql mariadb sqlite mongodb mongo redis cassandra dynamodb
+        cockroachdb cockroach oracle mssql sqlserver elasticsearch opensearch clickhouse
+        snowflake bigquery redshift neo4j kuzu duckdb couchdb firestore supabase
+        planetscale timescaledb memcached etcd""".split()
+    ),
+    "cloud": frozenset(
+        """aws gcp azure heroku vercel netlify fly.io digitalocean linode hetzner
+        cloudflare render railway ovh vultr on-prem""".split()
+    ),
+    "ci": frozenset(
+        """jenkins circleci travis travisci buildkite teamcity bamboo drone
+        github-actions gitlab-ci""".split()
+    ),
+    "deploy": frozenset(
+        """docker kubernetes k8s helm nomad ansible terraform pulumi chef puppet
+        argocd argo flux docker-compose compose swarm ecs eks gke aks openshift
+        capistrano""".split()
+    ),
+    "llm": frozenset(
+        """openai anthropic cohere mistral gemini claude gpt-4 gpt-4o llama voyage
+        huggingface ollama""".split()
+    ),
+}
+_PHRASES = {
+    "github actions": "ci",
+    "gitlab ci": "ci",
+    "docker compose": "deploy",
+    "docker swarm": "deploy",
+    "google cloud": "cloud",
+    "amazon web services": "cloud",
+    "ruby on rails": "framework",
+    "spring boot": "framework",
+    "sql server": "database",
+}
+
+
+def category(value: str) -> str | None:
+    """Return the category of a value ("Go" → language), or ``None`` when unknown.
+
+    Numbers are ``number``, e-mail addresses ``email``, version strings ``version``.
+
+    >>> category("Go"), category("Postgres 13"), category("8080"), category("Acme")
+    ('language', 'database', 'number', None)
+    """
+    low = " ".join(value.casefold().split())
+    if not low:
+        return None
+    if low.isdigit():
+        return "number"
+    if "@" in low and "." in low.split("@")[-1]:
+        return "email"
+    if low.lstrip("v").replace(".", "").isdigit() and "." in low:
+        return "version"
+    if low in _PHRASES:
+        return _PHRASES[low]
+    words = low.split()
+    for n in (len(words), 1):
+        head = " ".join(words[:n])
+        for name, members in CATEGORIES.items():
+            if head in members:
+                return name
+        if head in _PHRASES:
+            return _PHRASES[head]
+    return None

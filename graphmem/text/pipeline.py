@@ -1,0 +1,240 @@
+"""Text → claims → writes: the one pipeline behind every path that takes text.
+
+``remember(text)``, ``add_session(text)``, ``ingest_text(text)``, the CLI and the MCP tools
+all come here. For each text:
+
+1. it is cut into sentences and turns (:mod:`graphmem.text.nlp`, spaCy's blank pipeline);
+2. each sentence gives claims (:mod:`graphmem.text.claims`), read in order so that "she" and
+   "it" refer back and "we"/"our"/"I" are the memory's owner subject;
+3. the claims are resolved against the current facts of their subjects
+   (:mod:`graphmem.text.resolve`): change statements find the relation they change, or stay
+   notes;
+4. everything is written by **one** call of the write path, in one transaction, with the
+   sentence as ``statement`` and the session (if any) as ``source``; every closed version's
+   ``reason`` quotes the sentence that closed it.
+
+A text with no claim at all is stored as a free-text note (SPEC §3 rule 5), compared with the
+subject's current notes. So is a change statement that cannot be resolved to exactly one fact:
+when unsure, graphmem adds.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from graphmem.errors import InvalidInput
+from graphmem.models import Decision, Fact, TextResult, WriteResult
+from graphmem.normalize import entity_key
+from graphmem.temporal import Close, Plan, plan_assert, plan_retract
+from graphmem.text.claims import Claim, Reader
+from graphmem.text.nlp import sentences
+from graphmem.text.resolve import INCOMING_LIMIT, Action, Resolver
+from graphmem.timeutil import fmt
+
+if TYPE_CHECKING:
+    from graphmem.memory import Memory
+    from graphmem.similarity import Similarity
+
+__all__ = ["MAX_SESSION_NOTE", "Segment", "read", "summarize", "write"]
+
+#: A session text with no claim is kept as a note only up to this many characters; a longer
+#: transcript is kept as the session (and its indexed lines) alone.
+MAX_SESSION_NOTE = 1000
+_RANK = {Decision.SUPERSEDE: 0, Decision.INVALIDATE: 1, Decision.ADD: 2, Decision.NOOP: 3}
+
+
+@dataclass(frozen=True)
+class Segment:
+    """One text to write: what was said, when it speaks from, and its session (``source``)."""
+
+    text: str
+    at: dt.datetime
+    source: str | None = None
+    is_session: bool = False
+
+
+def read(text: str, *, at: dt.datetime, owner: str = "self") -> list[tuple[str, list[Claim]]]:
+    """Return ``(sentence, claims)`` for every sentence of a text, in order (no store access).
+
+    Raises:
+        InvalidInput: ``text`` is not a string.
+    """
+    if not isinstance(text, str):
+        raise InvalidInput(f"text={text!r} is not a string; pass the text to read")
+    reader = Reader(at=at, owner=owner)
+    return [(s.text, reader.read(s.text, s.speaker)) for s in sentences(text)]
+
+
+def _quote(text: str, limit: int = 120) -> str:
+    text = " ".join(text.split())
+    return repr(text if len(text) <= limit else text[: limit - 1] + "…")
+
+
+def _said(reason: str, claim: Claim) -> str:
+    return f"{reason}; said: {_quote(claim.sentence)}"
+
+
+def summarize(results: Sequence[WriteResult]) -> TextResult:
+    """Fold the results of one text into a :class:`~graphmem.models.TextResult`."""
+    if not results:
+        return TextResult(decision=Decision.NOOP, fact=None, results=())
+    main = min(results, key=lambda r: _RANK[r.decision])
+    closed = tuple(f for r in results for f in r.superseded)
+    return TextResult(
+        decision=main.decision, fact=main.fact, superseded=closed, results=tuple(results)
+    )
+
+
+@dataclass
+class _Row:
+    op: str  # assert | end | note
+    claim: Claim | None
+    segment: int
+
+
+def _resolver(mem: Memory, owner: str, now: dt.datetime) -> Resolver:
+    from graphmem.store import search
+
+    store = mem._store  # noqa: SLF001 - the text pipeline is part of the write path
+
+    def key(name: str) -> str:
+        try:
+            return mem._entity_id(name)  # noqa: SLF001
+        except InvalidInput:
+            return entity_key(name) if name.strip() else name
+
+    def current(sid: str) -> list[Fact]:
+        return store.current_versions([sid]).get(sid, [])
+
+    def incoming(oid: str) -> list[Any]:
+        return search.facts_to(store, [oid], known_at=now, valid_at=now, limit=INCOMING_LIMIT)
+
+    return Resolver(
+        key=key, current=current, incoming=incoming, predicate=mem.ontology.resolve, owner=owner
+    )
+
+
+def write(
+    mem: Memory,
+    segments: Sequence[Segment],
+    *,
+    owner: str,
+    kind: str = "fact",
+    note_kind: str = "insight",
+    note_subject: str | None = None,
+    importance: float | None = None,
+    source_type: str | None = None,
+    similarity: Similarity | None = None,
+    readings: Sequence[list[tuple[str, list[Claim]]]] | None = None,
+    also: Callable[[], None] | None = None,
+) -> list[list[WriteResult]]:
+    """Write the claims of every segment through one unit of work; return results per segment.
+
+    Args:
+        mem: the memory.
+        segments: the texts, in order.
+        owner: the subject of first-person statements.
+        kind: the kind of the facts written from claims.
+        note_kind: the kind of notes written for texts without claims.
+        note_subject: the subject of those notes (default ``owner``).
+        importance: importance of everything written.
+        source_type: who says it (admission control).
+        similarity: compares a note with the subject's current notes.
+        readings: claims already read with :func:`read` (one list per segment).
+        also: called inside the write's transaction (a session write joins it).
+
+    Raises:
+        InvalidInput: a bad value; nothing is written.
+        RateLimited: a kind's hourly limit is reached; nothing is written.
+    """
+    from graphmem.remember import NOTE, plan_note
+
+    sim = similarity or mem.similarity
+    rows: list[dict[str, Any]] = []
+    meta: list[_Row] = []
+    with mem._lock:  # noqa: SLF001 - resolution reads what the write then plans against
+        resolver = _resolver(mem, owner, mem.now())
+        for i, seg in enumerate(segments):
+            reading = readings[i] if readings is not None else read(seg.text, at=seg.at, owner=owner)
+            written = 0
+            unresolved: list[str] = []
+            for sentence, claims in reading:
+                for claim in claims:
+                    actions = resolver.resolve(claim, seg.at)
+                    if actions is None:
+                        if sentence not in unresolved:
+                            unresolved.append(sentence)
+                        continue
+                    for a in actions:
+                        rows.append(_row(a, seg, kind, importance, source_type))
+                        meta.append(_Row(a.op, claim, i))
+                        written += 1
+            note_text = None
+            if written == 0 and not unresolved:
+                if seg.text.strip() and (not seg.is_session or len(seg.text) <= MAX_SESSION_NOTE):
+                    note_text = seg.text.strip()
+            elif unresolved:
+                note_text = " ".join(unresolved)
+            if note_text:
+                rows.append(
+                    {
+                        "subject": note_subject or owner,
+                        "predicate": NOTE,
+                        "object": note_text,
+                        "statement": note_text,
+                        "valid_from": seg.at,
+                        "kind": note_kind,
+                        "importance": importance,
+                        "source": seg.source,
+                        "source_type": source_type,
+                    }
+                )
+                meta.append(_Row("note", None, i))
+
+        def planner(n: int, fact: Fact, versions: list[Fact]) -> Plan:
+            row = meta[n]
+            if row.op == "note":
+                return plan_note(fact, versions, similarity=sim)
+            assert row.claim is not None
+            same = [v for v in versions if v.predicate == fact.predicate]
+            if row.op == "end":
+                okey = entity_key(fact.object)
+                targets = [v for v in same if entity_key(v.object) == okey]
+                src = f" from session {fact.source}" if fact.source else ""
+                return plan_retract(
+                    targets,
+                    at=fact.valid_from,
+                    now=fact.recorded_at,
+                    reason=_said(f"ended, learned {fmt(fact.recorded_at)}{src}", row.claim),
+                )
+            pred = mem.ontology.resolve(fact.predicate)
+            plan = plan_assert(fact, same, cardinality=pred.cardinality)
+            plan.closes = [Close(c.fact, c.superseded_by, _said(c.reason, row.claim))
+                           for c in plan.closes]
+            return plan
+
+        results = mem._write(rows, planner=planner, also=also)  # noqa: SLF001
+    out: list[list[WriteResult]] = [[] for _ in segments]
+    for row, result in zip(meta, results, strict=True):
+        out[row.segment].append(result)
+    return out
+
+
+def _row(
+    a: Action, seg: Segment, kind: str, importance: float | None, source_type: str | None
+) -> dict[str, Any]:
+    return {
+        "subject": a.subject,
+        "predicate": a.predicate,
+        "object": a.object,
+        "valid_from": a.valid_from,
+        "valid_to": a.valid_to,
+        "statement": a.claim.sentence or None,
+        "kind": kind,
+        "importance": importance,
+        "source": seg.source,
+        "source_type": source_type,
+    }

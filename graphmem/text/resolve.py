@@ -1,0 +1,252 @@
+"""Turn claims into writes, resolving change statements against the graph (pure).
+
+A claim that names its relation ("Alice works at Globex") becomes a write as it is. A change
+statement that does not ("We migrated the API to Go") is resolved against the **current facts
+of its subject** only — never a scan of the graph:
+
+1. it names the value it replaces ("replaced Jenkins with GitHub Actions", "moved from AWS to
+   GCP", "took over billing from Grace"): the subject's one relation whose current value is
+   that value. For a first-person subject ("we") whose own facts do not hold the value, the
+   facts pointing at the replaced value are asked instead (one bounded lookup by the value);
+2. otherwise the one single-valued relation of the subject whose current value is of the same
+   family as the new one (Go and Laravel are both a stack, Postgres 16 and Postgres 13 both a
+   database; a number never replaces a name), or the one single-valued relation it has;
+3. otherwise the relation the verb implies (``Claim.hint``: "moved to Berlin" is where one
+   lives), when the subject has no value for it yet.
+
+When none of these gives exactly one relation the claim is **not** written as a fact: the
+caller keeps the sentence as a note. A wrong supersession is worse than a missed one.
+
+Other rules applied here: "also" never supersedes a single-valued relation (kept as a note);
+"We no longer deploy with X. We use Y now." gives ``deploys_with Y`` (a value that takes the
+place of one just ended); "Correction: ..." replaces the old value from the old value's start
+(the old belief was wrong, not outdated); "left" / "no longer" / "dropped X" end the subject's
+matching current facts.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from graphmem.models import Fact, Predicate
+from graphmem.text import lexicon
+from graphmem.text.claims import Claim
+
+__all__ = ["Action", "Resolver"]
+
+#: Families of value categories that may replace one another in one relation.
+_FAMILY = {
+    "language": "stack",
+    "framework": "stack",
+    "database": "database",
+    "cloud": "infra",
+    "deploy": "infra",
+    "ci": "ci",
+    "llm": "llm",
+    "number": "number",
+    "email": "email",
+    "version": "version",
+}
+_TYPED = frozenset({"number", "email", "version"})
+#: Facts read per replaced value when "we" names no fact holding it.
+INCOMING_LIMIT = 20
+
+
+@dataclass(frozen=True)
+class Action:
+    """One write a text asks for: assert a fact, or end the current versions it names."""
+
+    op: str  # "assert" | "end"
+    subject: str
+    predicate: str
+    object: str
+    valid_from: dt.datetime
+    valid_to: dt.datetime | None
+    claim: Claim
+
+
+@dataclass(frozen=True)
+class _Value:
+    predicate: str
+    object: str
+    valid_from: dt.datetime
+    valid_to: dt.datetime | None
+
+
+def _family(value: str) -> str | None:
+    cat = lexicon.category(value)
+    return None if cat is None else _FAMILY.get(cat, cat)
+
+
+def compatible(new: str, old: str) -> bool:
+    """Whether ``new`` can take the place of ``old`` in one relation.
+
+    >>> compatible("Go", "Laravel"), compatible("Go", "8080"), compatible("Acme", "Globex")
+    (True, False, True)
+    """
+    a, b = _family(new), _family(old)
+    if a is None or b is None:
+        return not ({a, b} & _TYPED)
+    return a == b
+
+
+@dataclass
+class Resolver:
+    """Resolves the claims of one write call, in order, over the subjects' current facts.
+
+    Args:
+        key: the entity id of a name (normalised, aliases resolved).
+        current: the current versions (not closed in system time) of a subject id.
+        incoming: current versions whose object is an entity id (bounded).
+        predicate: the ontology entry of a predicate name or alias.
+        owner: the subject of first-person statements.
+    """
+
+    key: Callable[[str], str]
+    current: Callable[[str], Sequence[Fact]]
+    incoming: Callable[[str], Sequence[Fact]]
+    predicate: Callable[[str], Predicate]
+    owner: str
+    _state: dict[str, list[_Value]] = field(default_factory=dict)
+    _ended: list[tuple[str, str]] = field(default_factory=list)
+
+    def _values(self, subject: str, at: dt.datetime) -> list[_Value]:
+        sid = self.key(subject)
+        if sid not in self._state:
+            self._state[sid] = [
+                _Value(f.predicate, f.object, f.valid_from, f.valid_to)
+                for f in self.current(sid)
+                if f.predicate != "note"
+            ]
+        return [v for v in self._state[sid] if v.valid_to is None or v.valid_to > at]
+
+    def _record(self, a: Action) -> None:
+        sid = self.key(a.subject)
+        values = self._state.setdefault(sid, [])
+        same = [v for v in values if v.predicate == a.predicate]
+        if a.op == "end":
+            keep = [v for v in same if self.key(v.object) != self.key(a.object)]
+            self._ended.append((sid, a.predicate))
+        elif self.predicate(a.predicate).cardinality == "one":
+            keep = [v for v in same if v.valid_to is not None and v.valid_to <= a.valid_from]
+        else:
+            keep = same
+        values[:] = [v for v in values if v.predicate != a.predicate] + keep
+        if a.op == "assert":
+            values.append(_Value(a.predicate, a.object, a.valid_from, a.valid_to))
+
+    def resolve(self, claim: Claim, at: dt.datetime) -> list[Action] | None:
+        """Return the writes of one claim, or ``None`` when it must stay a note."""
+        start = claim.valid_from or at
+        actions = self._resolve(claim, start)
+        for a in actions or ():
+            self._record(a)
+        return actions
+
+    def _act(self, op: str, c: Claim, s: str, p: str, o: str, start: dt.datetime) -> Action:
+        end = c.valid_to if op == "assert" else None
+        return Action(op, s, self.predicate(p).name, o, start, end, c)
+
+    def _resolve(self, c: Claim, start: dt.datetime) -> list[Action] | None:
+        if c.predicate is None:
+            return self._change(c, start)
+        pred = self.predicate(c.predicate)
+        if not c.polarity:
+            return self._ends(c, c.subject, pred.name, c.object, start)
+        assert c.object is not None
+        if pred.cardinality == "one" and c.also:
+            return None
+        name = pred.name
+        if c.now and pred.cardinality == "many":
+            # "We no longer deploy with X. We use Y now.": Y takes the place of X.
+            sid = self.key(c.subject)
+            ended = [p for s, p in self._ended if s == sid]
+            if ended and self.predicate(ended[-1]).cardinality == "one":
+                name = ended[-1]
+        out: list[Action] = []
+        if c.replaces and self.predicate(name).cardinality == "many":
+            out.append(self._act("end", c, c.subject, name, c.replaces, start))
+        if c.correction and self.predicate(name).cardinality == "one":
+            # The old value was wrong, not outdated: the new one replaces it from its start.
+            olds = [v for v in self._values(c.subject, start) if v.predicate == name
+                    and self.key(v.object) != self.key(c.object) and v.valid_from <= start]
+            if len(olds) == 1 and c.valid_from is None:
+                start = olds[0].valid_from
+        out.append(self._act("assert", c, c.subject, name, c.object, start))
+        return out
+
+    def _ends(
+        self, c: Claim, subject: str, predicate: str | None, obj: str | None, start: dt.datetime
+    ) -> list[Action] | None:
+        values = self._values(subject, start)
+        hits = [
+            v
+            for v in values
+            if (predicate is None or v.predicate == predicate)
+            and (obj is None or self.key(v.object) == self.key(obj))
+        ]
+        if not hits and predicate is None and obj is not None and subject == self.owner:
+            found = self._incoming(obj, start)
+            return [self._act("end", c, s, v.predicate, v.object, start) for s, v in found] or None
+        if not hits:
+            # Nothing current to end: a negation of an unknown fact ("Bob no longer works at
+            # Acme" about a Bob we knew nothing of) writes nothing and stays a note.
+            return None
+        return [self._act("end", c, subject, v.predicate, v.object, start) for v in hits]
+
+    def _incoming(self, obj: str, start: dt.datetime) -> list[tuple[str, _Value]]:
+        out = []
+        for f in list(self.incoming(self.key(obj)))[:INCOMING_LIMIT]:
+            if f.predicate != "note" and f.valid_at(start):
+                out.append((f.subject, _Value(f.predicate, f.object, f.valid_from, f.valid_to)))
+        return out
+
+    def _change(self, c: Claim, start: dt.datetime) -> list[Action] | None:
+        if not c.polarity:
+            return self._ends(c, c.subject, None, c.object, start)
+        assert c.object is not None
+        new = c.object
+        if c.replaces:
+            return self._replace(c, new, c.replaces, start)
+        slots = {}
+        for v in self._values(c.subject, start):
+            pred = self.predicate(v.predicate)
+            if pred.cardinality == "one" and v.valid_from <= start:
+                slots.setdefault(v.predicate, []).append(v.object)
+        if c.hint and c.hint in slots:
+            return [self._act("assert", c, c.subject, c.hint, new, start)]
+        fits = [p for p, olds in slots.items() if all(compatible(new, o) for o in olds)]
+        same_family = [
+            p for p in fits if _family(new) is not None and all(
+                _family(o) == _family(new) for o in slots[p])
+        ]
+        chosen = same_family if len(same_family) == 1 else fits
+        if len(chosen) == 1:
+            return [self._act("assert", c, c.subject, chosen[0], new, start)]
+        if not slots and c.hint:
+            return [self._act("assert", c, c.subject, c.hint, new, start)]
+        return None
+
+    def _replace(self, c: Claim, new: str, old: str, start: dt.datetime) -> list[Action] | None:
+        old_key = self.key(old)
+        subjects = [c.subject] + ([self.owner] if c.subject != self.owner else [])
+        found: list[tuple[str, _Value]] = []
+        for s in subjects:
+            found = [(s, v) for v in self._values(s, start) if self.key(v.object) == old_key]
+            if found:
+                break
+        if not found and self.owner in subjects:
+            found = self._incoming(old, start)
+        slots = {(self.key(s), v.predicate): (s, v) for s, v in found}
+        if len(slots) == 1:
+            subject, v = next(iter(slots.values()))
+            out = []
+            if self.predicate(v.predicate).cardinality == "many":
+                out.append(self._act("end", c, subject, v.predicate, v.object, start))
+            out.append(self._act("assert", c, subject, v.predicate, new, start))
+            return out
+        if not slots and c.hint:
+            return [self._act("assert", c, c.subject, c.hint, new, start)]
+        return None
