@@ -130,7 +130,7 @@ def _words(text: str) -> list[str]:
     return [w.casefold() for w in _WORD.findall(text)]
 
 
-def clean(sentence: str) -> tuple[str, str | None, bool]:
+def clean(sentence: str, *, speaker_known: bool = False) -> tuple[str, str | None, bool]:
     """Return the sentence without speaker, discourse words and contractions.
 
     Returns:
@@ -143,8 +143,8 @@ def clean(sentence: str) -> tuple[str, str | None, bool]:
     """
     text = " ".join(sentence.replace("’", "'").replace("`", "'").split())
     speaker = None
-    m = _SPEAKER.match(text)
-    if m and len(m.group("who").split()) <= 3:
+    m = None if speaker_known else _SPEAKER.match(text)
+    if m and len(m.group("who").split()) <= 3 and not _DISCOURSE.fullmatch(m.group("who")):
         speaker = m.group("who").strip()
         text = text[m.end() :]
     correction = False
@@ -160,6 +160,13 @@ def clean(sentence: str) -> tuple[str, str | None, bool]:
     for pattern, repl in _CONTRACTIONS:
         text = re.sub(pattern, repl, text, flags=re.IGNORECASE)
     return text.strip().rstrip(".!;:").strip(), speaker, correction
+
+
+_REPORTED = re.compile(
+    r"^(?P<who>[A-Z][\w.-]*(?:\s+[A-Z][\w.-]*)?|he|she|they)\s+(?:said|says|mentioned|told me|"
+    r"told us|confirmed|wrote|tells me|tells us|let us know|let me know|announced)\s+(?:that\s+)?",
+    re.IGNORECASE,
+)
 
 
 def skipped(text: str) -> str | None:
@@ -193,7 +200,7 @@ def skipped(text: str) -> str | None:
 
 # -- negation ----------------------------------------------------------------------------------
 
-_NEG_TAIL = re.compile(r"\s*\b(?:any ?more|any longer|these days)\b", re.IGNORECASE)
+_NEG_TAIL = re.compile(r"\s*\b(?:any ?more|any longer)\b", re.IGNORECASE)
 _NEG_RULES = [
     (re.compile(r"\bno longer\b\s*", re.IGNORECASE), ""),
     (re.compile(r"\b(is|are|was|were|am)\s+not\b\s*", re.IGNORECASE), r"\1 "),
@@ -251,13 +258,16 @@ _LEAD_ADVERBS = re.compile(
 _TRAIL_OBJECT = re.compile(
     r"\s+(?:now|instead|anymore|any more|too|as well|again|already|for now|these days|today|"
     r"full[- ]time|permanently|officially|in production|in prod|for good|going forward|"
-    r"from now on|at last|finally|then|right now|currently|lately|by default|as planned)$",
+    r"from now on|at last|finally|then|right now|currently|lately|by default|as planned|"
+    r"a lot|very much|so much|there|here|again|though|anyway|these days|nowadays)$",
     re.IGNORECASE,
 )
 _OBJECT_STOP = re.compile(
     r"\s+(?:because|since|so that|so|which|who|where|while|whereas|although|though|after|"
     r"before|when|as|with|via|using|for|in|at|on|from|during|and then|but|except|unlike|"
-    r"than|instead of|rather than|over|thanks to|due to|per|like|without)\s+.*$|\s*[,;(].*$",
+    r"than|instead of|rather than|over|thanks to|due to|per|like|without|by|now that|"
+    r"behind|across|throughout|until|till|through|everywhere|once|starting)\s+.*$|"
+    r"\s+(?:everywhere|so far|for now)$|\s*[,;(].*$",
     re.IGNORECASE,
 )
 _MAX_NAME_WORDS = 8
@@ -288,6 +298,8 @@ class Reader:
     owner: str = OWNER
     last_person: str | None = None
     last_thing: str | None = None
+    chat: bool = False
+    grammatical: str | None = None
 
     # -- subjects --------------------------------------------------------------------------
 
@@ -299,6 +311,9 @@ class Reader:
         if ", " in text:
             text = text.rsplit(", ", 1)[1]
         text = re.split(r"\s+(?:that|which|who|whose)\s+", text, maxsplit=1)[0]
+        text = re.sub(r"(?i)(?:\s+(?:now|still|also|currently|already|finally|officially|"
+                      r"recently|just|actually|then|too|even|again|mostly|apparently|both|all|"
+                      r"each))+$", "", text)
         low = text.casefold()
         words = low.split()
         if not words:
@@ -317,6 +332,16 @@ class Reader:
         if words[0] in ("our", "my"):
             text = text.split(None, 1)[1] if len(words) > 1 else text
         text = _strip_det(text)
+        parts = text.split()
+        if len(parts) > 1 and re.fullmatch(_RELATION_NOUNS, parts[0].casefold()) and (
+            parts[-1][:1].isupper()
+        ):
+            tail = []  # "sister Ana" → Ana
+            for w in reversed(parts):
+                if not w[:1].isupper():
+                    break
+                tail.insert(0, w)
+            text = " ".join(tail)
         if not text or len(text.split()) > 5 or not any(ch.isalpha() for ch in text):
             return None
         if text.casefold() in ("there", "here", "everyone", "nobody", "someone", "something"):
@@ -355,6 +380,7 @@ class Reader:
             text = _TRAIL_OBJECT.sub("", text).strip(" ,.")
         text = _strip_det(text)
         text = re.sub(r"^(?:our|my|the)\s+", "", text, flags=re.IGNORECASE).strip(" .")
+        text = re.sub(r"(?i)^(?:[\w-]+\s+){1,2}(?:called|named)\s+", "", text)  # "a startup called X"
         if not text or len(text.split()) > _MAX_NAME_WORDS:
             return None
         if text.casefold() in ("it", "them", "this", "that", "there", "here", "one", "something",
@@ -366,49 +392,125 @@ class Reader:
 
     def read(self, sentence: str, speaker: str | None = None) -> list[Claim]:
         """Return the claims of one sentence (``[]`` for questions, plans, history ...)."""
-        text, said_by, correction = clean(sentence)
+        text, said_by, correction = clean(sentence, speaker_known=speaker is not None)
         speaker = said_by or speaker
+        m = _REPORTED.match(text)
+        if m:  # "Olu said he prefers ...": what Olu says
+            who = m.group("who")
+            if who.casefold() not in _PERSON_PRONOUNS:
+                self.last_person = who
+            text = text[m.end() :]
+        retract = _RETRACT.match(text)
+        if retract:  # "Disregard what I said about the wiki being hosted on Confluence"
+            text = re.sub(r"(?i)\bbeing\b", "is", retract.group("rest"))
         if not text or skipped(text) is not None:
+            self._names(text)
             return []
-        vf, vt = self._dates(text)
-        text = self._undate(text)
+        # Lower-case chat ("fyi the staging db is on postgres 13") has no capitals to go by.
+        self.chat = text == text.casefold()
+        whole = " ".join(sentence.split())
+        sentence_dates = self._dates(text)
         also = bool(re.search(r"\b(?:also|too|as well|additionally|in addition)\b", text, re.I))
         now = bool(re.search(r"\b(?:now|instead|these days|nowadays)\b", text, re.I))
         text = re.sub(r"\b(?:also|additionally|in addition)\b\s*", "", text, flags=re.I)
         text, ended_by = _split_correction(text)
-        claims: list[Claim] = []
-        subject: str | None = None
-        for clause in _clauses(text):
-            found = self._clause(clause, subject, speaker)
-            if found is None:
-                if claims and claims[-1].object and claims[-1].predicate in _MULTI:
-                    item = self.value(clause)  # "we use Redis and Postgres": one more value
-                    if item:
-                        claims.append(replace(claims[-1], object=item))
-                continue
-            if found and found[0].subject:
-                subject = found[0].subject
-            claims.extend(found)
         out: list[Claim] = []
-        for c in claims:
-            c = replace(
-                c,
-                valid_from=c.valid_from or vf,
-                valid_to=c.valid_to if c.valid_to is not None else vt,
-                correction=correction or c.correction,
-                also=also and c.polarity,
-                now=now,
-                sentence=" ".join(sentence.split()),
-            )
-            if c.valid_to is not None and c.valid_from is not None and c.valid_to <= c.valid_from:
-                c = replace(c, valid_to=None)
-            out.append(c)
-            self.note_subject(c)
+        subject: str | None = None
+        waiting: list[str] = []  # "Alice and Bob both work at Acme": subjects before the verb
+        for dated in _clauses(text):
+            vf, vt = self._dates(dated)
+            if vf is None and vt is None:
+                vf, vt = sentence_dates
+            clause = self._undate(dated)
+            if not clause:
+                continue
+            found = self._clause_claims(clause, subject, speaker, out)
+            if found is None and _bare_name(clause) and not out:
+                waiting.append(clause)
+                continue
+            if found:
+                subject = self.grammatical or found[0].subject
+                if waiting and _PLURAL.match(clause):
+                    extra = [self.subject(w, speaker) for w in waiting]
+                    found = [replace(c, subject=w) for w in extra if w for c in found] + found
+                    waiting = []
+            else:
+                lead = _LEAD_NAME.match(clause)
+                subject = lead.group(1) if lead else subject
+                continue
+            for c in found:
+                c = replace(
+                    c,
+                    valid_from=c.valid_from or vf,
+                    valid_to=c.valid_to if c.valid_to is not None else vt,
+                    correction=correction or c.correction,
+                    also=also and c.polarity,
+                    now=now,
+                    polarity=c.polarity and not retract,
+                    sentence=whole,
+                )
+                if c.valid_to is not None and c.valid_from is not None and c.valid_to <= c.valid_from:
+                    c = replace(c, valid_to=None)
+                out.append(c)
+                self.note_subject(c)
+        out.extend(self._appositions(text, speaker, sentence_dates, whole))
+        if not out:
+            self._names(text)
         if ended_by and out:
             first = out[0]
             out.append(replace(first, object=ended_by, polarity=False, replaces=None,
                                change=False))
         return out
+
+    def _clause_claims(
+        self, clause: str, subject: str | None, speaker: str | None, before: list[Claim]
+    ) -> list[Claim] | None:
+        self.grammatical = None
+        m = _SO_DOES.match(clause)
+        if m and before:  # "dana reports to omar and so does luis"
+            who = self.subject(m.group("s"), speaker)
+            return [replace(before[-1], subject=who)] if who else []
+        found = self._clause(clause, subject, speaker)
+        if not found and subject and _VERB_FIRST.match(clause):
+            # "Quinn is back and is the team lead again": the clause's subject is Quinn
+            who = "we" if subject == self.owner else subject
+            glue = " is " if _PARTICIPLE.match(clause) else " "
+            found = self._clause(f"{who}{glue}{clause}", subject, speaker)
+        if found is None:
+            last = before[-1] if before else None
+            if last and last.object and last.predicate in _MULTI and _list_item(clause):
+                item = self.value(clause)  # "we use Redis and Postgres": one more value
+                if item:
+                    return [replace(last, object=item)]
+        return found
+
+    def _appositions(
+        self,
+        text: str,
+        speaker: str | None,
+        dates: tuple[dt.datetime | None, dt.datetime | None],
+        whole: str,
+    ) -> list[Claim]:
+        """ "My manager Wei lives in Singapore": Wei is my manager too."""
+        out = []
+        for m in _APPOSITION.finditer(text):
+            owner = self._first_person(speaker) if m.group("own").casefold() in ("my", "our") else None
+            if owner is None or not m.group("name")[:1].isupper():
+                continue
+            out.append(Claim(owner, m.group("rel").casefold(), m.group("name"),
+                             valid_from=dates[0], sentence=whole))
+        return out
+
+    def _names(self, text: str) -> None:
+        """A sentence without claims may still name the person "she" will refer to."""
+        names = [
+            (m.start(), m.group(0))
+            for m in re.finditer(r"\b[A-Z][a-z]+\b", text)
+            if m.group(0).casefold() not in _NOT_NAMES and lexicon.category(m.group(0)) is None
+        ]
+        later = [n for at, n in names if at > 0]
+        if later or names:
+            self.last_person = (later or [names[0][1]])[-1]
 
     def _dates(self, text: str) -> tuple[dt.datetime | None, dt.datetime | None]:
         vf: dt.datetime | None = None
@@ -446,7 +548,70 @@ def _split_correction(text: str) -> tuple[str, str | None]:
     return text, None
 
 
-_CLAUSE_SPLIT = re.compile(r"\s*(?:;|,?\s+(?:and then|and|but|then|while|whereas|so)\s+|,\s+)\s*",
+_RETRACT = re.compile(
+    r"^(?:please\s+)?(?:disregard|ignore|forget|scratch|strike)\s+(?:what\s+(?:i|we)\s+(?:said|told you|"
+    r"wrote|mentioned)|my\s+(?:earlier|previous|last)\s+(?:note|message|comment|remark)|that)\s+"
+    r"(?:about|regarding|on)\s+(?P<rest>.+?)(?:\s*[,;—–-]\s*(?:that|it|this)\s+.*)?$",
+    re.IGNORECASE,
+)
+_SO_DOES = re.compile(r"(?i)^(?:so|as)\s+(?:does|do|did|is|are|has|have)\s+(?P<s>.+)$")
+_LEAD_NAME = re.compile(r"^([A-Z][\w.-]*(?:\s+[A-Z][\w.-]*)*)\s+(?:is|are|was|has|had)\b")
+_PARTICIPLE = re.compile(
+    r"(?i)^(?:hosted|built|written|deployed|owned|led|powered|maintained|managed|based|located|"
+    r"implemented|run|headed|shipped|released)\b"
+)
+_RELATION_NOUNS = (
+    "manager|boss|sister|brother|wife|husband|partner|cousin|mom|dad|mother|father|son|"
+    "daughter|friend|colleague|coworker|co-worker|teammate|neighbor|neighbour|client|customer|"
+    "mentor|lead|report"
+)
+_APPOSITION = re.compile(
+    rf"\b(?P<own>my|our)\s+(?P<rel>manager|boss|wife|husband|partner|lead|tech lead|team lead)"
+    r"\s+(?P<name>[A-Z][\w.-]+)\b",
+    re.IGNORECASE,
+)
+
+
+def _bare_name(clause: str) -> bool:
+    """A clause that is only a name, waiting for its verb ("Alice and Bob both work at X")."""
+    words = clause.split()
+    return (
+        0 < len(words) <= 4
+        and (words[0][:1].isupper() or words[0].casefold() in ("the", "our"))
+        and words[0].casefold() not in ("in", "at", "on", "after", "before", "during", "since",
+                                        "for", "with", "yesterday", "today", "then")
+    )
+
+
+_PLURAL = re.compile(
+    r"(?i)^(?:\S+\s+){0,3}?(?:both\s+|all\s+)?(?:are|work|live|use|run|report|lead|own|"
+    r"prefer|like|deploy|listen|were)\b"
+)
+
+
+_NOT_NAMES = frozenset(
+    """the we i it our my this that they he she you and but so monday tuesday wednesday
+    thursday friday saturday sunday january february march april may june july august
+    september october november december today yesterday""".split()
+)
+_VERB_FIRST = re.compile(
+    r"(?i)^(?:is|are|was|has|have|joined|left|moved|works|lives|uses|leads|owns|reports|"
+    r"prefers|likes|switched|migrated|runs|became|started|quit|stopped|no longer|now|still|"
+    r"hosted|built|written|deployed|owned|led|powered|maintained|managed|based|located|"
+    r"implemented|headed|listens|deploys|loves|enjoys|relies|depends)\b"
+)
+
+
+def _list_item(clause: str) -> bool:
+    words = clause.split()
+    return 0 < len(words) <= 3 and words[0].casefold() not in (
+        _FIRST_PERSON | _PERSON_PRONOUNS | _THING_PRONOUNS | {"the", "there", "this"}
+        | {"especially", "mostly", "mainly", "including", "probably", "not", "maybe", "which",
+           "because", "since", "except", "plus", "even", "just", "only"}
+    )
+
+
+_CLAUSE_SPLIT = re.compile(r"\s*(?:;|,?\s+(?:and then|and|but|then|while|whereas|so|now that)\s+|,\s+)\s*",
                            re.IGNORECASE)
 
 
@@ -468,8 +633,14 @@ def _rule(fn: Rule) -> Rule:
 
 def _subj(r: Reader, raw: str | None, previous: str | None, speaker: str | None) -> str | None:
     if raw is None or not raw.strip() or raw.strip().casefold() in ("and", "but", "then"):
-        return previous
-    return r.subject(raw, speaker)
+        # "bumped the staging db to postgres 16": chat without a subject is the speaker's own
+        found = previous or (
+            r._first_person(speaker) if raw is not None and not raw.strip() else None
+        )
+    else:
+        found = r.subject(raw, speaker)
+    r.grammatical = found
+    return found
 
 
 _S = r"^(?P<s>.*?)\s*\b"
@@ -477,7 +648,8 @@ _CHANGE_VERBS = (
     r"(?:migrated|moved|switched|ported|rewrote|re-wrote|rebuilt|re-built|upgraded|bumped|"
     r"converted|transitioned|changed|updated|shifted|swapped|replatformed|re-platformed|"
     r"went|have migrated|has migrated|have moved|has moved|have switched|has switched|"
-    r"finished migrating|completed the migration of|finished moving|moved over|switched over)"
+    r"finished migrating|completed the migration of|finished moving|moved over|switched over|"
+    r"reverted|returned|went back)"
 )
 _PASSIVE_CHANGE = (
     r"(?:migrated|moved|switched|ported|rewritten|re-written|rebuilt|upgraded|bumped|converted|"
@@ -497,7 +669,7 @@ def _hint(verb: str, subject: str | None, new: str, r: Reader) -> str | None:
     verb = verb.split()[-1].casefold()
     if verb in ("moved", "relocated") and subject and subject != r.owner and (
         subject == r.last_person or (subject[:1].isupper() and lexicon.category(subject) is None)
-    ) and lexicon.category(new) is None:
+    ) and lexicon.category(new) is None and (is_name_like(new) or r.chat):
         return "lives_in"
     if verb in ("upgraded", "bumped") and lexicon.category(new) in ("version", "number"):
         return "version"
@@ -512,6 +684,11 @@ def _thing(r: Reader, raw: str | None) -> tuple[str | None, str | None]:
     low = text.casefold()
     if low.startswith(("our ", "my ")):
         return None, text.split(None, 1)[1]
+    if low.startswith(("his ", "her ", "their ")) and len(text.split()) > 1:
+        # "Zoe changed her email to ...": Zoe's email
+        return r.grammatical or r.last_person, text.split(None, 1)[1]
+    if low.startswith("its ") and len(text.split()) > 1:
+        return r.last_thing, text.split(None, 1)[1]
     m = re.match(r"^(?P<owner>.+?)'s\s+(?P<slot>.+)$", text)
     if m:
         return r.subject(m.group("owner")), m.group("slot")
@@ -586,7 +763,8 @@ def _ownership(r: Reader, c: str, neg: bool, prev: str | None, spk: str | None) 
 @_rule
 def _change(r: Reader, c: str, neg: bool, prev: str | None, spk: str | None) -> list[Claim] | None:
     active = re.match(
-        _S + r"(?P<v>" + _CHANGE_VERBS + r")\s+(?:(?P<t>.+?)\s+)?(?:from\s+(?P<a>.+?)\s+)?"
+        _S + r"(?P<v>" + _CHANGE_VERBS + r")\s+(?:back\s+)?(?:(?!from\b|to\b|back\b)(?P<t>.+?)\s+)?"
+        r"(?:from\s+(?P<a>.+?)\s+)?"
         r"(?:to|onto|into|in|over to|with|on)\s+(?P<b>.+)$",
         c,
         re.IGNORECASE,
@@ -604,27 +782,38 @@ def _change(r: Reader, c: str, neg: bool, prev: str | None, spk: str | None) -> 
     verb = gd["v"]
     if m is active and re.match(r"(?i)^(?:to|from)\b", (gd.get("t") or "")):
         return None
-    new = r.value(gd["b"])
+    new = _bare_value(r.value(gd["b"]))
     if not new:
         return []
-    old = r.value(gd.get("a")) if gd.get("a") else None
+    old = _bare_value(r.value(gd.get("a"))) if gd.get("a") else None
     if m is passive:
         thing, slot = _thing(r, gd["t"])
         subject = thing or r.owner
     else:
+        raw_s = gd.get("s") or ""
+        if "'s " in raw_s or raw_s.casefold().startswith(("our ", "my ")):
+            thing, slot = _thing(r, raw_s)  # "the API's database changed from A to B"
+            subject = thing or r.owner
+            if slot:
+                return [Claim(subject, slot, new, replaces=old, change=True)]
         subject = _subj(r, gd.get("s"), prev, spk)
         thing, slot = _thing(r, gd.get("t"))
         if subject is None:
             return []
         if thing:
             subject = thing
-        elif slot and subject != r.owner and not gd.get("t", "").casefold().startswith(("our", "my")):
-            pass
     if gd.get("t") is None and verb.casefold().endswith(("moved", "relocated")) and new:
         hint = _hint(verb, subject, new, r)
         if hint == "lives_in":
             return [Claim(subject, "lives_in", new, replaces=old, change=True)]
     return [Claim(subject, slot, new, replaces=old, change=True, hint=_hint(verb, subject, new, r))]
+
+
+def _bare_value(value: str | None) -> str | None:
+    """ "port 6379" → "6379", "version 2.1" → "2.1": the value a slot holds."""
+    if value is None:
+        return None
+    return re.sub(r"(?i)^(?:port|version|v(?=\d))\s*(?=[\d.]+$)", "", value) or value
 
 
 _VERBS: list[tuple[str, str, str]] = [
@@ -638,12 +827,15 @@ _VERBS: list[tuple[str, str, str]] = [
      r"began working at|got hired by|was hired by|got a job at|is hired by|signed with)\s+"
      r"(?P<o>.+)", "works_at", "sp"),
     (r"(?:is|are) (?:now )?(?:employed|hired)\s+(?:at|by)\s+(?P<o>.+)", "works_at", "sp"),
+    (r"(?:is|are)\s+(?:now\s+)?at\s+(?P<o>[A-Z][\w.&' -]*)$", "works_at", "person"),
     (r"(?:lives|live|living|is living|resides|reside|is based|are based|settled|has settled|"
      r"has lived|have lived|has been living|have been living)\s+"
      r"in\s+(?P<o>.+)", "lives_in", "sp"),
     (r"(?:relocated|moved)\s+to\s+(?P<o>.+)", "lives_in", "sp"),
+    (r"(?:is|are)\s+(?:now\s+)?in\s+(?P<o>[A-Z][\w.' -]*)$", "lives_in", "person"),
     (r"(?:is|are)\s+(?:located|situated|headquartered)\s+in\s+(?P<o>.+)", "located_in", "sp"),
-    (r"(?:is|are|was)\s+(?:written|implemented|coded|developed)\s+in\s+(?P<o>.+)", "written_in",
+    (r"(?:is|are|was|has been|have been)\s+(?:written|implemented|coded|developed)\s+in\s+"
+     r"(?P<o>.+)", "written_in",
      "sp"),
     (r"(?:runs|run|is running|are running|running)\s+on\s+(?:top of\s+)?(?P<o>.+)", "runs_on",
      "sp"),
@@ -652,6 +844,10 @@ _VERBS: list[tuple[str, str, str]] = [
     (r"(?:is|are)\s+(?:hosted|deployed|running)\s+(?:on|at|in|by|to)\s+(?P<o>.+)", "hosted_on",
      "sp"),
     (r"(?:hosts?|deploys?|deploying)\s+(?:it\s+)?(?:on|to)\s+(?P<o>.+)", "hosted_on", "sp"),
+    (r"(?:hosts?|hosting)\s+(?P<t>(?!on\b|it\b)[\w .'-]+?)\s+(?:on|at|with|in)\s+(?P<o>.+)",
+     "hosted_on", "tp"),
+    (r"(?:deploys?|deploying|ships?|shipping)\s+(?P<t>(?!with\b|using\b|via\b|to\b|on\b)"
+     r"[\w .'-]+?)\s+(?:with|using|via|through)\s+(?P<o>.+)", "deploys_with", "tp"),
     (r"(?:deploys?|deploying|ships?|shipping|release|releases)\s+(?:with|using|via|through|by)\s+"
      r"(?P<o>.+)", "deploys_with", "sp"),
     (r"(?:is|are)\s+(?:deployed|shipped|released)\s+(?:with|using|via|through)\s+(?P<o>.+)",
@@ -673,14 +869,20 @@ _VERBS: list[tuple[str, str, str]] = [
      "sp"),
     (r"(?:prefers|prefer|preferred|favors|favours)\s+(?P<o>.+?)(?:\s+(?:over|to)\s+.+)?$",
      "prefers", "sp"),
-    (r"(?:likes|like|loves|love|enjoys|enjoy)\s+(?P<o>.+)", "likes", "sp"),
+    (r"(?:likes|like|loves|love|enjoys|enjoy|is into|are into|am into|got into|gets into|"
+     r"is really into|am really into)\s+(?P<o>.+)", "likes", "sp"),
     (r"(?:uses|use|is using|are using|using|relies on|rely on|relying on|adopted|has adopted|"
      r"have adopted|started using|standardized on|standardised on|depend on|depends on)\s+"
      r"(?P<o>.+?)(?:\s+for\s+.+)?$", "uses", "sp"),
     (r"(?:is|are)\s+(?:now\s+)?(?:on|at)\s+(?:version|v)\s?(?P<o>[\w.]+)", "version", "sp"),
-    (r"(?:is|are)\s+(?:now\s+)?on\s+(?P<o>.+)", "runs_on", "sp"),
+    (r"(?:is|are)\s+(?:now\s+)?on\s+(?P<o>.+)", "runs_on", "weak"),
 ]
-_VERB_RES = [(re.compile(_S + pat, re.IGNORECASE), pred, d) for pat, pred, d in _VERBS]
+_VERB_RES = [
+    # "is hosted on", "has been hosted on": the present perfect states what holds now
+    (re.compile(_S + pat.replace(r"(?:is|are)\s+", r"(?:is|are|has been|have been)\s+"), re.I),
+     pred, d)
+    for pat, pred, d in _VERBS
+]
 _ON_NOT_PLATFORM = re.compile(
     r"(?i)\b(?:team|squad|call|leave|vacation|holiday|board|committee|track|schedule|hold|"
     r"fire|time|duty|rotation|break|site|record|it|board|list|top|way|phone|line|mute|pto)$"
@@ -694,23 +896,38 @@ def _verbs(r: Reader, c: str, neg: bool, prev: str | None, spk: str | None) -> l
         if not m:
             continue
         raw_s = m.group("s")
+        if re.search(r"(?i)\b(?:the|a|an|new|our|my|their|his|her|its|is|are|was|were|be)$", raw_s):
+            continue  # "Dana is the new lead of ...": "lead" is a noun here
         subject = _subj(r, raw_s, prev, spk)
         keep = pred in ("owner", "team_lead") and direction == "ps"
         obj = r.value(m.group("o"), keep_prepositions=keep)
+        if obj is None and keep and m.group("o").strip().casefold() in ("it", "them", "that"):
+            obj = r.last_thing  # "Omar owns it"
         if subject is None:
             return []
         if obj is None:
             return [Claim(subject, pred, None, polarity=False)] if neg else []
         if pred in ("works_at", "lives_in", "married_to", "located_in") and not (
-            is_name_like(obj) or c.islower()
+            is_name_like(obj) or r.chat
         ):
             return []  # "joined the call", "lives in fear"
+        if direction == "tp":  # "we deploy the workers with Ansible": the workers'
+            subject = r.subject(m.group("t")) or subject
+            direction = "sp"
+        if (pred == "lives_in" or direction == "person") and not _person_like(r, subject, raw_s):
+            return []  # "sessions live in redis", "the meeting is at Google"
         if pred == "works_at" and re.search(r"(?i)\b(?:team|squad|group|project|guild)$", obj):
             pred = "member_of"
-        if pred == "runs_on" and (_ON_NOT_PLATFORM.search(obj) or not (
-            is_name_like(obj) or c.islower() or lexicon.category(obj)
-        )):
-            return []
+        if pred == "runs_on" and (_ON_NOT_PLATFORM.search(obj) or (direction == "weak" and not (
+            is_name_like(obj) or r.chat or lexicon.category(obj) or _tool_word(obj)
+        ))):
+            return []  # "Alice is on vacation"; "runs on cron" is fine
+        verb = c[len(raw_s):].split(None, 1)[0].casefold() if c[len(raw_s):].strip() else ""
+        if not raw_s.strip() and verb in ("use", "like", "prefer", "deploy", "host", "run", "report"):
+            return []  # "use CET": an instruction, not a statement
+        if pred == "uses" and not (is_name_like(obj) or r.chat or lexicon.category(obj)
+                                   or _tool_word(obj)):
+            return []  # "memory use dropped"
         if pred in ("team_lead", "owner") and direction == "ps":
             thing = r.subject(obj) if obj.casefold() not in ("it",) else r.last_thing
             if thing is None:
@@ -718,8 +935,39 @@ def _verbs(r: Reader, c: str, neg: bool, prev: str | None, spk: str | None) -> l
             return [Claim(thing, pred, subject, polarity=not neg)]
         if pred in _MULTI and not neg:
             return [Claim(subject, pred, o) for o in _items(obj)]
-        return [Claim(subject, pred, obj, polarity=not neg)]
+        out = [Claim(subject, pred, obj, polarity=not neg)]
+        role = re.search(r"(?i)\s+as\s+(?:an?\s+|the\s+|our\s+)?(?P<role>[\w /-]+)$", m.group("o"))
+        if pred == "works_at" and role and _is_role(role.group("role")) and not neg:
+            out.append(Claim(subject, "role", role.group("role")))
+        return out
     return None
+
+
+def _tool_word(value: str) -> bool:
+    """ "npm", "cron", "pnpm": one lower-case word that is not an English inflection."""
+    return (
+        " " not in value
+        and len(value) >= 2
+        and not re.search(r"(?:ed|ing|ly|ness|tion)$", value)
+        and value.casefold() not in _NOT_TOOLS
+    )
+
+
+_NOT_TOOLS = frozenset(
+    """it them this that these those everything something anything nothing time money
+    tabs spaces less more much many some all both less fewer most""".split()
+)
+
+
+def _person_like(r: Reader, subject: str, raw: str) -> bool:
+    low = raw.strip().casefold().split()
+    if subject == r.owner or (low and low[-1] in _PERSON_PRONOUNS | _FIRST_PERSON):
+        return True
+    if r.chat:  # "nadia is based in nairobi": a lone lower-case word is a name
+        return len(subject.split()) == 1 and lexicon.category(subject) is None and not re.search(
+            r"(?i)(?:db|api|service|server|site|app|cache|queue|sessions?|data|logs?)$", subject
+        )
+    return subject[:1].isupper() and not subject.isupper() and lexicon.category(subject) is None
 
 
 def _items(value: str) -> Iterator[str]:
@@ -732,15 +980,19 @@ def _items(value: str) -> Iterator[str]:
 @_rule
 def _negative_verbs(r: Reader, c: str, neg: bool, prev: str | None, spk: str | None) -> list[Claim] | None:
     m = re.match(_S + r"(?:left|has left|have left|quit|resigned from|was laid off from|"
-                 r"was fired from|departed|exited)\s+(?P<o>.+)$", c, re.IGNORECASE)
+                 r"was fired from|departed|exited)\s+(?P<o>.+?)(?:\s+for\s+(?P<b>.+))?$", c,
+                 re.IGNORECASE)
     if m and not neg:
         subject, obj = _subj(r, m.group("s"), prev, spk), r.value(m.group("o"))
         if not subject or not obj or obj.casefold() in ("company", "the company", "job", "team"):
             return [Claim(subject, "works_at", None, polarity=False)] if subject else []
-        if not is_name_like(obj) and not c.islower():
+        if not is_name_like(obj) and not r.chat:
             return []
-        pred = "member_of" if re.search(r"(?i)\b(?:team|squad|group)$", obj) else "works_at"
-        return [Claim(subject, pred, obj, polarity=False)]
+        new = r.value(m.group("b")) if m.group("b") else None
+        if new and is_name_like(new):  # "Eoin left Dublin for Galway"
+            return [Claim(subject, None, new, replaces=obj, change=True)]
+        # "left Acme", "left Dublin", "left the platform team": whatever holds that value
+        return [Claim(subject, None, obj, polarity=False, hint="works_at")]
     m = re.match(_S + r"(?:moved out of|moved away from)\s+(?P<o>.+)$", c, re.IGNORECASE)
     if m and not neg:
         subject, obj = _subj(r, m.group("s"), prev, spk), r.value(m.group("o"))
@@ -756,8 +1008,9 @@ def _negative_verbs(r: Reader, c: str, neg: bool, prev: str | None, spk: str | N
 
 _ROLE_RE = re.compile(
     _S + r"(?:is|became|has become|was promoted to|got promoted to|works as|was named|"
-    r"was appointed|was hired as|is now|joined as|started as)\s+(?:the\s+|a\s+|an\s+|our\s+|"
-    r"their\s+)?(?P<new>new\s+)?(?P<o>.+?)(?:\s+(?:at|of|for|in)\s+(?P<org>[A-Z][\w&.' -]*))?$",
+    r"was appointed|was hired as|is now|joined as|started as|am|are)\s+(?:now\s+)?"
+    r"(?P<art>the\s+|a\s+|an\s+|our\s+|their\s+)?(?P<new>new\s+)?(?P<o>.+?)"
+    r"(?:\s+(?P<prep>at|of|for|in)\s+(?P<org>[\w&.' -]*))?$",
     re.IGNORECASE,
 )
 
@@ -775,27 +1028,47 @@ def _is_role(text: str) -> bool:
 
 @_rule
 def _copular(r: Reader, c: str, neg: bool, prev: str | None, spk: str | None) -> list[Claim] | None:
-    # "the new Z is B" / "our Z is B" / "X's Z is B" / "the Z of T is B"
+    # "the new Z is B" / "our Z is B" / "X's Z is B" / "the Z of T is B" / "Z is now B"
     m = re.match(r"^(?:(?P<own>our|my|their|the|his|her|its)\s+|(?P<poss>[\w .&-]+?)'s?\s+)"
                  r"(?P<new>new\s+)?(?P<z>[\w -]+?)(?:\s+of\s+(?P<t>[\w .&-]+?))?\s+"
                  r"(?:is|are|=)\s+(?P<now>now\s+)?(?P<o>.+)$", c, re.IGNORECASE)
     if m:
         return _slot_claim(r, m.group("own"), m.group("poss") or m.group("t"), m.group("z"),
                            m.group("o"), neg, change=bool(m.group("new") or m.group("now")),
-                           speaker=spk, chat=c.islower())
+                           speaker=spk, chat=r.chat)
     # "B is the new Z [of T]" / "B is our Z" / "B is X's Z" / "Alice is the CTO"
     m = _ROLE_RE.match(c)
     if m:
         subject_raw, value = m.group("s"), m.group("o")
-        if _is_role(value):
+        possessive = re.match(r"(?i)^(?:my|our|his|her|their|[\w.-]+'s)\s", value) or (
+            (m.group("art") or "").strip().casefold() in ("our", "their")
+        )
+        value = r.value(value, keep_prepositions=True) or value
+        org = m.group("org")
+        title_head = value.casefold().split()[-1] if value.split() else ""
+        if org and (not org[:1].isupper() or (m.group("prep").casefold() == "of" and title_head in (
+            "vp", "head", "director", "chief", "president", "manager", "lead", "dean", "chair"
+        ))):  # "head of design", "VP of Sales": part of the title
+            value, org = f"{value} {m.group('prep')} {org}", None
+        article = (m.group("art") or "").strip().casefold()
+        lead = value.casefold().endswith("lead") and article in ("a", "an", "")
+        if not possessive and (_is_role(value) or (lead and len(value.split()) <= 3)):
             subject = _subj(r, subject_raw, prev, spk)
             if not subject:
                 return []
             out = [Claim(subject, "role", r.value(value) or value, polarity=not neg)]
-            if m.group("org") and not neg:
-                out.append(Claim(subject, "works_at", r.value(m.group("org")) or m.group("org")))
+            if org and not neg:
+                out.append(Claim(subject, "works_at", r.value(org) or org))
             return out
-    m = re.match(r"^(?P<b>.+?)\s+(?:is|are)\s+(?P<now>now\s+)?(?:(?P<own>our|my|the)\s+|"
+    m = re.match(r"^(?P<s>.+?)\s+(?:has|have|got)\s+(?:a\s+)?new\s+(?P<z>[\w -]+?)\s*(?::|,|-|is)\s*"
+                 r"(?P<o>.+)$", c, re.IGNORECASE)
+    if m and not neg:  # "Hugo has a new email: hugo@..."
+        subject = _subj(r, m.group("s"), prev, spk)
+        obj = r.value(m.group("o"), keep_prepositions=True)
+        if subject and obj:
+            return [Claim(subject, m.group("z").strip(), obj, change=True)]
+        return []
+    m = re.match(r"^(?P<b>.+?)\s+(?:is|are)\s+(?P<now>now\s+)?(?:(?P<own>our|my|the|his|her|their)\s+|"
                  r"(?P<poss>[\w .&-]+?)'s\s+)(?P<new>new\s+)?(?P<z>[\w -]+?)"
                  r"(?:\s+(?:of|for|on)\s+(?P<t>.+))?$", c, re.IGNORECASE)
     if m:
@@ -804,13 +1077,14 @@ def _copular(r: Reader, c: str, neg: bool, prev: str | None, spk: str | None) ->
             value = _subj(r, value, prev, spk) or ""
         return _slot_claim(r, m.group("own"), m.group("poss") or m.group("t"), m.group("z"),
                            value, neg, change=bool(m.group("new") or m.group("now")),
-                           speaker=spk, chat=c.islower())
+                           speaker=spk, chat=r.chat)
     return None
 
 
 def _slot_claim(r: Reader, own: str | None, owner_name: str | None, slot: str, value: str,
                 neg: bool, *, change: bool, speaker: str | None, chat: bool) -> list[Claim]:
-    slot = " ".join(slot.split()).strip(" -")
+    slot = re.sub(r"(?i)(?:\s+(?:again|now|too|anymore|still|currently|today))+$", "",
+                  " ".join(slot.split())).strip(" -")
     words = slot.casefold().split()
     if not words or len(words) > 4 or words[-1] in lexicon.SLOT_STOPWORDS or any(
         w in ("is", "are", "was", "were", "be", "been", "not", "and", "or") for w in words
@@ -833,8 +1107,11 @@ def _slot_claim(r: Reader, own: str | None, owner_name: str | None, slot: str, v
     if _is_role(slot) and own_low == "the" and not owner_name:
         # "the CTO is Alice": Alice's role
         return [Claim(obj, "role", slot, polarity=not neg)]
-    if own_low == "the" and not owner_name and not (change or is_name_like(obj) or chat):
-        return []  # "the weather is nice"
+    known = " ".join(words) in lexicon.SLOT_PREDICATES
+    if own_low == "the" and not owner_name and not (
+        change or known or (is_name_like(obj) and not chat) or any(ch.isdigit() for ch in obj)
+    ):
+        return []  # "the weather is nice", "the coffee machine is broken"
     if not (is_name_like(obj) or chat or own_low in ("our", "my") or owner_name):
         return []
     if obj.casefold().startswith(("a ", "an ", "very ", "so ", "too ", "not ", "quite ", "being ")):

@@ -23,6 +23,22 @@ __all__ = [
 DISCOURSE = (
     "fyi",
     "btw",
+    "quick context",
+    "some context",
+    "for context",
+    "context",
+    "background",
+    "small update",
+    "minor update",
+    "quick note",
+    "big news",
+    "news flash",
+    "side note",
+    "ugh",
+    "lol",
+    "fwiw",
+    "tl;dr",
+    "tldr",
     "by the way",
     "heads up",
     "heads-up",
@@ -225,3 +241,56 @@ def category(value: str) -> str | None:
         if head in _PHRASES:
             return _PHRASES[head]
     return None
+
+#: Slot words in "our Z is ..." / "X's Z is ..." that mean a general relation, used when the
+#: memory's ontology does not know the word itself (the user's vocabulary wins).
+SLOT_PREDICATES = {
+    "employer": "works_at",
+    "company": "works_at",
+    "workplace": "works_at",
+    "job": "works_at",
+    "home": "lives_in",
+    "home city": "lives_in",
+    "city": "lives_in",
+    "residence": "lives_in",
+    "manager": "reports_to",
+    "boss": "reports_to",
+    "lead": "team_lead",
+    "team lead": "team_lead",
+    "tech lead": "team_lead",
+    "owner": "owner",
+    "maintainer": "owner",
+    "deploy tool": "deploys_with",
+    "deployment tool": "deploys_with",
+    "email": "email",
+    "email address": "email",
+    "e-mail": "email",
+    "phone": "phone",
+    "phone number": "phone",
+    "title": "role",
+    "job title": "role",
+    "position": "role",
+    "role": "role",
+    "language": "written_in",
+    "programming language": "written_in",
+    "host": "hosted_on",
+    "hosting": "hosted_on",
+    "hosting provider": "hosted_on",
+    "port": "port",
+    "version": "version",
+    "spouse": "married_to",
+    "wife": "married_to",
+    "husband": "married_to",
+    "partner": "married_to",
+    "timezone": "timezone",
+    "time zone": "timezone",
+    "birthday": "birthday",
+    "preference": "prefers",
+    "favorite": "prefers",
+    "favourite": "prefers",
+}
+
+#: Relations whose values are people: a technical change ("migrated X to Go") never fills them.
+PEOPLE_SLOTS = frozenset(
+    {"owner", "team_lead", "reports_to", "married_to", "role", "email", "phone", "knows"}
+)

@@ -92,8 +92,16 @@ def sentences(text: str) -> list[Sentence]:
     out: list[Sentence] = []
     docs = nlp.pipe(body for _, _, body in pieces)
     for (i, speaker, _), doc in zip(pieces, docs, strict=True):
+        glued = False
         for sent in doc.sents:
             s = sent.text.strip()
-            if s:
+            if not s:
+                continue
+            start = sent.start_char
+            if glued or (out and out[-1].turn == i and start > 0 and not doc.text[start - 1].isspace()):
+                # "Socket.IO", "Node.js": a full stop inside a name is no sentence boundary
+                out[-1] = Sentence(out[-1].text + s, speaker, i)
+            else:
                 out.append(Sentence(s, speaker, i))
+            glued = False
     return out

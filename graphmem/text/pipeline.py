@@ -113,7 +113,7 @@ def _resolver(mem: Memory, owner: str, now: dt.datetime) -> Resolver:
         return search.facts_to(store, [oid], known_at=now, valid_at=now, limit=INCOMING_LIMIT)
 
     return Resolver(
-        key=key, current=current, incoming=incoming, predicate=mem.ontology.resolve, owner=owner
+        key=key, current=current, incoming=incoming, lookup=mem.ontology.lookup, owner=owner
     )
 
 

@@ -28,9 +28,12 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 from graphmem.models import Fact, Predicate
+from graphmem.normalize import predicate_name
+from graphmem.ontology import DEFAULT_CARDINALITY
 from graphmem.text import lexicon
 from graphmem.text.claims import Claim
 
@@ -100,17 +103,30 @@ class Resolver:
         key: the entity id of a name (normalised, aliases resolved).
         current: the current versions (not closed in system time) of a subject id.
         incoming: current versions whose object is an entity id (bounded).
-        predicate: the ontology entry of a predicate name or alias.
+        lookup: the ontology entry of a predicate name or alias (``None`` when unknown).
         owner: the subject of first-person statements.
     """
 
     key: Callable[[str], str]
     current: Callable[[str], Sequence[Fact]]
-    incoming: Callable[[str], Sequence[Fact]]
-    predicate: Callable[[str], Predicate]
+    incoming: Callable[[str], Sequence[Any]]
+    lookup: Callable[[str], Predicate | None]
     owner: str
     _state: dict[str, list[_Value]] = field(default_factory=dict)
     _ended: list[tuple[str, str]] = field(default_factory=list)
+
+    def predicate(self, name: str) -> Predicate:
+        """The relation a slot word names: the ontology's, else a general one, else new."""
+        found = self.lookup(name)
+        if found is None:
+            general = lexicon.SLOT_PREDICATES.get(" ".join(name.casefold().replace("_", " ").split()))
+            found = None if general is None else self.lookup(general)
+        return found or Predicate(name=predicate_name(name), cardinality=DEFAULT_CARDINALITY)
+
+    def _known(self, slot: str) -> bool:
+        return self.lookup(slot) is not None or " ".join(slot.casefold().split()) in (
+            lexicon.SLOT_PREDICATES
+        )
 
     def _values(self, subject: str, at: dt.datetime) -> list[_Value]:
         sid = self.key(subject)
@@ -152,12 +168,17 @@ class Resolver:
     def _resolve(self, c: Claim, start: dt.datetime) -> list[Action] | None:
         if c.predicate is None:
             return self._change(c, start)
+        c = self._split_slot(c, start)
+        assert c.predicate is not None
         pred = self.predicate(c.predicate)
         if not c.polarity:
             return self._ends(c, c.subject, pred.name, c.object, start)
         assert c.object is not None
-        if pred.cardinality == "one" and c.also:
-            return None
+        if pred.cardinality == "one" and c.also and any(
+            v.predicate == pred.name and self.key(v.object) != self.key(c.object)
+            for v in self._values(c.subject, start)
+        ):
+            return None  # "Alice also works at Globex": an addition, never a supersession
         name = pred.name
         if c.now and pred.cardinality == "many":
             # "We no longer deploy with X. We use Y now.": Y takes the place of X.
@@ -177,6 +198,21 @@ class Resolver:
         out.append(self._act("assert", c, c.subject, name, c.object, start))
         return out
 
+    def _split_slot(self, c: Claim, start: dt.datetime) -> Claim:
+        """Read "the platform team lead is Kenji" as the platform team's team_lead."""
+        assert c.predicate is not None
+        words = c.predicate.split()
+        if c.subject != self.owner or len(words) < 2 or self._known(c.predicate):
+            return c
+        for k in range(1, len(words)):
+            head, slot = " ".join(words[:k]), " ".join(words[k:])
+            if not self._known(slot):
+                continue
+            name = self.predicate(slot).name
+            if any(v.predicate == name for v in self._values(head, start)):
+                return replace(c, subject=head, predicate=slot)
+        return c
+
     def _ends(
         self, c: Claim, subject: str, predicate: str | None, obj: str | None, start: dt.datetime
     ) -> list[Action] | None:
@@ -191,9 +227,9 @@ class Resolver:
             found = self._incoming(obj, start)
             return [self._act("end", c, s, v.predicate, v.object, start) for s, v in found] or None
         if not hits:
-            # Nothing current to end: a negation of an unknown fact ("Bob no longer works at
-            # Acme" about a Bob we knew nothing of) writes nothing and stays a note.
-            return None
+            # Nothing current to end ("Bob no longer works at Acme" about a Bob we knew
+            # nothing of, or a value this text replaced already): nothing to write.
+            return []
         return [self._act("end", c, subject, v.predicate, v.object, start) for v in hits]
 
     def _incoming(self, obj: str, start: dt.datetime) -> list[tuple[str, _Value]]:
@@ -210,10 +246,19 @@ class Resolver:
         new = c.object
         if c.replaces:
             return self._replace(c, new, c.replaces, start)
+        values = self._values(c.subject, start)
+        held = {v.predicate for v in values if self.key(v.object) == self.key(new)}
+        if len(held) == 1:  # "went back to Terraform": a value it has already
+            return [self._act("assert", c, c.subject, held.pop(), new, start)]
+        people = c.hint in lexicon.PEOPLE_SLOTS
         slots = {}
-        for v in self._values(c.subject, start):
+        for v in values:
             pred = self.predicate(v.predicate)
-            if pred.cardinality == "one" and v.valid_from <= start:
+            if (
+                pred.cardinality == "one"
+                and v.valid_from <= start
+                and (pred.name in lexicon.PEOPLE_SLOTS) == people
+            ):
                 slots.setdefault(v.predicate, []).append(v.object)
         if c.hint and c.hint in slots:
             return [self._act("assert", c, c.subject, c.hint, new, start)]
@@ -225,6 +270,12 @@ class Resolver:
         chosen = same_family if len(same_family) == 1 else fits
         if len(chosen) == 1:
             return [self._act("assert", c, c.subject, chosen[0], new, start)]
+        if not chosen:
+            # "The worker isn't on Node.js anymore, we moved it to Deno": the slot just ended
+            sid = self.key(c.subject)
+            ended = list(dict.fromkeys(p for s, p in self._ended if s == sid))
+            if len(ended) == 1:
+                return [self._act("assert", c, c.subject, ended[0], new, start)]
         if not slots and c.hint:
             return [self._act("assert", c, c.subject, c.hint, new, start)]
         return None
