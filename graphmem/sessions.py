@@ -97,39 +97,17 @@ class SessionWrite:
 
     ``results`` holds one :class:`~graphmem.models.WriteResult` per fact written, ended or
     noted from the text (empty when the session has no text or ``extract=False``). The
-    session's own fields are at hand too: ``id``, ``started_at``, ``title``, ``text`` and
-    ``mentions``.
+    session's own fields read through: ``write.id`` is ``write.session.id``, and so on.
     """
 
     session: Session
     results: tuple[WriteResult, ...] = ()
 
-    @property
-    def id(self) -> str:
-        """The session id."""
-        return self.session.id
-
-    @property
-    def started_at(self) -> dt.datetime:
-        """When the session happened."""
-        return self.session.started_at
-
-    @property
-    def title(self) -> str | None:
-        """The session's title."""
-        return self.session.title
-
-    @property
-    def text(self) -> str | None:
-        """The session's text."""
-        return self.session.text
-
-    @property
-    def mentions(self) -> dict[str, int]:
-        """The topics it mentions: ``{display name: count}``."""
-        return self.session.mentions
-
-
+    def __getattr__(self, name: str) -> Any:
+        # The session's fields (id, started_at, mentions, text, ...) read through.
+        if name in Session.model_fields:
+            return getattr(self.session, name)
+        raise AttributeError(f"'SessionWrite' object has no attribute {name!r}")
 
 
 def add_session(
@@ -150,7 +128,7 @@ def add_session(
     The text goes through the text pipeline (:mod:`graphmem.text`): "Alice left Acme and
     joined Globex" ends ``Alice works_at Acme`` and adds ``Alice works_at Globex``, with the
     session as each fact's ``source`` and the sentence as its ``statement``; valid time
-    defaults to ``started_at``. A short text without claims is kept as a note.
+    defaults to ``started_at``. The text itself is kept with the session (not as a note).
 
     Args:
         mem: the memory.
@@ -410,7 +388,7 @@ def topic_terms(text: str, reading: Sequence[tuple[str, Sequence[Any]]], owner: 
     Counts are occurrences in the text (at least 1). Values that are not topics (numbers,
     e-mail addresses, long phrases), the owner and common capitalised words are left out.
 
-    >>> topic_terms("We moved the API to Go. Kuzu is fast; kuzu rocks.", [], "self")
+    >>> topic_terms("We moved the API to Go. Kuzu is fast; so is Kuzu.", [], "self")
     {'API': 1, 'Go': 1, 'Kuzu': 2}
     """
     from graphmem.text.lexicon import category
@@ -421,12 +399,23 @@ def topic_terms(text: str, reading: Sequence[tuple[str, Sequence[Any]]], owner: 
             for value in (c.subject, c.object):
                 if value and value != owner:
                     names[value] = None
+    proper: dict[str, int] = {}
+    initial: set[str] = set()
     for m in _PROPER.finditer(text):
         words = m.group(0).split()
+        popped = 0
         while words and words[0].casefold() in _NOT_TOPICS:
             words.pop(0)
-        if words:
-            names[" ".join(words)] = None
+            popped += 1
+        if not words:
+            continue
+        name = " ".join(words)
+        before = text[: m.start()].rstrip()
+        if len(words) == 1 and not popped and (not before or before[-1] in ".!?:;\n\"'"):
+            initial.add(name)  # "Moved k8s to ...": capitalised because it starts a sentence
+            continue
+        proper[name] = proper.get(name, 0) + 1
+        names[name] = None
     out: dict[str, int] = {}
     low = text.casefold()
     seen: set[str] = set()
@@ -437,8 +426,8 @@ def topic_terms(text: str, reading: Sequence[tuple[str, Sequence[Any]]], owner: 
         if category(name) in ("number", "email", "version") or not any(ch.isalpha() for ch in name):
             continue
         seen.add(key)
-        count = len(re.findall(rf"(?<!\w){re.escape(key)}(?!\w)", low))
-        out[name] = max(count, 1)
+        count = proper.get(name) or len(re.findall(rf"(?<!\w){re.escape(key)}(?!\w)", low))
+        out[name] = max(count, 1) + sum(1 for n in initial if n == name)
     return dict(sorted(out.items()))
 
 

@@ -86,19 +86,19 @@ def test_why_of_a_multi_valued_fact_stays_on_its_object(mem, clock):
 
 
 def test_why_follows_note_supersessions(mem, clock):
-    a = mem.remember("we deploy with Docker Compose", subject="api", source="s-1")
+    a = mem.remember("the weekly demo happens on Fridays", subject="api", source="s-1")
     clock.advance(days=1)
-    b = mem.remember("we deployed with Docker Compose", subject="api", source="s-2")
+    b = mem.remember("the weekly demo happened on Fridays", subject="api", source="s-2")
     clock.advance(days=1)
-    c = mem.remember("we no longer deploy with Docker Compose", subject="api")
+    c = mem.remember("the weekly demo no longer happens on Fridays", subject="api")
     assert (b.decision, c.decision) == (D.SUPERSEDE, D.INVALIDATE)
     e = mem.why(a.fact.id)
     texts = [f.statement for f in e.chain]
-    assert texts[0] == "we deploy with Docker Compose"
-    assert "we deployed with Docker Compose" in texts
+    assert texts[0] == "the weekly demo happens on Fridays"
+    assert "the weekly demo happened on Fridays" in texts
     assert e.chain[0].superseded_by == b.fact.id
     assert mem.why(b.fact.id).chain == e.chain
-    unrelated = mem.remember("lunch is at noon", subject="api")
+    unrelated = mem.remember("Lunch is at noon", subject="api")
     assert mem.why(unrelated.fact.id).chain == (unrelated.fact,)
 
 
@@ -148,11 +148,11 @@ def test_changes_lists_each_kind_of_change_in_system_time(mem, clock):
 
 
 def test_changes_of_notes(mem, clock):
-    mem.remember("we deploy with Docker Compose", subject="api")
+    mem.remember("the weekly demo happens on Fridays", subject="api")
     clock.advance(days=1)
-    mem.remember("we deployed with Docker Compose", subject="api")
+    mem.remember("the weekly demo happened on Fridays", subject="api")
     clock.advance(days=1)
-    mem.remember("we no longer deploy with Docker Compose", subject="api")
+    mem.remember("the weekly demo no longer happens on Fridays", subject="api")
     assert [c.action for c in mem.changes(since="2026-01-01")] == [
         "learned",
         "learned",
@@ -283,10 +283,10 @@ def test_cli_remember_why_changes_purge(db_path):
         )
         return result
 
-    r = run("remember", "we deploy with Docker Compose", "--subject", "api", "--json")
+    r = run("remember", "the weekly demo happens on Fridays", "--subject", "api", "--json")
     assert r.exit_code == 0, r.output
     fid = json.loads(r.output)["fact"]["id"]
-    r = run("remember", "we deployed with Docker Compose", "--subject", "api")
+    r = run("remember", "the weekly demo happened on Fridays", "--subject", "api")
     assert r.exit_code == 0
     assert r.output.startswith("supersede")
     r = run("why", fid)
@@ -342,7 +342,7 @@ def test_cli_predicates(db_path):
     assert any(p["name"] == "mentor_of" for p in json.loads(r.output))
     r = runner.invoke(
         cli,
-        ["--engine", ENGINE, "--db", db_path, "define-predicate", "boss", "--alias", "employer"],
+        ["--engine", ENGINE, "--db", db_path, "define-predicate", "boss", "--alias", "works_at"],
     )
     assert r.exit_code == 1
-    assert "already names predicate 'works_at'" in r.output
+    assert "is the name of predicate 'works_at'" in r.output

@@ -28,13 +28,13 @@ def notes(mem, subject=DEFAULT_SUBJECT, **kw):
 
 
 def test_add_then_noop_reinforces(mem, clock):
-    first = mem.remember("We deploy with Docker Compose", subject="api")
+    first = mem.remember("The weekly demo happens on Fridays", subject="api")
     assert first.decision is D.ADD
-    assert (first.fact.predicate, first.fact.object) == ("note", "We deploy with Docker Compose")
+    assert (first.fact.predicate, first.fact.object) == ("note", "The weekly demo happens on Fridays")
     assert first.fact.kind == "insight"
     assert first.fact.statement == first.fact.object
     clock.advance(days=1)
-    again = mem.remember("we deploy with docker compose!", subject="API")
+    again = mem.remember("the weekly demo happens on fridays!", subject="API")
     assert again.decision is D.NOOP
     assert again.fact.id == first.fact.id
     assert again.fact.access_count == 1
@@ -45,40 +45,40 @@ def test_add_then_noop_reinforces(mem, clock):
 
 
 def test_supersede_replaces_the_nearest_note_and_keeps_its_past(mem, clock):
-    old = mem.remember("we deploy with Docker Compose", subject="api", source="s-1")
+    old = mem.remember("the weekly demo happens on Fridays", subject="api", source="s-1")
     clock.set("2026-03-01")
-    new = mem.remember("we deployed with Docker Compose", subject="api", source="s-2")
+    new = mem.remember("the weekly demo happened on Fridays", subject="api", source="s-2")
     assert new.decision is D.SUPERSEDE
     (closed,) = new.superseded
     assert closed.id == old.fact.id
     assert closed.superseded_by == new.fact.id
-    assert closed.reason.startswith("superseded by note 'we deployed with Docker Compose'")
-    assert "similarity 0.96" in closed.reason
+    assert closed.reason.startswith("superseded by note 'the weekly demo happened on Fridays'")
+    assert "similarity 0.97" in closed.reason
     assert "from session s-2" in closed.reason
-    assert notes(mem, "api") == ["we deployed with Docker Compose"]
+    assert notes(mem, "api") == ["the weekly demo happened on Fridays"]
     # Its past is kept in valid time; what we believed before is unchanged.
-    assert notes(mem, "api", valid_at="2026-02-01") == ["we deploy with Docker Compose"]
+    assert notes(mem, "api", valid_at="2026-02-01") == ["the weekly demo happens on Fridays"]
     assert notes(mem, "api", valid_at="2026-02-01", known_at="2026-02-01") == [
-        "we deploy with Docker Compose"
+        "the weekly demo happens on Fridays"
     ]
 
 
 def test_invalidate_ends_the_note_without_storing_the_negation(mem, clock):
-    mem.remember("we deploy with Docker Compose", subject="api")
+    mem.remember("the weekly demo happens on Fridays", subject="api")
     clock.set("2026-05-01")
-    r = mem.remember("We no longer deploy with Docker Compose", subject="api")
+    r = mem.remember("The weekly demo no longer happens on Fridays", subject="api")
     assert r.decision is D.INVALIDATE
     assert r.fact.valid_to == clock()
-    assert r.fact.statement == "we deploy with Docker Compose"
-    assert "negated by 'We no longer deploy with Docker Compose'" in r.superseded[0].reason
+    assert r.fact.statement == "the weekly demo happens on Fridays"
+    assert "negated by 'The weekly demo no longer happens on Fridays'" in r.superseded[0].reason
     assert notes(mem, "api") == []
-    assert notes(mem, "api", valid_at="2026-04-01") == ["we deploy with Docker Compose"]
+    assert notes(mem, "api", valid_at="2026-04-01") == ["the weekly demo happens on Fridays"]
     every = mem.history("api", include_expired=True)
     assert all("no longer" not in f.object for f in every)
     # Re-asserting it later opens a new interval (the ended note is not a candidate).
     clock.set("2026-07-01")
-    assert mem.remember("we deploy with Docker Compose", subject="api").decision is D.ADD
-    assert notes(mem, "api") == ["we deploy with Docker Compose"]
+    assert mem.remember("the weekly demo happens on Fridays", subject="api").decision is D.ADD
+    assert notes(mem, "api") == ["the weekly demo happens on Fridays"]
 
 
 def test_invalidate_at_the_notes_start_closes_it_without_replacement(mem):
@@ -90,38 +90,38 @@ def test_invalidate_at_the_notes_start_closes_it_without_replacement(mem):
 
 
 def test_negation_at_a_past_time(mem, clock):
-    mem.remember("we deploy with Docker Compose", subject="api", at="2025-01-01")
+    mem.remember("the weekly demo happens on Fridays", subject="api", at="2025-01-01")
     clock.set("2026-06-01")
-    r = mem.remember("we no longer deploy with Docker Compose", subject="api", at="2026-03-01")
+    r = mem.remember("the weekly demo no longer happens on Fridays", subject="api", at="2026-03-01")
     assert r.decision is D.INVALIDATE
     assert r.fact.valid_to == gm.to_utc("2026-03-01")
-    assert notes(mem, "api", valid_at="2026-02-01") == ["we deploy with Docker Compose"]
+    assert notes(mem, "api", valid_at="2026-02-01") == ["the weekly demo happens on Fridays"]
     assert notes(mem, "api", valid_at="2026-04-01") == []
 
 
 def test_unrelated_note_is_added_next_to_the_others(mem):
-    mem.remember("we deploy with Docker Compose", subject="api")
-    r = mem.remember("the API is written in Go", subject="api")
+    mem.remember("the weekly demo happens on Fridays", subject="api")
+    r = mem.remember("the release train leaves on Tuesdays", subject="api")
     assert r.decision is D.ADD
     assert r.superseded == ()
-    assert notes(mem, "api") == ["the API is written in Go", "we deploy with Docker Compose"]
+    assert notes(mem, "api") == ["the release train leaves on Tuesdays", "the weekly demo happens on Fridays"]
 
 
 def test_default_subject_is_the_unnamed_scope(mem):
-    r = mem.remember("The user prefers dark mode")
+    r = mem.remember("The user wants answers in bullet points")
     assert r.fact.subject == DEFAULT_SUBJECT == "self"
-    assert notes(mem) == ["The user prefers dark mode"]
+    assert notes(mem) == ["The user wants answers in bullet points"]
 
 
 def test_candidates_are_only_the_same_subjects_notes(mem):
     for s in ("api", "web", "worker"):
-        mem.remember("we deploy with Docker Compose", subject=s)
-    mem.add_fact("api", "deploys_with", "Docker Compose", statement="we deploy with Docker Compose")
-    r = mem.remember("we no longer deploy with Docker Compose", subject="api")
+        mem.remember("the weekly demo happens on Fridays", subject=s)
+    mem.add_fact("api", "deploys_with", "Docker Compose", statement="the weekly demo happens on Fridays")
+    r = mem.remember("the weekly demo no longer happens on Fridays", subject="api")
     assert r.decision is D.INVALIDATE
     assert len(r.superseded) == 1
     assert r.superseded[0].predicate == "note"
-    assert notes(mem, "web") == notes(mem, "worker") == ["we deploy with Docker Compose"]
+    assert notes(mem, "web") == notes(mem, "worker") == ["the weekly demo happens on Fridays"]
     assert [f.object for f in mem.facts(subject="api", predicate="deploys_with")] == [
         "Docker Compose"
     ]
@@ -182,8 +182,8 @@ def test_bad_arguments_write_nothing(mem):
         mem.remember("x" * 10_001)
     with pytest.raises(gm.InvalidInput, match="kind='opinion'"):
         mem.remember("some opinion here", kind="opinion")
-    with pytest.raises(gm.InvalidInput, match="valid_from"):
-        mem.remember("some opinion here", at="yesterday")
+    with pytest.raises(gm.InvalidInput, match="at='someday'"):
+        mem.remember("some opinion here", at="someday")
     assert mem.count_versions() == 0
 
 
@@ -200,41 +200,41 @@ def test_similarity_is_pluggable(clock):
         return 1.0 if a.casefold() == b.casefold() else 0.9
 
     with gm.open(engine=ENGINE, clock=clock, similarity=always_close) as mem:
-        mem.remember("we use Postgres", subject="db")
-        r = mem.remember("we use MySQL", subject="db")
+        mem.remember("the nightly backup takes an hour", subject="db")
+        r = mem.remember("the nightly backup takes two hours", subject="db")
         assert r.decision is D.SUPERSEDE
         # Per call, the default lexical similarity keeps them apart.
-        r = mem.remember("the cache is Redis", subject="db", similarity=text_similarity)
+        r = mem.remember("the cache warms up at boot", subject="db", similarity=text_similarity)
         assert r.decision is D.ADD
 
 
 def test_embedding_similarity_plugs_in(clock):
     vectors = {
-        "we deploy with kubernetes": [1.0, 0.0, 0.0],
-        "our deployments run on k8s": [0.99, 0.05, 0.0],
+        "the standup starts at nine": [1.0, 0.0, 0.0],
+        "our standup begins at nine": [0.99, 0.05, 0.0],
         "lunch is at noon": [0.0, 0.0, 1.0],
     }
     sim = EmbeddingSimilarity(lambda t: vectors[normalize_text(t)])
     with gm.open(engine=ENGINE, clock=clock, similarity=sim) as mem:
-        mem.remember("We deploy with Kubernetes", subject="team")
-        assert mem.remember("Our deployments run on k8s", subject="team").decision is D.NOOP
+        mem.remember("The standup starts at nine", subject="team")
+        assert mem.remember("Our standup begins at nine", subject="team").decision is D.NOOP
         assert mem.remember("Lunch is at noon", subject="team").decision is D.ADD
 
 
 def test_bad_similarity_is_reported(clock):
     with gm.open(engine=ENGINE, clock=clock, similarity=lambda a, b: 2.0) as mem:
-        mem.remember("we use Postgres", subject="db")
+        mem.remember("the nightly backup takes an hour", subject="db")
         with pytest.raises(gm.InvalidInput, match="similarity"):
-            mem.remember("we use MySQL", subject="db")
+            mem.remember("the nightly backup takes two hours", subject="db")
 
 
 def test_persisted_across_reopen(db_path):
     clock = ManualClock("2026-01-01T00:00:00Z")
     with gm.open(db_path, engine=ENGINE, clock=clock) as mem:
-        first = mem.remember("we deploy with Docker Compose", subject="api")
+        first = mem.remember("the weekly demo happens on Fridays", subject="api")
     clock.advance(days=1)
     with gm.open(db_path, engine=ENGINE, clock=clock) as mem:
-        r = mem.remember("We deploy with Docker Compose.", subject="api")
+        r = mem.remember("The weekly demo happens on Fridays.", subject="api")
         assert r.decision is D.NOOP
         assert r.fact.id == first.fact.id
 
@@ -242,6 +242,8 @@ def test_persisted_across_reopen(db_path):
 # -- the bi-temporal invariant under remember / add_fact / retract ------------------------------
 
 TEXTS = [
+    "the weekly demo happens on Fridays",
+    "the weekly demo no longer happens on Fridays",
     "we deploy with Docker Compose",
     "we deployed with Docker Compose",
     "we no longer deploy with Docker Compose",

@@ -1,9 +1,9 @@
-"""Agent-facing CLI verbs: context, mcp, ingest-text."""
+"""Agent-facing CLI verbs: context, search, mcp, ingest-text."""
 
 from __future__ import annotations
 
 import time
-from typing import IO
+from typing import IO, Any
 
 import click
 
@@ -14,12 +14,13 @@ from graphmem.cli.common import Settings, db_path, echo_json, json_option, open_
 @cli.command("context")
 @click.argument("query")
 @click.option(
+    "--budget-tokens",
     "--budget",
     "budget_tokens",
     type=click.IntRange(min=1),
     default=800,
     show_default=True,
-    help="Token budget (~4 characters per token).",
+    help="Token budget (~4 characters per token; --budget is the deprecated old name).",
 )
 @click.option("--valid-at", help="World time (default now): what was true then.")
 @click.option("--known-at", help="System time (default now): what we believed then.")
@@ -33,18 +34,81 @@ def context_cmd(
     known_at: str | None,
     as_json: bool,
 ) -> None:
-    """Print the facts relevant to QUERY as a compact block for an LLM prompt.
+    """Print the facts and session lines relevant to QUERY as a block for an LLM prompt.
 
-    Counts the retrieval of the facts shown (access counters), unless --read-only.
+    Current facts (with what they replaced) and the best session lines, each with its
+    session's date; lines stating a value since superseded are marked. Counts the retrieval
+    of the facts shown (access counters), unless --read-only.
     """
     from graphmem.context import estimate_tokens
 
     with open_memory(ctx) as mem:
         text = mem.context(query, budget_tokens=budget_tokens, valid_at=valid_at, known_at=known_at)
     if as_json:
-        echo_json({"query": query, "context": text, "tokens": estimate_tokens(text)})
+        echo_json(
+            {
+                "query": query,
+                "context": str(text),
+                "tokens": estimate_tokens(text),
+                "items": [_item_json(i) for i in text.items],
+            }
+        )
     else:
         click.echo(text)
+
+
+def _item_json(item: Any) -> dict[str, Any]:
+    return {
+        "kind": item.kind,
+        "id": item.id,
+        "text": item.text,
+        "score": item.score,
+        "date": item.date,
+        "session": item.session,
+        "superseded": item.superseded,
+    }
+
+
+@cli.command("search")
+@click.argument("query")
+@click.option(
+    "--limit", type=click.IntRange(min=1), default=20, show_default=True, help="At most N items."
+)
+@click.option("--valid-at", help="World time (default now): what was true then.")
+@click.option("--known-at", help="System time (default now): what we believed then.")
+@click.option(
+    "--kinds",
+    type=click.Choice(["fact", "line", "all"]),
+    default="all",
+    show_default=True,
+    help="Facts, session lines, or both.",
+)
+@json_option
+@click.pass_context
+def search_cmd(
+    ctx: click.Context,
+    query: str,
+    limit: int,
+    valid_at: str | None,
+    known_at: str | None,
+    kinds: str,
+    as_json: bool,
+) -> None:
+    """Print the facts and session lines matching QUERY, scored, best first.
+
+    The candidates of 'graphmem context', one per line: kind, id, score, date and text.
+    Writes nothing.
+    """
+    wanted = ("fact", "line") if kinds == "all" else (kinds,)
+    with open_memory(ctx) as mem:
+        items = mem.search(query, limit=limit, valid_at=valid_at, known_at=known_at, kinds=wanted)
+    if as_json:
+        echo_json([_item_json(i) for i in items])
+        return
+    if not items:
+        click.echo(f'Nothing in memory matches "{query}".')
+    for i in items:
+        click.echo(str(i))
 
 
 @cli.command("mcp")
@@ -52,16 +116,17 @@ def context_cmd(
 def mcp_cmd(ctx: click.Context) -> None:
     """Serve the memory to an agent over MCP (stdio) until the client disconnects.
 
-    Needs pip install 'graphmem[mcp]'. The server holds the database: stop it before writing
-    from another process. Example client config:
-    {"command": "graphmem", "args": ["--db", "/path/mem.kuzu", "mcp"]}
+    Needs pip install 'graphmem[mcp]'. The server lends the database to the CLI between tool
+    calls, so other graphmem commands work while it runs (docs/concurrency.md). Client
+    config (docs/agents.md), with the absolute path of your virtual environment's graphmem:
+    {"command": "/abs/path/.venv/bin/graphmem", "args": ["--db", "/abs/path/mem.kuzu", "mcp"]}
     """
     from graphmem.mcp_server import serve
 
     settings: Settings = ctx.find_object(Settings)  # type: ignore[assignment]
     if settings.read_only:
         raise click.ClickException("the MCP server writes (remember, forget); drop --read-only")
-    serve(db_path(settings), engine=settings.engine)
+    serve(db_path(settings), engine=settings.engine, ontology=settings.ontology)
 
 
 @cli.command("ingest-text")
@@ -79,10 +144,11 @@ def ingest_text_cmd(
     dry_run: bool,
     as_json: bool,
 ) -> None:
-    """Extract facts from the text in FILE ('-' for stdin) and write them.
+    """Read the text in FILE ('-' for stdin) as claims and write them (like remember).
 
-    Rule-based extraction (spaCy, pip install 'graphmem[nlp]'): works_at, lives_in (moved to),
-    runs_on, deploys_with, uses, role, and "no longer ..." negations that end facts.
+    Change statements ("we migrated the API to Go") close the value they replace; "no longer"
+    ends a fact; text without claims is kept as a note. --dry-run prints the claims only
+    ("?" where the relation is resolved against the graph when writing).
     """
     from graphmem.extract import extract
 
@@ -99,16 +165,19 @@ def ingest_text_cmd(
                         "object": f.object,
                         "valid_from": f.valid_from,
                         "valid_to": f.valid_to,
-                        "negated": f.negated,
-                        "statement": f.statement,
+                        "polarity": f.polarity,
+                        "replaces": f.replaces,
+                        "sentence": f.sentence,
                     }
                     for f in found
                 ]
             )
         else:
             for f in found:
-                click.echo(f"{'NOT ' if f.negated else ''}{f.subject} {f.predicate} {f.object}")
-            click.echo(f"{len(found)} fact(s) found (dry run, nothing written)", err=True)
+                was = f" (replaces {f.replaces})" if f.replaces else ""
+                what = f"{f.subject} {f.predicate or '?'} {f.object or '*'}{was}"
+                click.echo(f"{'' if f.polarity else 'NOT '}{what}")
+            click.echo(f"{len(found)} claim(s) found (dry run, nothing written)", err=True)
         return
     with open_memory(ctx) as mem:
         results = mem.ingest_text(text, at=at, source=source)

@@ -300,6 +300,7 @@ class Reader:
     last_thing: str | None = None
     chat: bool = False
     grammatical: str | None = None
+    clause_ends: bool = False
 
     # -- subjects --------------------------------------------------------------------------
 
@@ -424,6 +425,7 @@ class Reader:
             clause = self._undate(dated)
             if not clause:
                 continue
+            self.clause_ends = vt is not None
             found = self._clause_claims(clause, subject, speaker, out)
             if found is None and _bare_name(clause) and not out:
                 waiting.append(clause)
@@ -832,6 +834,8 @@ _VERBS: list[tuple[str, str, str]] = [
      r"has lived|have lived|has been living|have been living)\s+"
      r"in\s+(?P<o>.+)", "lives_in", "sp"),
     (r"(?:relocated|moved)\s+to\s+(?P<o>.+)", "lives_in", "sp"),
+    (r"(?:worked|was working)\s+(?:at|for)\s+(?P<o>.+)", "works_at", "past"),
+    (r"(?:lived|was living)\s+in\s+(?P<o>.+)", "lives_in", "past"),
     (r"(?:is|are)\s+(?:now\s+)?in\s+(?P<o>[A-Z][\w.' -]*)$", "lives_in", "person"),
     (r"(?:is|are)\s+(?:located|situated|headquartered)\s+in\s+(?P<o>.+)", "located_in", "sp"),
     (r"(?:is|are|was|has been|have been)\s+(?:written|implemented|coded|developed)\s+in\s+"
@@ -905,6 +909,8 @@ def _verbs(r: Reader, c: str, neg: bool, prev: str | None, spk: str | None) -> l
             obj = r.last_thing  # "Omar owns it"
         if subject is None:
             return []
+        if direction == "past" and (neg or not r.clause_ends):
+            return []  # "Alice worked at Acme": true once, but until when?
         if obj is None:
             return [Claim(subject, pred, None, polarity=False)] if neg else []
         if pred in ("works_at", "lives_in", "married_to", "located_in") and not (
@@ -916,6 +922,12 @@ def _verbs(r: Reader, c: str, neg: bool, prev: str | None, spk: str | None) -> l
             direction = "sp"
         if (pred == "lives_in" or direction == "person") and not _person_like(r, subject, raw_s):
             return []  # "sessions live in redis", "the meeting is at Google"
+        if direction == "person" and (any(ch.isdigit() for ch in obj) or obj.casefold() in (
+            "noon", "midnight", "home", "work", "lunch", "school", "dinner", "breakfast", "office",
+            "the office", "gym", "the gym", "church", "capacity", "risk", "peace", "war", "least",
+            "most", "best", "first", "last", "large", "hand", "stake", "play", "rest", "fault",
+        )):
+            return []  # "lunch is at noon", "Alice is at home"
         if pred == "works_at" and re.search(r"(?i)\b(?:team|squad|group|project|guild)$", obj):
             pred = "member_of"
         if pred == "runs_on" and (_ON_NOT_PLATFORM.search(obj) or (direction == "weak" and not (

@@ -15,7 +15,8 @@ all come here. For each text:
 
 A text with no claim at all is stored as a free-text note (SPEC §3 rule 5), compared with the
 subject's current notes. So is a change statement that cannot be resolved to exactly one fact:
-when unsure, graphmem adds.
+when unsure, graphmem adds. A session's text is not copied into a note: the session keeps it,
+line by line, for episodic recall (and a purge redacts it in one place).
 """
 
 from __future__ import annotations
@@ -38,11 +39,8 @@ if TYPE_CHECKING:
     from graphmem.memory import Memory
     from graphmem.similarity import Similarity
 
-__all__ = ["MAX_SESSION_NOTE", "Segment", "read", "summarize", "write"]
+__all__ = ["Segment", "read", "summarize", "write"]
 
-#: A session text with no claim is kept as a note only up to this many characters; a longer
-#: transcript is kept as the session (and its indexed lines) alone.
-MAX_SESSION_NOTE = 1000
 _RANK = {Decision.SUPERSEDE: 0, Decision.INVALIDATE: 1, Decision.ADD: 2, Decision.NOOP: 3}
 
 
@@ -173,9 +171,10 @@ def write(
                         meta.append(_Row(a.op, claim, i))
                         written += 1
             note_text = None
-            if written == 0 and not unresolved:
-                if seg.text.strip() and (not seg.is_session or len(seg.text) <= MAX_SESSION_NOTE):
-                    note_text = seg.text.strip()
+            if seg.is_session:
+                pass  # the session keeps its text (and its indexed lines): no copy as a note
+            elif written == 0 and not unresolved:
+                note_text = seg.text.strip() or None
             elif unresolved:
                 note_text = " ".join(unresolved)
             if note_text:
