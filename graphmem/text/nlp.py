@@ -92,16 +92,18 @@ def sentences(text: str) -> list[Sentence]:
     out: list[Sentence] = []
     docs = nlp.pipe(body for _, _, body in pieces)
     for (i, speaker, _), doc in zip(pieces, docs, strict=True):
-        glued = False
-        for sent in doc.sents:
-            s = sent.text.strip()
+        # Sentence starts from one pass over the tokens (``doc.sents`` re-walks the document
+        # for every sentence: quadratic on a long transcript).
+        starts = [t.idx for t in doc if t.is_sent_start] or [0]
+        text = doc.text
+        for k, start in enumerate(starts):
+            end = starts[k + 1] if k + 1 < len(starts) else len(text)
+            s = text[start:end].strip()
             if not s:
                 continue
-            start = sent.start_char
-            if glued or (out and out[-1].turn == i and start > 0 and not doc.text[start - 1].isspace()):
+            if out and out[-1].turn == i and start > 0 and not text[start - 1].isspace():
                 # "Socket.IO", "Node.js": a full stop inside a name is no sentence boundary
                 out[-1] = Sentence(out[-1].text + s, speaker, i)
             else:
                 out.append(Sentence(s, speaker, i))
-            glued = False
     return out

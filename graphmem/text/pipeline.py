@@ -104,8 +104,8 @@ def _resolver(mem: Memory, owner: str, now: dt.datetime) -> Resolver:
         except InvalidInput:
             return entity_key(name) if name.strip() else name
 
-    def current(sid: str) -> list[Fact]:
-        return store.current_versions([sid]).get(sid, [])
+    def current(sids: Sequence[str]) -> dict[str, list[Fact]]:
+        return store.current_versions(sorted(set(sids)))
 
     def incoming(oid: str) -> list[Any]:
         return search.facts_to(store, [oid], known_at=now, valid_at=now, limit=INCOMING_LIMIT)
@@ -155,8 +155,14 @@ def write(
     meta: list[_Row] = []
     with mem._lock:  # noqa: SLF001 - resolution reads what the write then plans against
         resolver = _resolver(mem, owner, mem.now())
+        if readings is None:
+            readings = [read(seg.text, at=seg.at, owner=owner) for seg in segments]
+        # One store query for the current facts of every subject the claims name.
+        resolver.prefetch(
+            {c.subject for reading in readings for _, claims in reading for c in claims} | {owner}
+        )
         for i, seg in enumerate(segments):
-            reading = readings[i] if readings is not None else read(seg.text, at=seg.at, owner=owner)
+            reading = readings[i]
             written = 0
             unresolved: list[str] = []
             for sentence, claims in reading:

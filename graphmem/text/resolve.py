@@ -27,7 +27,7 @@ matching current facts.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -101,14 +101,14 @@ class Resolver:
 
     Args:
         key: the entity id of a name (normalised, aliases resolved).
-        current: the current versions (not closed in system time) of a subject id.
+        current: the current versions (not closed in system time) of subject ids, per id.
         incoming: current versions whose object is an entity id (bounded).
         lookup: the ontology entry of a predicate name or alias (``None`` when unknown).
         owner: the subject of first-person statements.
     """
 
     key: Callable[[str], str]
-    current: Callable[[str], Sequence[Fact]]
+    current: Callable[[Sequence[str]], Mapping[str, Sequence[Fact]]]
     incoming: Callable[[str], Sequence[Any]]
     lookup: Callable[[str], Predicate | None]
     owner: str
@@ -128,14 +128,22 @@ class Resolver:
             lexicon.SLOT_PREDICATES
         )
 
+    def prefetch(self, subjects: Iterable[str]) -> None:
+        """Read the current facts of many subjects at once (one store query)."""
+        wanted = sorted({self.key(s) for s in subjects} - set(self._state))
+        if wanted:
+            found = self.current(wanted)
+            for sid in wanted:
+                self._state[sid] = [
+                    _Value(f.predicate, f.object, f.valid_from, f.valid_to)
+                    for f in found.get(sid, ())
+                    if f.predicate != "note"
+                ]
+
     def _values(self, subject: str, at: dt.datetime) -> list[_Value]:
         sid = self.key(subject)
         if sid not in self._state:
-            self._state[sid] = [
-                _Value(f.predicate, f.object, f.valid_from, f.valid_to)
-                for f in self.current(sid)
-                if f.predicate != "note"
-            ]
+            self.prefetch([subject])
         return [v for v in self._state[sid] if v.valid_to is None or v.valid_to > at]
 
     def _record(self, a: Action) -> None:

@@ -1,0 +1,387 @@
+"""Episodic recall (SPEC §5, issue #14): the session lines that match a query, dated and checked.
+
+:func:`graphmem.context.context` and :func:`graphmem.context.search` blend these with the
+current facts; this module finds, scores, checks and renders the lines. The store side (how
+texts are split into lines, the BM25 index and its fallback) is :mod:`graphmem.store.lines`.
+
+How lines are found
+    The query's words (:func:`graphmem.store.lines.terms`: case-folded, stop words dropped,
+    lightly stemmed), plus the words of the entities it names and of their aliases (so "Ali"
+    also finds lines that say "Alice"), are ranked by BM25 over every line recorded by
+    ``known_at`` (``SessionLine.recorded_at``, the system time of the write; valid time does
+    not filter lines: they are what was said, when it was said).
+
+How they are scored (the same scale as facts, so the two can be compared)
+    ``score = 0.60 * relevance + 0.25 * importance + 0.15 * recency``, ties by line id.
+
+    - relevance: ``0.85 * bm25 + 0.5 * overlap + 0.15 * entity + W_SEMANTIC * similarity``;
+      ``bm25`` relative to the best hit (in ``(0, 1]``); ``overlap`` the share of the query's
+      words in the line; ``entity`` 1 when the line names an entity of the query; the
+      similarity term is an optional seam (a ``semantic(query, texts)`` callable returning
+      values in ``[0, 1]``; none by default, so ``W_SEMANTIC`` adds nothing).
+    - importance: :func:`graphmem.decay.effective_importance` of importance 5 (kind ``fact``),
+      aged from the session's start to ``valid_at``, divided by 10.
+    - recency: ``exp(-days / 365)`` from the session's start to ``valid_at``.
+    - a superseded line (below) keeps ``0.85`` of its score: still evidence of the past, but
+      the current value ranks first.
+    - **grounding** (the join of the two layers): the best :data:`GROUND_FACTS` facts found
+      for the query (by entity, alias, predicate words) that came from a session
+      (``source``) with a ``statement`` lend it to the line of that session holding the
+      statement: that line is a candidate even when it shares no word with the query ("Where
+      does Mel work now?" finds "I just started a new job at Globex" through ``Melanie
+      works_at Globex``), scoring at least ``0.95`` times the fact.
+
+Superseded lines (the memory-rot promise on the episodic layer)
+    The text pipeline writes each claim it extracts as a fact with ``source=<session id>``
+    and ``statement=<the sentence>``. A line whose session is the source of a fact version
+    whose statement is contained in the line (whitespace and case aside) is *linked* to it.
+    When no linked version believed at ``known_at`` is valid at ``valid_at`` and one of them
+    has ended by then, the line states a past value: it is rendered with
+    ``(superseded D: predicate object)``, naming the version of the same subject and
+    predicate that starts where it ends, or ``(ended D)`` when none does. ``D`` is that end.
+
+Rendering
+    ``- [8 May 2023] Caroline: I went to the support group.``: the session's date, the
+    speaker, the text (lines longer than :data:`MAX_TEXT` characters are clipped with ``…``).
+    Lines of one session that follow each other are merged into one passage (continuation
+    lines indented, without the date).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+from graphmem.decay import effective_importance
+from graphmem.display import ContextText
+from graphmem.store import lines as store_lines
+from graphmem.store import search as store_search
+
+if TYPE_CHECKING:
+    from graphmem.memory import Memory
+
+__all__ = [
+    "MAX_TEXT",
+    "W_SEMANTIC",
+    "Context",
+    "LineCandidate",
+    "SearchItem",
+    "Semantic",
+    "fmt_date",
+    "line_candidates",
+    "render_line",
+]
+
+W_BM25, W_OVERLAP, W_ENTITY = 0.85, 0.5, 0.15
+#: Weight of the optional semantic similarity in a line's relevance.
+W_SEMANTIC = 0.3
+W_RELEVANCE, W_IMPORTANCE, W_RECENCY = 0.60, 0.25, 0.15
+SUPERSEDED_FACTOR = 0.85
+#: A line that holds the statement of one of the query's best facts scores at least this
+#: share of the fact's score (the graph finds what the words alone miss).
+GROUND_FACTOR = 0.95
+#: How many of the best facts lend their source line.
+GROUND_FACTS = 8
+#: Longest line text rendered.
+MAX_TEXT = 600
+
+Semantic = Callable[[str, Sequence[str]], Sequence[float]]
+"""``semantic(query, texts)`` -> one similarity in ``[0, 1]`` per text (optional seam)."""
+
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+
+def fmt_date(t: dt.datetime) -> str:
+    """Return a date as ``8 May 2023`` (English month names, whatever the locale).
+
+    >>> import datetime as dt
+    >>> fmt_date(dt.datetime(2023, 5, 8, 13, 56))
+    '8 May 2023'
+    """
+    return f"{t.day} {_MONTHS[t.month - 1]} {t.year}"
+
+
+@dataclass(frozen=True)
+class SearchItem:
+    """One scored search result: a current fact or a session line.
+
+    Attributes:
+        kind: ``"fact"`` or ``"line"``.
+        id: the fact version's id, or the line's id (``"<session id>#<n>"``, ``n`` from 1).
+        text: the item as :func:`graphmem.context.context` renders it, without the leading
+            ``"- "`` and (for lines) without the date: ``"api runs_on Go (since 2026-06-01;
+            was Laravel)"`` or ``"Caroline: I went to the support group."``.
+        score: the ranking score (higher is better; module documentation).
+        date: a fact's ``valid_from``; a line's session start.
+        session: a fact's ``source``; a line's session id.
+        superseded: for a line that states a past value, the note rendered after it, e.g.
+            ``"superseded 10 Jun 2026: runs_on Go"``; else ``None``.
+    """
+
+    kind: Literal["fact", "line"]
+    id: str
+    text: str
+    score: float
+    date: dt.datetime
+    session: str | None = None
+    superseded: str | None = None
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.id} {self.score:.3f} [{fmt_date(self.date)}] {self.text}"
+
+
+class Context(ContextText):
+    """What :func:`graphmem.context.context` returns: the text block and the items in it.
+
+    A ``str`` (the text itself, shown by Jupyter as its lines; so ``print(ctx)``, ``str(ctx)``,
+    ``"x" in ctx`` and returning it where a string is expected keep working) with two
+    attributes: ``text`` (the same text as a plain ``str``) and ``items`` (the
+    :class:`SearchItem` rows shown, best first, with their ids and scores), for runtimes that
+    build their own prompt.
+    """
+
+    items: tuple[SearchItem, ...]
+    query: str
+
+    def __new__(cls, text: str, items: Iterable[SearchItem] = (), query: str = "") -> Context:
+        """Create the context for ``query`` holding ``text`` and ``items``."""
+        obj = super().__new__(cls, text)
+        obj.items = tuple(items)
+        obj.query = query
+        return obj
+
+    @property
+    def text(self) -> str:
+        """The text block (a plain ``str``)."""
+        return str.__str__(self)
+
+    def __repr__(self) -> str:
+        return f"Context(query={self.query!r}, items={len(self.items)}, text={self.text!r})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Context, (self.text, self.items, self.query))
+
+
+@dataclass
+class LineCandidate:
+    """A session line found for a query, with its score and superseded note."""
+
+    line: store_lines.LineRow
+    bm25: float
+    relevance: float = 0.0
+    score: float = 0.0
+    superseded: str | None = None
+
+    def sort_key(self) -> tuple[float, str]:
+        """Best score first, ties by line id."""
+        return (-self.score, self.line.id)
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+def _days(a: dt.datetime, b: dt.datetime) -> float:
+    return max((b - a).total_seconds() / 86400.0, 0.0)
+
+
+def line_candidates(
+    mem: Memory,
+    query: str,
+    *,
+    anchors: Mapping[str, str],
+    valid_at: dt.datetime,
+    known_at: dt.datetime,
+    limit: int,
+    semantic: Semantic | None = None,
+    grounds: Sequence[tuple[str, str, float]] = (),
+) -> list[LineCandidate]:
+    """Return the best session lines for ``query``, scored and checked, best first.
+
+    Args:
+        mem: the memory.
+        query: the query text.
+        anchors: ``{entity id: name}`` of the entities the query names (their names and
+            aliases join the BM25 query).
+        valid_at: world time: the age of a line runs from its session's start to it; lines
+            stating a value that ended by then are marked superseded.
+        known_at: system time: only lines recorded by then, and the fact versions believed
+            then.
+        limit: at most this many lines.
+        semantic: the optional similarity seam (module documentation).
+        grounds: ``(session id, statement, score)`` of the best facts found for the query:
+            the line of that session holding the statement joins the candidates with at least
+            ``GROUND_FACTOR`` times the fact's score (module documentation).
+
+    Returns:
+        Candidates, best first (ties by line id).
+    """
+    store = mem._store
+    query_words = store_lines.terms(query)
+    extra: list[str] = []
+    names: list[list[str]] = []
+    for eid, name in sorted(anchors.items()):
+        if eid == "self":
+            continue
+        for alias in [name, *(a for a, owner in mem._aliases.items() if owner == eid)]:
+            words = store_lines.terms(alias)
+            if words:
+                names.append(words)
+                extra.extend(words)
+    hits = store_lines.search_lines(store, [*query_words, *extra], limit=limit, known_at=known_at)
+    hits = list(hits)
+    grounded: dict[str, float] = {}
+    seen = {h.line.id for h in hits}
+    for sid, statement, fact_score in grounds:
+        wanted_text = _norm(statement)
+        for row in store_lines.session_lines(store, sid):
+            if row.recorded_at > known_at:
+                continue
+            full = _norm(f"{row.speaker}: {row.text}") if row.speaker else ""
+            if wanted_text and (wanted_text in _norm(row.text) or wanted_text in full):
+                grounded[row.id] = max(grounded.get(row.id, 0.0), GROUND_FACTOR * fact_score)
+                if row.id not in seen:
+                    seen.add(row.id)
+                    hits.append(store_lines.LineHit(row, 0.0))
+                break
+    if not hits:
+        return []
+    best = max(h.score for h in hits) or 1.0
+    wanted = set(query_words)
+    sims: Sequence[float] = ()
+    if semantic is not None:
+        sims = semantic(query, [h.line.text for h in hits])
+    out = []
+    for i, h in enumerate(hits):
+        row = h.line
+        line_words = set(store_lines.terms(f"{row.speaker or ''} {row.text}"))
+        overlap = len(wanted & line_words) / len(wanted) if wanted else 0.0
+        entity = 1.0 if any(set(n) <= line_words for n in names) else 0.0
+        relevance = W_BM25 * (h.score / best) + W_OVERLAP * overlap + W_ENTITY * entity
+        if semantic is not None and i < len(sims):
+            relevance += W_SEMANTIC * min(max(float(sims[i]), 0.0), 1.0)
+        age = _days(row.started_at, valid_at)
+        importance = min(
+            effective_importance(5.0, kind="fact", age_days=age, access_count=0, pinned=False)
+            / 10.0,
+            1.0,
+        )
+        score = W_RELEVANCE * relevance + W_IMPORTANCE * importance
+        score += W_RECENCY * math.exp(-age / 365.0)
+        out.append(LineCandidate(row, h.score, relevance, max(score, grounded.get(row.id, 0.0))))
+    _mark_superseded(mem, out, valid_at=valid_at, known_at=known_at)
+    for c in out:
+        if c.superseded is not None:
+            c.score *= SUPERSEDED_FACTOR
+    out.sort(key=LineCandidate.sort_key)
+    return out
+
+
+def _mark_superseded(
+    mem: Memory,
+    candidates: Sequence[LineCandidate],
+    *,
+    valid_at: dt.datetime,
+    known_at: dt.datetime,
+) -> None:
+    """Set ``superseded`` on lines that state a value no longer valid (module documentation)."""
+    if not candidates:
+        return
+    store = mem._store
+    claims = store_search.facts_of_sessions(
+        store, sorted({c.line.session for c in candidates}), known_at=known_at
+    )
+    if not claims:
+        return
+    by_session: dict[str, list[store_search.SessionClaim]] = {}
+    for claim in claims:
+        by_session.setdefault(claim.source, []).append(claim)
+    ended: dict[int, list[store_search.SessionClaim]] = {}
+    changed: dict[int, list[store_search.SessionClaim]] = {}
+    for i, c in enumerate(candidates):
+        row = c.line
+        texts = (_norm(row.text), _norm(f"{row.speaker}: {row.text}") if row.speaker else "")
+        linked = [
+            k
+            for k in by_session.get(row.session, ())
+            if (s := _norm(k.statement)) and any(s in t for t in texts if t)
+        ]
+        valid = [
+            k
+            for k in linked
+            if k.valid_from <= valid_at and (k.valid_to is None or valid_at < k.valid_to)
+        ]
+        if valid:
+            changed[i] = valid  # still true; say what it replaced ("left Acme and joined ...")
+            continue
+        past = [k for k in linked if k.valid_to is not None and k.valid_to <= valid_at]
+        if past:
+            ended[i] = past
+    if not ended and not changed:
+        return
+    pairs = sorted(
+        {(k.subject_id, k.predicate) for group in (*ended.values(), *changed.values()) for k in group}
+    )
+    versions: dict[tuple[str, str], list[store_search.FactView]] = {}
+    for v in store_search.versions_of(store, pairs, known_at=known_at):
+        versions.setdefault((v.subject_id, v.predicate), []).append(v)
+    for i, valid in changed.items():
+        # A line that states the current value says which value it replaced, so the old value
+        # it names ("Alice left Acme") is never read as current.
+        replaced = sorted(
+            {
+                f"{v.predicate} {_clip(v.object, 60)}"
+                for k in valid
+                for v in versions.get((k.subject_id, k.predicate), ())
+                if v.valid_to == k.valid_from and v.object != k.object
+            }
+        )
+        if replaced:
+            candidates[i].superseded = "replaced " + ", ".join(replaced[:2])
+    for i, past in ended.items():
+        # The latest end among the linked versions is when the line stopped being true.
+        k = max(past, key=lambda x: (x.valid_to or x.valid_from, x.id))
+        assert k.valid_to is not None
+        successors = sorted(
+            (
+                v
+                for v in versions.get((k.subject_id, k.predicate), ())
+                if v.valid_from == k.valid_to and v.object != k.object
+            ),
+            key=lambda v: (v.object.casefold(), v.id),
+        )
+        when = fmt_date(k.valid_to)
+        if successors:
+            nxt = successors[0]
+            candidates[i].superseded = f"superseded {when}: {nxt.predicate} {_clip(nxt.object, 80)}"
+        else:
+            candidates[i].superseded = f"ended {when}"
+
+
+def _clip(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def line_text(c: LineCandidate | store_lines.LineRow, superseded: str | None = None) -> str:
+    """Return a line as ``Speaker: text`` with its superseded note (no date)."""
+    row = c.line if isinstance(c, LineCandidate) else c
+    note = c.superseded if isinstance(c, LineCandidate) else superseded
+    body = _clip(row.text, MAX_TEXT)
+    text = f"{row.speaker}: {body}" if row.speaker else body
+    return f"{text} ({note})" if note else text
+
+
+def render_line(c: LineCandidate | store_lines.LineRow, *, dated: bool = True) -> str:
+    """Return a line as rendered in a context block.
+
+    ``dated``: the first line of a passage, ``- [8 May 2023] ...``; else a continuation of
+    the passage above, indented.
+    """
+    row = c.line if isinstance(c, LineCandidate) else c
+    if dated:
+        return f"- [{fmt_date(row.started_at)}] {line_text(c)}"
+    return f"  {line_text(c)}"
