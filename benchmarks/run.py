@@ -417,7 +417,12 @@ def work_sqlite(n: int, q: int, tmp: str) -> dict[str, Any]:
 
 def work_replay(engine: str, data_dir: str, tmp: str) -> dict[str, Any]:
     import graphmem as gm
-    from graphmem.datasets import load_hyte
+    from graphmem.datasets import (
+        WIKIDATA_CARDINALITY,
+        YAGO_CARDINALITY,
+        define_predicates,
+        load_hyte,
+    )
     from graphmem.demo import learning_schedule
     from graphmem.timeutil import ManualClock
 
@@ -433,6 +438,8 @@ def work_replay(engine: str, data_dir: str, tmp: str) -> dict[str, Any]:
         clock = ManualClock(schedule[0][0])
         decisions: dict[str, int] = {}
         with gm.open(path, engine=engine, clock=clock) as mem:
+            # The data set's own relation names, with the cardinality each has in the data.
+            define_predicates(mem, WIKIDATA_CARDINALITY if labels else YAGO_CARDINALITY)
             t = time.perf_counter()
             for day, batch in schedule:
                 clock.set(day)

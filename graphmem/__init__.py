@@ -30,12 +30,14 @@ from graphmem.models import Decision, Entity, Fact, Predicate, Session, WriteRes
 from graphmem.timeutil import to_utc
 
 if TYPE_CHECKING:
+    from graphmem.episodic import Context, SearchItem
     from graphmem.memory import Memory, open
 
 __version__ = "0.1.0"
 
 __all__ = [
     "ClockError",
+    "Context",
     "Decision",
     "Entity",
     "ExtraUnavailable",
@@ -48,6 +50,7 @@ __all__ = [
     "Predicate",
     "RateLimited",
     "SchemaVersionError",
+    "SearchItem",
     "Session",
     "StoreBusy",
     "StoreError",
@@ -57,7 +60,12 @@ __all__ = [
     "to_utc",
 ]
 
-_LAZY = {"Memory": "graphmem.memory", "open": "graphmem.memory"}
+_LAZY = {
+    "Context": "graphmem.episodic",
+    "Memory": "graphmem.memory",
+    "SearchItem": "graphmem.episodic",
+    "open": "graphmem.memory",
+}
 #: Submodules reachable as ``gm.<name>`` without an explicit import (loaded on first use).
 _SUBMODULES = frozenset(
     {
@@ -68,6 +76,7 @@ _SUBMODULES = frozenset(
         "datasets",
         "decay",
         "demo",
+        "episodic",
         "export",
         "hotness",
         "maintenance",

@@ -6,13 +6,15 @@ per kind in a sliding one-hour window of **system time** (the injected clock), s
 
     gm.open(path, admission=AdmissionPolicy(rate_limits={"insight": 100}))
     gm.open(path, admission=AdmissionPolicy.unlimited())   # no rate limits (backfills)
-    gm.open(path, admission=AdmissionPolicy.off())         # no clamping, bounds or limits
+    gm.open(path, admission=AdmissionPolicy.off())         # no clamping or limits
 
 What is checked, in order:
 
 1. **Statement length**: a ``statement`` (and the text of ``remember``) must have between
-   ``min_statement_chars`` (default 3) and ``max_statement_chars`` (default 10,000) characters
-   once surrounding whitespace is stripped; otherwise :class:`~graphmem.errors.InvalidInput`.
+   ``min_statement_chars`` (default 3) and ``max_statement_chars`` (default 10,000, at most
+   :data:`~graphmem.normalize.MAX_NAME`) characters once surrounding whitespace is stripped;
+   otherwise :class:`~graphmem.errors.InvalidInput`. The size bounds of every other field
+   (:mod:`graphmem.normalize`) apply whatever the policy.
 2. **Importance** is clamped into its kind's band (identity 7–9, directive 6–10, insight 5–8,
    event 3–7, fact 1–10); ``source_type="user"`` then adds ``user_bonus`` (+1), capped at 10.
    A missing importance starts from 5, so an identity defaults to 7 and an event to 5.
@@ -47,6 +49,7 @@ from types import MappingProxyType
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from graphmem.errors import InvalidInput, RateLimited
+from graphmem.normalize import MAX_NAME
 from graphmem.timeutil import fmt, to_utc
 
 __all__ = [
@@ -94,7 +97,9 @@ class AdmissionPolicy(BaseModel):
         importance_bands: ``{kind: (low, high)}``; kinds not listed are not clamped.
         user_bonus: added to the clamped importance when ``source_type="user"`` (cap 10).
         min_statement_chars: shortest statement accepted (after stripping whitespace).
-        max_statement_chars: longest statement accepted.
+        max_statement_chars: longest statement accepted, at most
+            :data:`~graphmem.normalize.MAX_NAME` (a note stores its text as the object, and an
+            object is bounded by ``MAX_NAME``).
         rate_limits: ``{kind: writes per window}``; ``None`` or a missing kind is unlimited.
         window: the sliding window of the rate limits (system time).
         clamp: ``False`` keeps importance as given (still 0–10).
@@ -110,7 +115,7 @@ class AdmissionPolicy(BaseModel):
     )
     user_bonus: float = Field(default=1.0, ge=0.0, le=10.0)
     min_statement_chars: int = Field(default=3, ge=1)
-    max_statement_chars: int = Field(default=10_000, ge=1)
+    max_statement_chars: int = Field(default=10_000, ge=1, le=MAX_NAME)
     rate_limits: Mapping[str, int | None] = Field(default_factory=lambda: dict(DEFAULT_RATE_LIMITS))
     window: dt.timedelta = Field(default=dt.timedelta(hours=1), gt=dt.timedelta(0))
     clamp: bool = True
@@ -140,7 +145,9 @@ class AdmissionPolicy(BaseModel):
     @classmethod
     def off(cls) -> AdmissionPolicy:
         """Return a policy that admits everything valid: no clamping, no rate limits."""
-        return cls(rate_limits={}, clamp=False, min_statement_chars=1, max_statement_chars=10**9)
+        return cls(
+            rate_limits={}, clamp=False, min_statement_chars=1, max_statement_chars=MAX_NAME
+        )
 
     def rate_limit(self, kind: str) -> int | None:
         """Return how many writes of ``kind`` are allowed per window (``None``: unlimited)."""

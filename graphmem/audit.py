@@ -3,7 +3,8 @@
 - :func:`why` returns an :class:`Explanation`: the chain of versions of a fact, oldest to
   newest, including later corrections, and the sessions that asserted them.
 - :func:`changes` lists :class:`Change` records (learned, superseded, corrected, retracted,
-  purged) in a system-time window, ordered by system time.
+  purged, and the ontology's defined / redefined predicates) in a system-time window, ordered
+  by system time.
 - :func:`purge` is the only hard delete (SPEC §2 rule 1): it removes every version whose subject
   or object is an entity, the entity, its aliases and mentions, and leaves an audit record that
   says what was purged without the content. Returns a :class:`PurgeSummary`.
@@ -37,9 +38,11 @@ from pydantic import BaseModel, ConfigDict
 
 from graphmem.admission import shown
 from graphmem.errors import InvalidInput, NotFound
-from graphmem.models import Fact, Session
+from graphmem.models import Fact, Predicate, Session
 from graphmem.normalize import entity_key
 from graphmem.store.audit import audit_records, get_sessions, purge_entity, record_audit
+from graphmem.store.lines import reindex_sessions, sessions_with_lines_containing
+from graphmem.store.search import forget_claims
 from graphmem.timeutil import TimeLike, fmt, to_utc
 
 if TYPE_CHECKING:
@@ -56,8 +59,18 @@ __all__ = [
     "why",
 ]
 
-ChangeAction = Literal["learned", "superseded", "corrected", "retracted", "purged"]
-_RANK = {"learned": 0, "corrected": 1, "superseded": 2, "retracted": 3, "purged": 4}
+ChangeAction = Literal[
+    "learned", "superseded", "corrected", "retracted", "purged", "defined", "redefined"
+]
+_RANK = {
+    "defined": 0,
+    "redefined": 0,
+    "learned": 1,
+    "corrected": 2,
+    "superseded": 3,
+    "retracted": 4,
+    "purged": 5,
+}
 # Leading phrases of the reasons graphmem writes (graphmem.temporal, graphmem.remember).
 _PREFIXES: tuple[tuple[str, ChangeAction], ...] = (
     ("superseded by", "superseded"),
@@ -124,6 +137,14 @@ class Explanation(_Frozen):
             out.append("sessions: " + ", ".join(named))
         return "\n".join(out)
 
+    def __str__(self) -> str:
+        return self.describe()
+
+    def _repr_html_(self) -> str:  # Jupyter's table view
+        from graphmem.display import explanation_html
+
+        return explanation_html(self)
+
 
 class Change(_Frozen):
     """One change of knowledge in system time.
@@ -132,12 +153,17 @@ class Change(_Frozen):
         at: the system time of the change.
         action: ``learned`` (a new version), ``superseded`` (replaced by another object or
             identity), ``corrected`` (its valid interval was corrected), ``retracted`` (ended
-            by a retraction or negation) or ``purged`` (erased; no content).
+            by a retraction or negation), ``purged`` (erased; no content), ``defined`` (a
+            predicate was defined by ``define_predicate`` or an ontology file) or ``redefined``
+            (an existing predicate changed, or names moved to it from other predicates).
         fact: the version learned, or the version closed (with ``reason`` and
-            ``superseded_by``); ``None`` for ``purged``.
+            ``superseded_by``); ``None`` for ``purged``, ``defined`` and ``redefined``.
         replaced_by: the version named by ``fact.superseded_by``, when there is one.
         reason: why (the closed version's reason, or the purge reason).
-        detail: for ``purged``, what was erased (counts and a hash of the name).
+        detail: for ``purged``, what was erased (counts and a hash of the name); for
+            ``defined`` / ``redefined``, what changed (e.g. ``"employer [one]; took
+            'employer' from works_at"``).
+        predicate: for ``defined`` / ``redefined``, the definition as it was made.
     """
 
     at: dt.datetime
@@ -146,14 +172,21 @@ class Change(_Frozen):
     replaced_by: Fact | None = None
     reason: str | None = None
     detail: str | None = None
+    predicate: Predicate | None = None
 
     def __str__(self) -> str:
         if self.fact is None:
-            return f"{fmt(self.at)} {self.action}: {self.detail or ''} ({self.reason or ''})"
+            why = f" ({self.reason})" if self.reason else ""
+            return f"{fmt(self.at)} {self.action}: {self.detail or ''}{why}"
         f = self.fact
         what = f"{f.subject} {f.predicate} {_short(f.object, 60)!r} {_interval(f)}"
         tail = f" — {self.reason}" if self.reason and self.action != "learned" else ""
         return f"{fmt(self.at)} {self.action}: {what}{tail}"
+
+    def _repr_html_(self) -> str:  # Jupyter's table view
+        from graphmem.display import change_html
+
+        return change_html(self)
 
 
 class PurgeSummary(_Frozen):
@@ -272,8 +305,29 @@ def _slot(f: Fact) -> tuple[str, str, str, str | None]:
     return (entity_key(f.subject), f.predicate, entity_key(f.object), f.statement)
 
 
+def _predicate_change(at: dt.datetime, info: dict[str, object]) -> Change | None:
+    """Return the change an ontology audit record describes (``None`` if unreadable)."""
+    from pydantic import ValidationError
+
+    from graphmem.ontology import Redefinition
+
+    moved = info.get("moved")
+    try:
+        new = Predicate.model_validate(info.get("predicate"))
+        old = None if info.get("previous") is None else Predicate.model_validate(info["previous"])
+    except ValidationError:
+        return None
+    moved = {str(k): str(v) for k, v in moved.items()} if isinstance(moved, dict) else {}
+    change = Redefinition(new, old, moved, ())
+    action: ChangeAction = "defined" if old is None else "redefined"
+    return Change(at=at, action=action, detail=change.describe(), predicate=new)
+
+
 def changes(mem: Memory, *, since: TimeLike, until: TimeLike | None = None) -> list[Change]:
     """List what was learned, superseded, corrected, retracted or purged in ``[since, until)``.
+
+    Changes of the ontology (``define_predicate``, an ontology file given to ``gm.open``) are
+    listed too, as ``defined`` or ``redefined`` with the new definition.
 
     Times are system time (when graphmem learned or closed something). A version inserted only
     to keep the past of a closed one (the shortened copy of a superseded or retracted version,
@@ -326,6 +380,11 @@ def changes(mem: Memory, *, since: TimeLike, until: TimeLike | None = None) -> l
             info = json.loads(detail)
         except ValueError:
             info = {}
+        if action == "predicate" and isinstance(info, dict):
+            change = _predicate_change(at, info)
+            if change is not None:
+                out.append(change)
+            continue
         if action != "purge" or not isinstance(info, dict):
             continue
         out.append(
@@ -365,7 +424,8 @@ def purge(mem: Memory, subject: str, *, reason: str) -> PurgeSummary:
     subject **or** object is the entity (in every system and valid time), the entity node with
     its aliases, its session mentions, objects of its facts left with no fact, mention or alias
     (such as the text nodes of its notes), and its name and aliases inside session titles,
-    texts and summaries (replaced by ``[purged]``). Records an ``Audit`` node with the counts,
+    texts and summaries (replaced by ``[purged]``; the session lines are split again from the
+    redacted texts). Records an ``Audit`` node with the counts,
     the reason and the SHA-256 of the normalised name, never the name or the content. After it,
     ``why`` of a purged id raises ``NotFound`` and nothing of it appears in ``facts``,
     ``history(include_expired=True)``, ``changes`` or an export; answers for past ``known_at``
@@ -404,6 +464,10 @@ def purge(mem: Memory, subject: str, *, reason: str) -> PurgeSummary:
         names = [entity.name, *entity.aliases, subject]
         with store.transaction():
             counts = purge_entity(store, eid, names=names)
+            # The redacted session texts are split into lines again: the episodic index
+            # (graphmem.store.lines) must not keep the purged name.
+            reindex_sessions(store, sessions_with_lines_containing(store, names))
+            forget_claims(store)
             detail = {"subject_sha256": digest, **counts, "reason": reason}
             record_audit(store, audit_id, at=now, action="purge", detail=json.dumps(detail))
             store.set_max_system_time(now)

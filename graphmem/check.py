@@ -43,7 +43,15 @@ from graphmem.timeutil import from_store, to_store
 if TYPE_CHECKING:
     from graphmem.memory import Memory
 
-__all__ = ["CODES", "CheckReport", "Problem", "check", "check_rows", "versions"]
+__all__ = [
+    "CODES",
+    "CheckReport",
+    "Problem",
+    "check",
+    "check_rows",
+    "check_sessions",
+    "versions",
+]
 
 Severity = Literal["error", "warning", "info"]
 
@@ -72,6 +80,7 @@ CODES: dict[str, tuple[Severity, str]] = {
     "superseded-by-dangling": ("error", "superseded_by names no existing version"),
     "superseded-by-self": ("error", "a version names itself as its successor"),
     "superseded-current": ("error", "a current version (expired_at empty) has superseded_by"),
+    "superseded-by-cycle": ("error", "superseded_by links form a cycle (no version is last)"),
     "successor-time": (
         "error",
         "a successor was not recorded at the instant its predecessor expired",
@@ -85,6 +94,15 @@ CODES: dict[str, tuple[Severity, str]] = {
     "predicate-invalid": ("error", "a predicate definition has an invalid cardinality"),
     "predicate-undefined": ("warning", "versions use a predicate with no definition"),
     "alias-conflict": ("error", "one alias resolves to two entities"),
+    "mention-dangling": ("error", "a MENTIONS edge whose session or entity does not load"),
+    "mention-duplicate": ("error", "a session has two MENTIONS edges to one entity"),
+    "mention-count": ("error", "a MENTIONS edge has a missing or non-positive count"),
+    "session-invalid": ("error", "a session has no start time, or ends before it starts"),
+    "entity-orphan": (
+        "warning",
+        "an entity no fact, session mention or alias refers to (left by a session write cut "
+        "short, a rewritten session or a purge of what named it)",
+    ),
 }
 
 #: At most this many problems are listed per code (the rest are counted).
@@ -347,6 +365,7 @@ def _check_versions(
                     f"{what} is current but has superseded_by {by!r}",
                     [fid],
                 )
+    _check_cycles(facts, by_fid, out)
     if empty:
         shown = ", ".join(empty[:5]) + (f" and {len(empty) - 5} more" if len(empty) > 5 else "")
         out.add(
@@ -377,6 +396,92 @@ def _check_versions(
             groups[(row.get("subject_id"), pred)].append(i)
     for (sid, pred), idx in groups.items():
         _check_overlaps(sid, pred, [facts[i] for i in idx], out)
+
+
+def _check_cycles(
+    facts: Sequence[Mapping[str, Any]],
+    by_fid: Mapping[str, Sequence[Mapping[str, Any]]],
+    out: _Collector,
+) -> None:
+    """Follow every ``superseded_by`` chain once; report each cycle (self-links aside)."""
+    succ = {
+        str(r.get("fid")): r["superseded_by"]
+        for r in facts
+        if r.get("superseded_by") in by_fid and r.get("superseded_by") != r.get("fid")
+    }
+    state: dict[str, int] = {}  # 1: on the current walk, 2: done
+    for start in succ:
+        walk: list[str] = []
+        node: str | None = start
+        while node is not None and node not in state:
+            state[node] = 1
+            walk.append(node)
+            node = succ.get(node)
+        if node is not None and state[node] == 1:
+            loop = walk[walk.index(node) :]
+            out.add(
+                "superseded-by-cycle",
+                f"versions {' -> '.join(loop)} -> {node} supersede each other in a cycle",
+                loop,
+            )
+        for n in walk:
+            state[n] = 2
+
+
+def check_sessions(
+    sessions: Sequence[Mapping[str, Any]],
+    mentions: Sequence[Mapping[str, Any]],
+    *,
+    loose_mentions: int = 0,
+    orphans: Sequence[str] = (),
+) -> tuple[list[Problem], dict[str, int]]:
+    """Check sessions and their mentions (rows of :mod:`graphmem.store.check`); pure.
+
+    ``mentions`` are ``{session, entity, count}`` rows whose two ends loaded;
+    ``loose_mentions`` counts MENTIONS edges that did not join a session and an entity;
+    ``orphans`` are ids of entities nothing refers to.
+    """
+    out = _Collector()
+    if loose_mentions:
+        out.add(
+            "mention-dangling",
+            f"{loose_mentions} MENTIONS edge(s) do not join a stored session to a stored entity "
+            "(a damaged store: restore the last backup)",
+        )
+    seen: set[tuple[Any, Any]] = set()
+    for m in mentions:
+        pair = (m.get("session"), m.get("entity"))
+        if pair in seen:
+            out.add(
+                "mention-duplicate",
+                f"session {pair[0]!r} mentions entity {pair[1]!r} through more than one edge "
+                "(a session write applied twice or cut short)",
+            )
+        seen.add(pair)
+        n = m.get("count")
+        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+            out.add(
+                "mention-count",
+                f"session {pair[0]!r} mentions entity {pair[1]!r} with count {n!r}",
+            )
+    for s in sessions:
+        start, end = _ts(s.get("started_at")), _ts(s.get("ended_at"))
+        if start is None:
+            out.add("session-invalid", f"session {s.get('id')!r} has no started_at")
+        elif end is not None and end < start:
+            out.add(
+                "session-invalid",
+                f"session {s.get('id')!r} ends at {_fmt(end)}, before it starts at {_fmt(start)}",
+            )
+    if orphans:
+        shown = ", ".join(repr(o) for o in orphans[:5])
+        more = f" and {len(orphans) - 5} more" if len(orphans) > 5 else ""
+        out.add(
+            "entity-orphan",
+            f"{len(orphans)} entit{'y' if len(orphans) == 1 else 'ies'} with no fact, mention "
+            f"or alias: {shown}{more}",
+        )
+    return out.problems, dict(out.omitted)
 
 
 def _to_fact(row: Mapping[str, Any]) -> Fact:
@@ -507,14 +612,25 @@ def check(mem: Memory) -> CheckReport:
         facts = raw.fact_rows(store) if {"Fact", "Entity"} <= tables else []
         entities = raw.entity_rows(store) if "Entity" in tables else []
         predicates = raw.predicate_rows(store) if "Predicate" in tables else []
+        has_sessions = {"Session", "MENTIONS", "Entity"} <= tables
+        sessions = raw.session_rows(store) if has_sessions else []
+        mentions = raw.mention_rows(store) if has_sessions else []
+        loose = raw.loose_mentions(store) if has_sessions else 0
+        orphans = raw.orphan_entities(store) if has_sessions and "Fact" in tables else []
     problems, omitted = check_rows(
         facts, entities=entities, predicates=predicates, meta=meta, tables=tables
     )
+    more, more_omitted = check_sessions(sessions, mentions, loose_mentions=loose, orphans=orphans)
+    problems += more
+    for code, n in more_omitted.items():
+        omitted[code] = omitted.get(code, 0) + n
     stats = {
         "versions": len(facts),
         "current_versions": sum(1 for r in facts if r.get("expired_at") is None),
         "entities": len(entities),
         "predicates": len(predicates),
+        "sessions": len(sessions),
+        "mentions": len(mentions),
     }
     return CheckReport(mem.path, tuple(problems), stats, omitted)
 

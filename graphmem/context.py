@@ -1,4 +1,9 @@
-"""Agent context (SPEC §5): the facts relevant to a query as a compact, deterministic text block.
+"""Agent context (SPEC §5): the facts and session lines relevant to a query, as one text block.
+
+:func:`context` returns a :class:`~graphmem.episodic.Context` (a ``str`` with ``.text`` and
+``.items``); :func:`search` returns the same candidates as scored
+:class:`~graphmem.episodic.SearchItem` rows. Facts are this module's; session lines (the
+episodic layer: what was said, dated) are :mod:`graphmem.episodic`'s.
 
 >>> import graphmem as gm
 >>> from graphmem.timeutil import ManualClock
@@ -15,6 +20,8 @@ Memory relevant to "What does the api run on?" (2 facts):
 How candidates are found (:mod:`graphmem.store.search` holds the queries)
     1. *Entity match*: every 1- to 6-word span of the query is normalised like an entity name
        (and resolved through aliases) and looked up by primary key; hits are the **anchors**.
+       The words "we", "our", "us" (and "ours", "ourselves") anchor the owner, ``self`` (the
+       subject the text pipeline gives "we deploy with ..." claims).
     2. *Neighbourhood*: the facts whose subject or object is an anchor (1 hop). An anchor's
        whole timeline as known at ``known_at`` is read, so replaced values are at hand.
     3. *Full text*: the query's keywords (minus the anchors' own words) against the FTS index
@@ -36,13 +43,25 @@ How they are ranked
     - relevance: 1.0 when the subject is an anchor, 0.85 when the object is; for full-text hits
       0.6 (subject) or 0.7 (object, e.g. a note's text) times the hit's BM25 score relative to
       the best hit; plus ``0.5 * overlap``, the share of the query's keywords (lower-cased,
-      lightly stemmed) found in the fact's subject, predicate, object and statement.
+      lightly stemmed) found in the fact's subject, predicate, object and statement; plus
+      ``0.3 * predicate``, the share of the predicate's own words found in the query (deploy ~
+      ``deploys_with``, run ~ ``runs_on``, "embeddings provider" ~ ``embeddings_provider``),
+      so among an anchor's facts the one the question is about comes first.
     - importance: :func:`graphmem.decay.effective_importance` of the fact's importance, kind,
       access count and pinned flag, divided by 10 and capped at 1. **Age**: an ``event`` ages
       from ``valid_from`` (when it happened) to ``valid_at``; every other kind ages from
       ``recorded_at`` (when graphmem learned this version) to ``known_at`` — a fact true since
       2015 but learned yesterday is fresh knowledge, a backfilled event from 2015 is old news.
     - recency: ``exp(-days / 365)`` where days run from ``valid_from`` to ``valid_at``.
+
+Session lines
+    The lines found by :func:`graphmem.episodic.line_candidates` (BM25 with the anchors' names
+    and aliases, plus the source lines of the best facts; scored on the same scale as facts)
+    render as ``- [8 May 2023] Speaker: text``; a line stating a value since superseded ends
+    with ``(superseded D: predicate object)``. Lines that say the same thing (same speaker and
+    text) are shown once; a fact whose statement a shown line of its session holds is dropped
+    as a duplicate (unless it notes what it replaced). Consecutive lines of a session merge
+    into one passage.
 
 Rendering and budget
     One line per fact: ``- subject predicate object (since D[, until D][; was X])``, a
@@ -55,8 +74,13 @@ Rendering and budget
     Tokens are estimated as ``ceil(characters / 4)`` (:func:`estimate_tokens`, the usual ~4
     characters per token of English with GPT/Claude tokenizers; it undercounts scripts such as
     CJK, where a character is closer to a token); the whole block, header and
-    footer included, stays within ``budget_tokens * 4`` characters. Lines are added best first;
-    one that does not fit is skipped and a footer counts what was left out.
+    footer included, stays within ``budget_tokens * 4`` characters. The header counts what is
+    shown: ``(2 facts, 3 session lines)``, ``(2 of 9 facts, ...)``. Everything is shown when it
+    fits; otherwise facts are taken best first up to :data:`FACT_SHARE` (40 %) of the room
+    (not those a line candidate already says), then session lines best first, then the other
+    facts, then the lines right after and before the lines shown (context, score 0); whatever
+    does not fit is skipped and a footer counts what was left out. Facts come first in the
+    block, then the passages, best first.
 
 Side effect
     The facts rendered get ``access_count + 1`` and ``last_accessed_at = now`` in one
@@ -75,21 +99,33 @@ import math
 import re
 import unicodedata
 import weakref
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from graphmem.decay import effective_importance
+from graphmem.episodic import (
+    GROUND_FACTS,
+    Context,
+    LineCandidate,
+    SearchItem,
+    Semantic,
+    line_candidates,
+    line_text,
+    render_line,
+)
 from graphmem.errors import GraphmemError, InvalidInput, StoreError
 from graphmem.normalize import entity_key
-from graphmem.store import search
+from graphmem.store import lines as store_lines
+from graphmem.store import search as store_search
 from graphmem.store.kuzu_store import KuzuStore
+from graphmem.store.lines import LineRow
 from graphmem.timeutil import TimeLike, to_utc
 
 if TYPE_CHECKING:
     from graphmem.memory import Memory
 
-__all__ = ["CHARS_PER_TOKEN", "context", "estimate_tokens"]
+__all__ = ["CHARS_PER_TOKEN", "Context", "SearchItem", "context", "estimate_tokens", "search"]
 
 _log = logging.getLogger(__name__)
 
@@ -116,6 +152,16 @@ W_RELEVANCE, W_IMPORTANCE, W_RECENCY = 0.60, 0.25, 0.15
 REL_SUBJECT, REL_OBJECT = 1.0, 0.85
 REL_HIT_SUBJECT, REL_HIT_OBJECT = 0.6, 0.7
 OVERLAP_WEIGHT = 0.5
+#: Added to a fact's relevance times the share of its predicate's words found in the query
+#: (deploy ~ deploys_with, "embeddings provider" ~ embeddings_provider).
+PREDICATE_WEIGHT = 0.3
+#: The owner's entity: the subject the text pipeline gives "we deploy with ..." claims.
+OWNER = "self"
+_OWNER = re.compile(r"(?<!\w)(?:we|our|ours|ourselves|us)(?!\w)", re.IGNORECASE)
+#: Share of the room that facts may take first when session lines compete for it.
+FACT_SHARE = 0.4
+#: Session lines considered: at least this many, more for big budgets (budget_tokens / 12).
+LINE_HITS = 40
 
 _STOPWORDS = frozenset(
     """a about above after again against all am an and any are as at be because been before
@@ -201,7 +247,7 @@ def _spans(query: str) -> list[str]:
 
 @dataclass
 class _Candidate:
-    fact: search.FactView
+    fact: store_search.FactView
     direction: str
     relevance: float = 0.0
     score: float = 0.0
@@ -227,7 +273,7 @@ def _index_ready(store: KuzuStore) -> bool:
     ready = _INDEX_READY.get(store)
     if ready is None:
         try:
-            ready = search.ensure_entity_index(store)
+            ready = store_search.ensure_entity_index(store)
         except StoreError as exc:  # e.g. a full disk: search without the index
             _log.warning("context(): cannot build the full-text index, scanning: %s", exc)
             ready = False
@@ -243,14 +289,14 @@ def _full_text(
         return {}, {}
     use_index = _index_ready(store)
     try:
-        hits = search.search_entities(
+        hits = store_search.search_entities(
             store, keywords, limit=FTS_HITS + len(exclude), use_index=use_index
         )
     except StoreError:
         if not use_index:
             raise
         _INDEX_READY[store] = False  # the index vanished (dropped by another process?)
-        hits = search.search_entities(
+        hits = store_search.search_entities(
             store, keywords, limit=FTS_HITS + len(exclude), use_index=False
         )
     kept = [h for h in hits if h[0] not in exclude]
@@ -259,16 +305,18 @@ def _full_text(
 
 def _anchors(mem: Memory, query: str) -> dict[str, str]:
     ids = set()
+    if _OWNER.search(unicodedata.normalize("NFKC", query)):
+        ids.add(mem._aliases.get(OWNER, OWNER))
     for span in _spans(query):
         try:
             key = entity_key(span)
         except InvalidInput:
             continue
         ids.add(mem._aliases.get(key, key))
-    return search.find_entities(mem._store, ids)
+    return store_search.find_entities(mem._store, ids)
 
 
-def _age_days(f: search.FactView, *, valid_at: dt.datetime, known_at: dt.datetime) -> float:
+def _age_days(f: store_search.FactView, *, valid_at: dt.datetime, known_at: dt.datetime) -> float:
     # Events age on the world axis (when they happened), other kinds on the system axis.
     delta = valid_at - f.valid_from if f.kind == "event" else known_at - f.recorded_at
     return max(delta.total_seconds() / 86400.0, 0.0)
@@ -283,6 +331,11 @@ def _score(
         fact_terms = _terms(" ".join((f.subject, f.predicate, f.object, f.statement or "")))
         overlap = len(query_terms & fact_terms) / len(query_terms)
     relevance = c.relevance + OVERLAP_WEIGHT * overlap
+    if query_terms and f.predicate != "note":
+        predicate_terms = _terms(f.predicate)
+        if predicate_terms:
+            share = len(query_terms & predicate_terms) / len(predicate_terms)
+            relevance += PREDICATE_WEIGHT * share
     eff = effective_importance(
         f.importance,
         kind=f.kind,
@@ -322,7 +375,7 @@ def _line(c: _Candidate) -> str:
 def _predecessors(
     mem: Memory,
     chosen: Sequence[_Candidate],
-    timelines: dict[str, list[search.FactView]],
+    timelines: dict[str, list[store_search.FactView]],
     *,
     known_at: dt.datetime,
 ) -> None:
@@ -343,8 +396,8 @@ def _predecessors(
         if c.fact.subject_id not in timelines and pair not in missing:
             missing.append(pair)
     missing = missing[:WAS_LOOKUPS]
-    extra: dict[str, list[search.FactView]] = {}
-    for row in search.versions_of(mem._store, missing, known_at=known_at):
+    extra: dict[str, list[store_search.FactView]] = {}
+    for row in store_search.versions_of(mem._store, missing, known_at=known_at):
         extra.setdefault(row.subject_id, []).append(row)
     for c in wanted:
         f = c.fact
@@ -371,6 +424,194 @@ def _fit(lines: Iterable[str], budget_chars: int) -> str:
     return text if len(text) <= budget_chars else text[: budget_chars - 1] + "…"
 
 
+def _check_query(query: object) -> str:
+    if not isinstance(query, str) or not query.strip():
+        raise InvalidInput(f"query={query!r} must be non-empty text, e.g. 'where does Alice work?'")
+    return query
+
+
+def _gather_facts(
+    mem: Memory, query: str, *, v_at: dt.datetime, k_at: dt.datetime
+) -> tuple[list[_Candidate], dict[str, list[store_search.FactView]], dict[str, str]]:
+    """Find and rank the fact candidates; return them, the subjects' timelines, the anchors."""
+    store = mem._store
+    anchors = _anchors(mem, query)
+    anchor_words = {w for name in anchors.values() for w in _keywords(name)}
+    keywords = [w for w in _keywords(query) if w not in anchor_words]
+    hits, hit_names = _full_text(store, keywords, set(anchors))
+    top = FTS_HITS_ANCHORED if anchors else FTS_HITS
+    hit_ids = sorted(hits, key=lambda i: (-hits[i], i))[:top]
+    ids = sorted(anchors) + hit_ids
+    candidates: dict[str, _Candidate] = {}
+
+    def offer(row: store_search.FactView, direction: str, relevance: float) -> None:
+        c = candidates.get(row.id)
+        if c is None:
+            candidates[row.id] = _Candidate(row, direction, relevance)
+        elif relevance > c.relevance:
+            c.relevance = relevance
+
+    # Subjects' timelines as known at known_at: what is valid now, and what it replaced.
+    # A hit with a long name is a text (a note): only facts pointing at it matter.
+    names = {**anchors, **{h: hit_names[h] for h in hit_ids}}
+    subjects = [i for i in ids if len(names[i].split()) <= TEXT_WORDS]
+    timelines: dict[str, list[store_search.FactView]] = {i: [] for i in subjects}
+    for row in store_search.facts_from(store, subjects, known_at=k_at):
+        timelines[row.via].append(row)
+        if row.valid_at(v_at):
+            rel = REL_SUBJECT if row.via in anchors else REL_HIT_SUBJECT * hits[row.via]
+            offer(row, "out", rel)
+    for row in store_search.facts_to(store, ids, known_at=k_at, valid_at=v_at, limit=IN_LIMIT):
+        rel = REL_OBJECT if row.via in anchors else REL_HIT_OBJECT * hits[row.via]
+        offer(row, "in", rel)
+    terms = _terms(query)
+    for c in candidates.values():
+        c.score = _score(c, terms, valid_at=v_at, known_at=k_at)
+    ranked = sorted(candidates.values(), key=_Candidate.sort_key)
+    # "was" notes for the best facts (free for anchored subjects; WAS_LOOKUPS queries else).
+    _predecessors(mem, ranked[:WAS_FOR], timelines, known_at=k_at)
+    return ranked, timelines, anchors
+
+
+#: Facts that get their "was" notes looked up (the best ranked).
+WAS_FOR = 60
+
+
+def _fact_item(c: _Candidate) -> SearchItem:
+    f = c.fact
+    return SearchItem(
+        kind="fact",
+        id=f.id,
+        text=_line(c)[2:],
+        score=round(c.score, 6),
+        date=f.valid_from,
+        session=f.source,
+    )
+
+
+def _line_item(c: LineCandidate | LineRow, score: float | None = None) -> SearchItem:
+    row = c.line if isinstance(c, LineCandidate) else c
+    return SearchItem(
+        kind="line",
+        id=row.id,
+        text=line_text(c),
+        score=round(c.score if isinstance(c, LineCandidate) else (score or 0.0), 6),
+        date=row.started_at,
+        session=row.session,
+        superseded=c.superseded if isinstance(c, LineCandidate) else None,
+    )
+
+
+def _grounds(ranked: Sequence[_Candidate]) -> list[tuple[str, str, float]]:
+    """The best facts read from a session: ``(source, statement, score)`` (see episodic)."""
+    out = []
+    for c in ranked:
+        if c.fact.source and c.fact.statement:
+            out.append((c.fact.source, c.fact.statement, c.score))
+            if len(out) == GROUND_FACTS:
+                break
+    return out
+
+
+def _covered(
+    ranked: Sequence[_Candidate], found: Sequence[LineCandidate], same: Mapping[str, str]
+) -> dict[str, str]:
+    """Return ``{fact id: line id}`` for facts whose statement a line of their session holds.
+
+    ``found`` are all line candidates, ``same`` maps each to the kept line saying the same
+    (:func:`_dedupe`): the id returned. Facts with a "was" note are never covered (the line
+    does not say what they replaced).
+    """
+    by_session: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
+    for lc in found:
+        row = lc.line
+        texts = (_norm_text(row.text),) + (
+            (_norm_text(f"{row.speaker}: {row.text}"),) if row.speaker else ()
+        )
+        by_session.setdefault(row.session, []).append((same.get(row.id, row.id), texts))
+    out: dict[str, str] = {}
+    for c in ranked:
+        f = c.fact
+        if c.was or not f.source or f.source not in by_session:
+            continue
+        said_text = _norm_text(f.statement or (f.object if f.predicate == "note" else ""))
+        if not said_text:
+            continue
+        for line_id, texts in by_session[f.source]:
+            if any(said_text in t for t in texts):
+                out[f.id] = line_id
+                break
+    return out
+
+
+def _norm_text(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+def _dedupe(cands: Sequence[LineCandidate]) -> tuple[list[LineCandidate], dict[str, str]]:
+    """Keep the best of lines that say the same thing (same speaker and text).
+
+    Returns the kept lines and ``{line id: id of the kept line saying the same}`` for all.
+    """
+    kept: dict[tuple[str, str], str] = {}
+    same: dict[str, str] = {}
+    out = []
+    for c in cands:
+        key = ((c.line.speaker or "").casefold(), " ".join(c.line.text.split()).casefold())
+        if key not in kept:
+            kept[key] = c.line.id
+            out.append(c)
+        same[c.line.id] = kept[key]
+    return out, same
+
+
+def _block_size(
+    chosen: Mapping[str, LineCandidate | LineRow], sizes: dict[str, tuple[int, int]]
+) -> int:
+    """Characters (newlines included) of :func:`_lines_block` for ``chosen``, without it."""
+    rows = [c.line if isinstance(c, LineCandidate) else c for c in chosen.values()]
+    present = {(r.session, r.n) for r in rows}
+    total = 0
+    for c, r in zip(chosen.values(), rows, strict=True):
+        size = sizes.get(r.id)
+        if size is None:
+            size = sizes[r.id] = (len(render_line(c)), len(render_line(c, dated=False)))
+        total += 1 + size[(r.session, r.n - 1) in present]
+    return total
+
+
+def _lines_block(chosen: Mapping[str, LineCandidate | LineRow], order: Sequence[str]) -> list[str]:
+    """Render chosen lines as passages: consecutive lines of a session merge (module docs).
+
+    Passages come in the order of their best line in ``order`` (the ids, best first).
+    """
+    rank = {lid: i for i, lid in enumerate(order)}
+    by_session: dict[str, list[LineCandidate | LineRow]] = {}
+    for c in chosen.values():
+        row = c.line if isinstance(c, LineCandidate) else c
+        by_session.setdefault(row.session, []).append(c)
+    passages: list[tuple[int, list[str]]] = []
+    for items in by_session.values():
+        rows = sorted(items, key=lambda c: (c.line if isinstance(c, LineCandidate) else c).n)
+        current: list[str] = []
+        best = len(rank)
+        prev_n = None
+        for c in rows:
+            row = c.line if isinstance(c, LineCandidate) else c
+            if prev_n is not None and row.n == prev_n + 1:
+                current.append(render_line(c, dated=False))
+            else:
+                if current:
+                    passages.append((best, current))
+                current, best = [render_line(c)], len(rank)
+            best = min(best, rank.get(row.id, len(rank)))
+            prev_n = row.n
+        if current:
+            passages.append((best, current))
+    passages.sort(key=lambda p: (p[0], p[1][0]))
+    return [line for _, block in passages for line in block]
+
+
 def context(
     mem: Memory,
     query: str,
@@ -378,10 +619,11 @@ def context(
     budget_tokens: int = 800,
     valid_at: TimeLike | None = None,
     known_at: TimeLike | None = None,
-) -> str:
-    """Return the facts relevant to ``query`` as a compact text block for an LLM prompt.
+    semantic: Semantic | None = None,
+) -> Context:
+    """Return the facts and session lines relevant to ``query`` as a text block for a prompt.
 
-    See the module documentation for how facts are found, ranked and rendered.
+    See the module documentation for how facts and lines are found, ranked and rendered.
 
     Args:
         mem: an open memory.
@@ -389,17 +631,21 @@ def context(
         budget_tokens: the block never exceeds ``budget_tokens * 4`` characters (~4 characters
             per token).
         valid_at: world time (default now): only facts true then.
-        known_at: system time (default now): only what graphmem believed then.
+        known_at: system time (default now): only what graphmem believed then, and only the
+            sessions recorded by then.
+        semantic: the optional similarity seam for session lines
+            (:data:`graphmem.episodic.Semantic`).
 
     Returns:
-        A header line and one line per fact, best first; a short sentence when nothing matches
-        or the memory is empty. Deterministic for the same store state and arguments.
+        A :class:`~graphmem.episodic.Context`: a ``str`` (a header line, one line per fact and
+        the session lines, best first; a short sentence when nothing matches or the memory is
+        empty) whose ``items`` are the facts and lines shown, with ids and scores.
+        Deterministic for the same store state and arguments.
 
     Raises:
         InvalidInput: a blank or non-string query, a budget below 1, or bad times.
     """
-    if not isinstance(query, str) or not query.strip():
-        raise InvalidInput(f"query={query!r} must be non-empty text, e.g. 'where does Alice work?'")
+    _check_query(query)
     if isinstance(budget_tokens, bool) or not isinstance(budget_tokens, int) or budget_tokens < 1:
         raise InvalidInput(f"budget_tokens={budget_tokens!r} must be a positive integer, e.g. 800")
     now = mem.now()
@@ -415,90 +661,194 @@ def context(
     when = f"; {', '.join(as_of)}" if as_of else ""
     store = mem._store
 
+    def done(lines: Iterable[str], items: Sequence[SearchItem] = ()) -> Context:
+        return Context(_fit(lines, budget_chars), items, query)
+
     with mem._lock:
-        anchors = _anchors(mem, query)
-        anchor_words = {w for name in anchors.values() for w in _keywords(name)}
-        keywords = [w for w in _keywords(query) if w not in anchor_words]
-        hits, hit_names = _full_text(store, keywords, set(anchors))
-        top = FTS_HITS_ANCHORED if anchors else FTS_HITS
-        hit_ids = sorted(hits, key=lambda i: (-hits[i], i))[:top]
-        ids = sorted(anchors) + hit_ids
-        candidates: dict[str, _Candidate] = {}
+        ranked, _, anchors = _gather_facts(mem, query, v_at=v_at, k_at=k_at)
+        found = line_candidates(
+            mem,
+            query,
+            anchors=anchors,
+            valid_at=v_at,
+            known_at=k_at,
+            limit=max(LINE_HITS, budget_tokens // 12),
+            semantic=semantic,
+            grounds=_grounds(ranked),
+        )
+        said, same = _dedupe(found)
+        if not ranked and not said:
+            has_lines = bool(store.run("MATCH (l:SessionLine) RETURN l.id LIMIT 1"))
+            if not has_lines and not store_search.has_facts(store):
+                return done(["Memory is empty: no facts stored yet."])
+            what = "facts or session lines" if has_lines else "facts"
+            return done([f'No {what} in memory match "{shown_query}"{when}.'])
 
-        def offer(row: search.FactView, direction: str, relevance: float) -> None:
-            c = candidates.get(row.id)
-            if c is None:
-                candidates[row.id] = _Candidate(row, direction, relevance)
-            elif relevance > c.relevance:
-                c.relevance = relevance
+        nl = len(said)
+        everything = {c.line.id: c for c in said}
+        line_order = [c.line.id for c in said]
+        fact_lines = {c.fact.id: _line(c) for c in ranked}
+        sizes: dict[str, tuple[int, int]] = {}  # line id: (length dated, as a continuation)
+        warm = store_lines.warm_index(store)
+        # A fact read from a line (same session, its statement in the line) says nothing the
+        # line does not, unless it notes what it replaced: shown with its line, it is dropped.
+        cover = _covered(ranked, found, same)
 
-        # Subjects' timelines as known at known_at: what is valid now, and what it replaced.
-        # A hit with a long name is a text (a note): only facts pointing at it matter.
-        names = {**anchors, **{h: hit_names[h] for h in hit_ids}}
-        subjects = [i for i in ids if len(names[i].split()) <= TEXT_WORDS]
-        timelines: dict[str, list[search.FactView]] = {i: [] for i in subjects}
-        for row in search.facts_from(store, subjects, known_at=k_at):
-            timelines[row.via].append(row)
-            if row.valid_at(v_at):
-                rel = REL_SUBJECT if row.via in anchors else REL_HIT_SUBJECT * hits[row.via]
-                offer(row, "out", rel)
-        for row in search.facts_to(store, ids, known_at=k_at, valid_at=v_at, limit=IN_LIMIT):
-            rel = REL_OBJECT if row.via in anchors else REL_HIT_OBJECT * hits[row.via]
-            offer(row, "in", rel)
+        def dups(chosen: Mapping[str, LineCandidate | LineRow]) -> set[str]:
+            return {f for f, line_id in cover.items() if line_id in chosen}
 
-        if not candidates:
-            if not search.has_facts(store):
-                return _fit(["Memory is empty: no facts stored yet."], budget_chars)
-            return _fit([f'No facts in memory match "{shown_query}"{when}.'], budget_chars)
+        def counts(cf: int, cl: int, nf: int) -> str:
+            parts = []
+            if nf:
+                parts.append(f"{cf} of {_n(nf, 'fact')}" if cf < nf else _n(nf, "fact"))
+            if nl:
+                parts.append(
+                    f"{cl} of {_n(nl, 'session line')}" if cl < nl else _n(nl, "session line")
+                )
+            return ", ".join(parts)
 
-        terms = _terms(query)
-        for c in candidates.values():
-            c.score = _score(c, terms, valid_at=v_at, known_at=k_at)
-        ranked = sorted(candidates.values(), key=_Candidate.sort_key)
+        def header(cf: int, cl: int, nf: int) -> str:
+            return f'Memory relevant to "{shown_query}" ({counts(cf, cl, nf)}{when}):'
 
-        n = len(ranked)
-        total = f"{n} fact{'s' if n != 1 else ''}"
+        def shown_facts(
+            facts: Sequence[_Candidate], chosen: Mapping[str, LineCandidate | LineRow]
+        ) -> list[_Candidate]:
+            gone = dups(chosen)
+            return [c for c in facts if c.fact.id not in gone]
 
-        def header(count: str) -> str:
-            return f'Memory relevant to "{shown_query}" ({count}{when}):'
+        def total(
+            facts: Sequence[_Candidate], chosen: Mapping[str, LineCandidate | LineRow]
+        ) -> int:
+            """The length of the whole block: header, lines, and the footer when one is due."""
+            kept = shown_facts(facts, chosen)
+            nf = len(ranked) - len(dups(chosen))
+            cf, cl = len(kept), sum(1 for i in chosen if i in everything)
+            n = len(header(cf, cl, nf)) + sum(1 + len(fact_lines[c.fact.id]) for c in kept)
+            n += _block_size(chosen, sizes)
+            left = nf - cf + nl - cl
+            return n + (1 + len(_footer(left)) if left else 0)
 
-        full_room = budget_chars - len(header(total))
-        part_room = budget_chars - len(header(f"{n} of {total}")) - len(_footer(n)) - 1
-
-        def fit(cands: Sequence[_Candidate]) -> list[_Candidate]:
-            if len(cands) == n and sum(1 + len(_line(c)) for c in cands) <= full_room:
-                return list(cands)
-            return _choose(cands, part_room)
-
-        # Choose without the "was" notes, look those up for the chosen facts only, then drop
-        # from the end whatever no longer fits.
-        chosen = fit(ranked)
-        _predecessors(mem, chosen, timelines, known_at=k_at)
-        chosen = fit(chosen)
-        left = n - len(chosen)
-        out = [header(f"{len(chosen)} of {total}" if left else total), *map(_line, chosen)]
+        facts_in: list[_Candidate] = []
+        lines_in: dict[str, LineCandidate | LineRow] = {}
+        if total(ranked, everything) <= budget_chars:
+            facts_in, lines_in = list(ranked), dict(everything)
+        else:
+            # Facts first, up to their share of the room (not those a line candidate says);
+            # then lines; then the other facts; then the neighbours of the lines shown.
+            # Whatever does not fit is skipped.
+            nf0 = len(ranked)
+            room = budget_chars - len(header(nf0, nl, nf0)) - 1 - len(_footer(nf0 + nl))
+            share = room * (FACT_SHARE if said else 1.0)
+            used = 0
+            for c in ranked:
+                extra = 1 + len(fact_lines[c.fact.id])
+                if c.fact.id not in cover and used + extra <= share:
+                    facts_in.append(c)
+                    used += extra
+            for lc in said:
+                lines_in[lc.line.id] = lc
+                if total(facts_in, lines_in) > budget_chars:
+                    del lines_in[lc.line.id]
+            taken = {c.fact.id for c in facts_in} | dups(lines_in)
+            for c in ranked:
+                if c.fact.id in taken:
+                    continue
+                facts_in.append(c)
+                if total(facts_in, lines_in) > budget_chars:
+                    facts_in.pop()
+            facts_in.sort(key=_Candidate.sort_key)
+            for lc in said:
+                if lc.line.id not in lines_in:
+                    continue
+                before, after = store_lines.neighbours(store, lc.line, index=warm)
+                for row in (after, before):
+                    if row is None or row.id in lines_in or row.id in everything:
+                        continue
+                    lines_in[row.id] = row
+                    if total(facts_in, lines_in) > budget_chars:
+                        del lines_in[row.id]
+        facts_in = shown_facts(facts_in, lines_in)
+        nf = len(ranked) - len(dups(lines_in))
+        cf, cl = len(facts_in), sum(1 for i in lines_in if i in everything)
+        left = (nf - cf) + (nl - cl)
+        out = [header(cf, cl, nf), *(fact_lines[c.fact.id] for c in facts_in)]
+        out += _lines_block(lines_in, line_order)
         if left and len("\n".join(out)) + 1 + len(_footer(left)) <= budget_chars:
             out.append(_footer(left))
-        _bump(mem, chosen, now)
-        return _fit(out, budget_chars)
+        items = [_fact_item(c) for c in facts_in]
+        items += [_line_item(lines_in[i]) for i in line_order if i in lines_in]
+        items += [_line_item(c, 0.0) for i, c in sorted(lines_in.items()) if i not in everything]
+        _bump(mem, facts_in, now)
+        return done(out, items)
+
+
+def _n(n: int, what: str) -> str:
+    return f"{n} {what}{'s' if n != 1 else ''}"
+
+
+def search(
+    mem: Memory,
+    query: str,
+    *,
+    limit: int = 20,
+    valid_at: TimeLike | None = None,
+    known_at: TimeLike | None = None,
+    kinds: Sequence[str] = ("fact", "line"),
+    semantic: Semantic | None = None,
+) -> list[SearchItem]:
+    """Return the candidates :func:`context` ranks, as scored items for callers' own prompts.
+
+    The same facts (current at ``valid_at`` as believed at ``known_at``) and session lines
+    (recorded by ``known_at``), scored as in the module documentation, merged best first (ties
+    by kind then id). Nothing is written (no access counters).
+
+    Args:
+        mem: an open memory.
+        query: the question or topic.
+        limit: at most this many items (>= 1).
+        valid_at: world time (default now).
+        known_at: system time (default now).
+        kinds: ``"fact"`` and/or ``"line"``.
+        semantic: the optional similarity seam for lines.
+
+    Returns:
+        :class:`~graphmem.episodic.SearchItem` rows.
+
+    Raises:
+        InvalidInput: a blank query, a bad limit, kinds or time.
+    """
+    _check_query(query)
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+        raise InvalidInput(f"limit={limit!r} must be a positive integer, e.g. 20")
+    if isinstance(kinds, str):
+        kinds = (kinds,)
+    wanted = set(kinds)
+    if not wanted or not wanted <= {"fact", "line"}:
+        raise InvalidInput(f"kinds={kinds!r} must name 'fact' and/or 'line'")
+    now = mem.now()
+    v_at = now if valid_at is None else to_utc(valid_at, name="valid_at")
+    k_at = now if known_at is None else to_utc(known_at, name="known_at")
+    with mem._lock:
+        ranked, _, anchors = _gather_facts(mem, query, v_at=v_at, k_at=k_at)
+        items = [_fact_item(c) for c in ranked] if "fact" in wanted else []
+        if "line" in wanted:
+            found = line_candidates(
+                mem,
+                query,
+                anchors=anchors,
+                valid_at=v_at,
+                known_at=k_at,
+                limit=max(limit, LINE_HITS),
+                semantic=semantic,
+                grounds=_grounds(ranked),
+            )
+            items += [_line_item(c) for c in _dedupe(found)[0]]
+    items.sort(key=lambda i: (-i.score, i.kind, i.id))
+    return items[:limit]
 
 
 def _footer(left: int) -> str:
     return f"(+{left} more not shown; raise budget_tokens)"
-
-
-def _choose(ranked: Sequence[_Candidate], room: int) -> list[_Candidate]:
-    """Take lines best first while they fit in ``room`` characters; skip the ones that don't."""
-    chosen: list[_Candidate] = []
-    used = 0
-    for c in ranked:
-        size = 1 + len(_line(c))
-        if used + size <= room:
-            chosen.append(c)
-            used += size
-        elif room - used < 24:  # no line is shorter than that
-            break
-    return chosen
 
 
 def _bump(mem: Memory, chosen: Sequence[_Candidate], now: dt.datetime) -> None:
@@ -511,7 +861,7 @@ def _bump(mem: Memory, chosen: Sequence[_Candidate], now: dt.datetime) -> None:
         groups.setdefault((c.direction, c.fact.via), []).append(c.fact.id)
     try:
         with store.transaction():
-            search.count_access(store, groups, at=now)
+            store_search.count_access(store, groups, at=now)
     except GraphmemError as exc:
         # Bookkeeping must never cost the caller its answer.
         _log.warning("context(): could not bump access counters: %s", exc)

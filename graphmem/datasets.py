@@ -1,8 +1,14 @@
 """Real temporal datasets: the bundled YAGO11k sample and loaders for the HyTE-format files.
 
 The bundled sample (``graphmem/data/yago_sample.tsv``) holds the ``worksAt`` and ``isMarriedTo``
-facts of YAGO11k with the birth and death places of the same people. YAGO3 is © Max Planck
-Institute for Informatics, CC BY 3.0 (see ``graphmem/data/ATTRIBUTION.md``).
+facts of YAGO11k with the birth and death places of the same people, under the predicates
+``works_at``, ``married_to``, ``born_in`` and ``died_in``. YAGO3 is © Max Planck Institute for
+Informatics, CC BY 3.0 (see ``graphmem/data/ATTRIBUTION.md``).
+
+A data set brings its own vocabulary, and the shipped ontology holds general agent-memory
+relations only: define the predicates a data set needs before loading it
+(:func:`define_predicates` with :data:`SAMPLE_PREDICATES`, :data:`YAGO_CARDINALITY` or
+:data:`WIKIDATA_CARDINALITY`), as any user would with ``Memory.define_predicate``.
 
 Dates in these files are ``YYYY``, ``YYYY_MM``, ``YYYY_MM_DD`` or ``None`` (unknown); malformed
 values (``195``, ``#``) are reported and skipped, never guessed.
@@ -12,15 +18,25 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from graphmem.models import Cardinality
+
+if TYPE_CHECKING:
+    from graphmem.memory import Memory
+    from graphmem.models import Predicate
 
 __all__ = [
+    "SAMPLE_PREDICATES",
+    "WIKIDATA_CARDINALITY",
+    "YAGO_CARDINALITY",
     "YAGO_PREDICATES",
     "TemporalFact",
+    "define_predicates",
     "label",
     "load_hyte",
     "parse_time",
@@ -29,19 +45,108 @@ __all__ = [
 
 _DATE = re.compile(r"^(\d{4})(?:_(\d{2}))?(?:_(\d{2}))?$")
 
-#: YAGO11k relations → graphmem predicates (with the cardinality the default ontology gives).
+#: YAGO11k relations → the data set's own labels, used as predicate names (``load_hyte``'s
+#: ``relations=``); graphmem normalises them (``isMarriedTo`` → ``is_married_to``).
 YAGO_PREDICATES = {
-    "<worksAt>": "works_at",
-    "<isMarriedTo>": "married_to",
-    "<wasBornIn>": "born_in",
-    "<diedIn>": "died_in",
-    "<playsFor>": "plays_for",
-    "<hasWonPrize>": "has_won_prize",
+    "<worksAt>": "worksAt",
+    "<isMarriedTo>": "isMarriedTo",
+    "<wasBornIn>": "wasBornIn",
+    "<diedIn>": "diedIn",
+    "<playsFor>": "playsFor",
+    "<hasWonPrize>": "hasWonPrize",
     "<created>": "created",
-    "<graduatedFrom>": "graduated_from",
-    "<isAffiliatedTo>": "affiliated_to",
+    "<graduatedFrom>": "graduatedFrom",
+    "<isAffiliatedTo>": "isAffiliatedTo",
     "<owns>": "owns",
 }
+
+#: How each YAGO11k relation behaves over time: one value at a time (a new employer, spouse,
+#: team or party ends the previous one) or several that accumulate (prizes, works, degrees).
+YAGO_CARDINALITY: dict[str, Cardinality] = {
+    "worksAt": "one",
+    "isMarriedTo": "one",
+    "wasBornIn": "one",
+    "diedIn": "one",
+    "playsFor": "one",
+    "isAffiliatedTo": "one",
+    "hasWonPrize": "many",
+    "created": "many",
+    "graduatedFrom": "many",
+    "owns": "many",
+}
+
+#: How each Wikidata12k property (by its ``relation_labels.tsv`` label) behaves over time.
+WIKIDATA_CARDINALITY: dict[str, Cardinality] = {
+    "employer": "one",
+    "spouse": "one",
+    "member of political party": "one",
+    "member of sports team": "one",
+    "residence": "one",
+    "head of government": "one",
+    "country": "one",
+    "located in the administrative territorial entity": "one",
+    "IMA status and/or rank": "one",
+    "title of chess person": "one",
+    "capital of": "many",
+    "academic degree": "many",
+    "contains the administrative territorial entity": "many",
+    "twinned administrative body": "many",
+    "significant event": "many",
+    "heritage designation": "many",
+    "position held": "many",
+    "instance of": "many",
+    "nominated for": "many",
+    "member of": "many",
+    "winner": "many",
+    "educated at": "many",
+    "award received": "many",
+    "country of citizenship": "many",
+}
+
+#: The predicates of the bundled sample: ``(name, cardinality, aliases)``, the aliases being
+#: YAGO's labels of the same relations.
+SAMPLE_PREDICATES: tuple[tuple[str, Cardinality, tuple[str, ...]], ...] = (
+    ("works_at", "one", ("worksAt",)),
+    ("married_to", "one", ("isMarriedTo",)),
+    ("born_in", "one", ("wasBornIn",)),
+    ("died_in", "one", ("diedIn",)),
+)
+
+
+def define_predicates(
+    mem: Memory,
+    predicates: Mapping[str, Cardinality]
+    | Iterable[tuple[str, Cardinality, Sequence[str]]] = SAMPLE_PREDICATES,
+) -> list[Predicate]:
+    """Define a data set's predicates in ``mem`` through ``Memory.define_predicate``.
+
+    Args:
+        mem: the memory to load the data set into.
+        predicates: ``{name: cardinality}`` (such as :data:`YAGO_CARDINALITY`) or
+            ``(name, cardinality, aliases)`` triples (such as :data:`SAMPLE_PREDICATES`).
+
+    Returns:
+        The definitions in force, in the order given.
+
+    Raises:
+        InvalidInput: as ``define_predicate`` (e.g. a cardinality change of a predicate that
+            already has facts).
+
+    Examples:
+        >>> import graphmem as gm
+        >>> with gm.open(ontology=None) as mem:
+        ...     [p.name for p in define_predicates(mem, YAGO_CARDINALITY)][:3]
+        ['works_at', 'is_married_to', 'was_born_in']
+    """
+    rows = (
+        [(name, card, ()) for name, card in predicates.items()]
+        if isinstance(predicates, Mapping)
+        else list(predicates)
+    )
+    return [
+        mem.define_predicate(name, cardinality=card, aliases=tuple(aliases))
+        for name, card, aliases in rows
+    ]
 
 
 @dataclass(frozen=True)

@@ -48,6 +48,7 @@ import networkx as nx  # type: ignore[import-untyped,unused-ignore]  # no stubs 
 from pydantic import ValidationError
 
 from graphmem.errors import InvalidInput, NotFound
+from graphmem.fileio import atomic_write
 from graphmem.models import Fact, Predicate
 from graphmem.store import export as db
 from graphmem.store.schema import SCHEMA_VERSION
@@ -77,11 +78,27 @@ FORMAT_NAME = "graphmem-export"
 #: Bumped when the export layout changes; imports accept this version and older ones.
 FORMAT_VERSION = 1
 
-# Metadata the header carries itself; every other Meta key is exported verbatim.
-_HEADER_META = frozenset({"schema_version", "last_write"})
+# Metadata graphmem derives itself (the header carries the first two; the purge-rebuild count
+# belongs to one file): never exported as meta records, refused from a file. Every other Meta
+# key is exported verbatim.
+_HEADER_META = frozenset({"schema_version", "last_write", "compacted_purges"})
 _FACT_TIMES = ("valid_from", "valid_to", "recorded_at", "expired_at", "last_accessed_at")
 _SYSTEM_TIMES = ("recorded_at", "expired_at", "last_accessed_at")
-_SESSION_FIELDS = ("id", "started_at", "ended_at", "title", "text", "summary", "source")
+_SESSION_FIELDS = (
+    "id",
+    "started_at",
+    "ended_at",
+    "title",
+    "text",
+    "summary",
+    "source",
+    "recorded_at",
+)
+#: The message for JSON nested deeper than the parser's recursion limit (an export is never).
+_TOO_DEEP = (
+    "the JSON is nested too deeply to parse (an export nests at most 3 levels); is the file "
+    "an export?"
+)
 # Characters XML 1.0 cannot carry at all (GraphML is XML).
 _XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
 
@@ -286,6 +303,7 @@ def _dump(mem: Memory) -> _Dump:
             **s,
             "started_at": _iso(s["started_at"]),
             "ended_at": _iso(s["ended_at"]),
+            "recorded_at": _iso(s["recorded_at"]),
         }
         for s in db.all_sessions(store)
     ]
@@ -378,6 +396,7 @@ def _from_records(records: Iterable[tuple[str, Mapping[str, Any]]]) -> _Dump:
             key, value = body.get("key"), body.get("value")
             if not isinstance(key, str) or not isinstance(value, str):
                 raise InvalidInput(f"{where}: a meta record needs string 'key' and 'value'")
+            _check_meta_key(key, where)
             dump.meta[key] = value
         elif kind in targets:
             targets[kind].append({**body, "_where": where})
@@ -400,6 +419,16 @@ def from_records(mem: Memory, records: Iterable[Mapping[str, Any]]) -> TransferR
     """
     dump = _from_records((f"record {i}", r) for i, r in enumerate(records))
     return _restore(mem, dump, "records")
+
+
+def _check_meta_key(key: str, where: str) -> None:
+    """Refuse metadata graphmem derives itself: it is never taken from a file."""
+    if key in _HEADER_META:
+        raise InvalidInput(
+            f"{where}: a meta record sets {key!r}, which graphmem sets itself (the schema "
+            "version of this graphmem, the newest imported system time) and never takes from "
+            "a file; remove that record"
+        )
 
 
 def _check_header(header: Mapping[str, Any], where: str) -> None:
@@ -427,6 +456,8 @@ def _read_jsonl(lines: Iterable[str]) -> _Dump:
                 yield f"line {n}", json.loads(line)
             except json.JSONDecodeError as exc:
                 raise InvalidInput(f"line {n}: invalid JSON ({exc.msg})") from exc
+            except RecursionError as exc:
+                raise InvalidInput(f"line {n}: {_TOO_DEEP}") from exc
 
     return _from_records(parsed())
 
@@ -496,6 +527,8 @@ def _from_node_link(doc: Any, fmt: str) -> _Dump:
         isinstance(k, str) and isinstance(v, str) for k, v in meta.items()
     ):
         raise InvalidInput(f"{fmt} graph.meta must map strings to strings")
+    for key in meta:
+        _check_meta_key(key, f"{fmt} graph.meta")
     edge_list = doc.get("edges", doc.get("links"))
     if not isinstance(doc.get("nodes"), list) or not isinstance(edge_list, list):
         raise InvalidInput(f"{fmt}: 'nodes' and 'edges' must be lists")
@@ -650,6 +683,8 @@ def _json_attr(text: str, where: str) -> Any:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise InvalidInput(f"{where} is not valid JSON ({exc.msg})") from exc
+    except RecursionError as exc:
+        raise InvalidInput(f"{where}: {_TOO_DEEP}") from exc
 
 
 # -- restore --------------------------------------------------------------------------------------
@@ -731,6 +766,8 @@ def _validate(
             "id": session_id,
             "started_at": _time(s.get("started_at"), f"{where}: started_at"),
             "ended_at": _time(s.get("ended_at"), f"{where}: ended_at", required=False),
+            # Exports older than schema 2 carry no system time for sessions: their start.
+            "recorded_at": _time(s.get("recorded_at"), f"{where}: recorded_at", required=False),
         }
         for key in ("title", "text", "summary", "source"):
             if s.get(key) is not None and not isinstance(s[key], str):
@@ -782,6 +819,53 @@ def _validate(
     return predicates, entities, sessions, facts, audit
 
 
+def _check_history(
+    dump: _Dump,
+    predicates: list[Predicate],
+    entities: list[dict[str, Any]],
+    facts: list[tuple[str, str, Fact]],
+    last_write: dt.datetime | None,
+) -> None:
+    """Refuse an import whose history ``graphmem check`` would call broken (nothing written).
+
+    The imported rows go through the checker's own rules (:func:`graphmem.check.check_rows`):
+    dangling or cyclic ``superseded_by`` chains, two versions of a single-valued fact valid at
+    once, impossible intervals. The first error is raised, naming the record that holds it.
+
+    Raises:
+        InvalidInput: an invariant is broken.
+    """
+    from graphmem.check import CODES, check_rows
+    from graphmem.store.kuzu_store import _fact_params
+
+    where = {f.id: w.get("_where", "fact") for (_, _, f), w in zip(facts, dump.facts, strict=True)}
+    names = {e["id"]: e["name"] for e in entities}
+    rows = [
+        {"subject_id": s, "subject": f.subject, "object_id": o, "object_name": names.get(o)}
+        | _fact_params(f)
+        for s, o, f in facts
+    ]
+    meta = {"schema_version": str(SCHEMA_VERSION)}
+    if last_write is not None:
+        meta["last_write"] = last_write.isoformat()
+    problems, omitted = check_rows(
+        rows,
+        entities=entities,
+        predicates=[p.model_dump() for p in predicates],
+        meta=meta,
+    )
+    errors = [p for p in problems if p.severity == "error"]
+    if errors:
+        first = errors[0]
+        at = next((where[f] for f in first.fids if f in where), "the file")
+        more = len(errors) - 1 + sum(n for c, n in omitted.items() if CODES[c][0] == "error")
+        raise InvalidInput(
+            f"{at}: broken history ({first.code}: {first.message})"
+            + (f" and {more} more error(s)" if more else "")
+            + "; nothing imported: fix the export, or import an intact backup"
+        )
+
+
 def _restore(mem: Memory, dump: _Dump, fmt: str) -> TransferReport:
     from graphmem.ontology import Ontology
 
@@ -794,6 +878,7 @@ def _restore(mem: Memory, dump: _Dump, fmt: str) -> TransferReport:
     if marker is not None:
         instants.append(marker)
     last_write = max(instants, default=None)
+    _check_history(dump, predicates, entities, facts, last_write)
     store = mem._store
     with mem._lock:
         counts = db.content_counts(store)
@@ -839,7 +924,8 @@ def export_memory(
 
     Args:
         mem: the memory to export (it is only read).
-        target: a path (overwritten) or a text stream.
+        target: a path or a text stream. A path is replaced atomically (temp file in its
+            folder, fsync, rename): a crash or a failure leaves the previous file whole.
         format: ``"jsonl"`` (canonical backup), ``"graphml"`` or ``"node-link"``.
 
     Returns:
@@ -856,12 +942,15 @@ def export_memory(
         buf = io.StringIO()
         _write(dump, buf, format)
         try:
-            with open(target, "w", encoding="utf-8", newline="") as fh:
+            # Temp file, fsync, rename (graphmem.fileio): a crash or a full disk leaves the
+            # previous backup whole.
+            with atomic_write(target) as fh:
                 fh.write(buf.getvalue())
         except OSError as exc:
             raise InvalidInput(
-                f"target={os.fspath(target)!r} cannot be written: {exc.strerror}; pass a path "
-                "in an existing, writable folder"
+                f"target={os.fspath(target)!r} cannot be written: {exc.strerror}; any previous "
+                "file there is unchanged; pass a path in an existing, writable folder with "
+                "free space"
             ) from exc
     else:
         _write(dump, target, format)
@@ -944,5 +1033,7 @@ def import_memory(
             raise InvalidInput(
                 f"node-link: invalid JSON at line {exc.lineno} ({exc.msg}); is this an export?"
             ) from exc
+        except RecursionError as exc:
+            raise InvalidInput(f"node-link: {_TOO_DEEP}") from exc
         dump = _from_node_link(doc, "node-link")
     return _restore(mem, dump, fmt)

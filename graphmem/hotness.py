@@ -144,6 +144,16 @@ class TopicScore(BaseModel):
     band: Band
     weighting: Weighting
 
+    def __str__(self) -> str:
+        from graphmem.display import score_text
+
+        return score_text(self)
+
+    def _repr_html_(self) -> str:  # Jupyter's table view
+        from graphmem.display import ResultList
+
+        return ResultList([self])._repr_html_()
+
 
 def _check_number(name: str, value: float, *, minimum: float | None = 0.0) -> None:
     if isinstance(value, bool) or not isinstance(value, (int, float)):

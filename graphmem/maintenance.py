@@ -1,9 +1,10 @@
 """Maintenance bookkeeping (SPEC §4): when ``graphmem maintain --auto`` is due, and its log.
 
-``maintain --auto`` runs triage only when at least 24 hours **and** at least 5 new sessions have
-passed since the last run. :class:`ConsolidateState` remembers the last run in a small JSON file
-written atomically (temp file in the same directory, fsync, ``os.replace``); a missing or corrupt
-file means "never ran". Every run appends one JSON line to a log (:func:`append_log`).
+``maintain --auto`` runs triage when it never ran, and otherwise only when at least 24 hours
+**and** at least 5 new sessions have passed since the last run. :class:`ConsolidateState`
+remembers the last run in a small JSON file written atomically (temp file in the same directory,
+fsync, ``os.replace``); a missing or corrupt file means "never ran", which is due. Every run
+appends one JSON line to a log (:func:`append_log`).
 
 Files live next to the database (:func:`maintenance_paths`)::
 
@@ -15,7 +16,7 @@ An in-memory database has no path: the caller passes both paths explicitly.
 
 >>> import datetime as dt
 >>> t = dt.datetime(2026, 6, 10, tzinfo=dt.timezone.utc)
->>> ConsolidateState().is_due(now=t, session_count=5)
+>>> ConsolidateState().is_due(now=t, session_count=0)
 True
 >>> ConsolidateState(t, 5).is_due(now=t + dt.timedelta(hours=24), session_count=9)
 False
@@ -23,18 +24,17 @@ False
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import datetime as dt
 import enum
 import json
 import os
-import tempfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple, Union
 
 from graphmem.errors import InvalidInput
+from graphmem.fileio import append_durable, atomic_write
 
 __all__ = [
     "MIN_INTERVAL",
@@ -110,12 +110,12 @@ class ConsolidateState:
         min_interval: dt.timedelta = MIN_INTERVAL,
         min_new_sessions: int = MIN_NEW_SESSIONS,
     ) -> bool:
-        """Return whether an automatic run is due: enough time AND enough new sessions.
+        """Return whether an automatic run is due: never ran, or enough time AND new sessions.
 
-        New sessions are ``session_count - self.session_count`` (never negative). A state that
-        never ran has no time condition, so it is due once the memory holds
-        ``min_new_sessions`` sessions. A ``now`` before the last run (clock moved back) is not
-        due.
+        A state that never ran (:attr:`never_ran`: no state file, or a corrupt one) is due,
+        whatever the session count. Otherwise new sessions are ``session_count -
+        self.session_count`` (never negative) and both thresholds must be reached. A ``now``
+        before the last run (clock moved back) is not due.
 
         Args:
             now: the current aware time.
@@ -124,7 +124,7 @@ class ConsolidateState:
             min_new_sessions: least new sessions since the last run (default 5).
 
         Returns:
-            ``True`` when both thresholds are reached.
+            ``True`` when it never ran, or when both thresholds are reached.
 
         Raises:
             InvalidInput: a naive ``now`` or a negative count.
@@ -137,14 +137,15 @@ class ConsolidateState:
             True
             >>> state.is_due(now=last + dt.timedelta(hours=23, minutes=59), session_count=20)
             False
+            >>> ConsolidateState().is_due(now=last, session_count=0)  # never ran: due
+            True
         """
         now = _aware(now, "now")
         new_sessions = max(_count("session_count", session_count) - self.session_count, 0)
-        if new_sessions < _count("min_new_sessions", min_new_sessions):
-            return False
+        enough = new_sessions >= _count("min_new_sessions", min_new_sessions)
         if self.last_run_at is None:
             return True
-        return now - self.last_run_at >= min_interval
+        return enough and now - self.last_run_at >= min_interval
 
     def to_json(self) -> dict[str, Any]:
         """Return the JSON object stored in the state file.
@@ -233,38 +234,9 @@ class ConsolidateState:
         Raises:
             OSError: the file cannot be written or renamed; the old file is left untouched.
         """
-        target = os.fspath(path)
-        directory = os.path.dirname(os.path.abspath(target))
         payload = (json.dumps(self.to_json(), sort_keys=True) + "\n").encode("utf-8")
-        fd, tmp = tempfile.mkstemp(
-            dir=directory, prefix=f".{os.path.basename(target)}.", suffix=".tmp"
-        )
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(payload)
-                fh.flush()
-                os.fsync(fh.fileno())
-            replace(tmp, target)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
-        _fsync_dir(directory)
-
-
-def _fsync_dir(directory: str) -> None:
-    # Make the rename itself durable. Not possible on every platform (Windows cannot open a
-    # directory), and the data is already safe on disk, so failures are ignored.
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+        with atomic_write(path, "wb", replace=replace) as fh:
+            fh.write(payload)
 
 
 class MaintenancePaths(NamedTuple):
@@ -346,16 +318,7 @@ def append_log(path: StrPath, record: Mapping[str, Any]) -> None:
         line = json.dumps(dict(record), sort_keys=True, default=_json_default, allow_nan=False)
     except (TypeError, ValueError) as exc:
         raise InvalidInput(f"log record {record!r} is not JSON serialisable: {exc}") from exc
-    data = (line + "\n").encode("utf-8")
-    with open(path, "a+b") as fh:
-        fh.seek(0, os.SEEK_END)
-        if fh.tell() > 0:
-            fh.seek(-1, os.SEEK_END)
-            if fh.read(1) != b"\n":
-                data = b"\n" + data
-        fh.write(data)
-        fh.flush()
-        os.fsync(fh.fileno())
+    append_durable(path, (line + "\n").encode("utf-8"))
 
 
 def read_log(path: StrPath) -> list[dict[str, Any]]:

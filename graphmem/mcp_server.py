@@ -1,11 +1,14 @@
 """The MCP server (SPEC §6): graphmem's memory as tools for an agent, over stdio.
 
 Run it with ``graphmem --db PATH mcp`` (needs ``pip install 'graphmem[mcp]'``). Register it in an
-MCP client, e.g. Claude Desktop's ``claude_desktop_config.json``::
+MCP client with the absolute path of the ``graphmem`` of your virtual environment, e.g. Claude
+Desktop's ``claude_desktop_config.json`` (docs/agents.md covers Claude Code and Cursor too)::
 
-    {"mcpServers": {"memory": {"command": "graphmem", "args": ["--db", "/path/mem.kuzu", "mcp"]}}}
+    {"mcpServers": {"memory": {"command": "/abs/path/.venv/bin/graphmem",
+                               "args": ["--db", "/abs/path/agent.kuzu", "mcp"]}}}
 
-Tools (every time argument takes ``YYYY-MM-DD`` or an ISO datetime with an offset):
+Tools (every time argument takes ``YYYY-MM-DD``, an ISO datetime with an offset, ``today``,
+``yesterday`` or ``now``):
 
 ``remember``
     Store a fact: structured (``subject``, ``predicate``, ``object``) or free text (``text``).
@@ -21,39 +24,52 @@ Tools (every time argument takes ``YYYY-MM-DD`` or an ISO datetime with an offse
     Retract: end a fact at a time (history is kept).
 ``hot_topics``
     Topics ranked by hotness (recent, recurring mentions in sessions).
+``add_session``
+    Log a session's text: its mentions feed ``hot_topics``, its facts are remembered.
 
 A :class:`~graphmem.errors.GraphmemError` becomes a tool error (``isError``) carrying the same
-message, so the agent can read what was wrong and fix its call. This module is the only one that
+message, so the agent can read what was wrong and fix its call; so does an unknown argument (the
+error lists the valid ones) and text that is not valid Unicode. This module is the only one that
 imports the ``mcp`` SDK (1.x ``FastMCP`` or 2.x ``MCPServer``), and only when a server is built.
-The server holds the database open (Kuzu allows one writing process) and serialises tool calls.
+The server holds the database (Kuzu allows one writing process), serialises tool calls, and
+lends the database to the CLI between calls, so that a person can look at (and write to) the
+agent's memory while it runs (docs/concurrency.md).
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib
+import inspect
+import json
+import os
+import re
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from graphmem.errors import ExtraUnavailable, GraphmemError, InvalidInput
-from graphmem.models import Fact, WriteResult
+from graphmem.models import Fact
 from graphmem.timeutil import fmt
 
 if TYPE_CHECKING:
     from graphmem.memory import Memory
+    from graphmem.store.locks import Lender
 
 __all__ = ["TOOLS", "build_server", "serve"]
 
 #: The tool names, in the order they are registered.
-TOOLS = ("remember", "context", "facts_as_of", "history", "forget", "hot_topics")
+TOOLS = ("remember", "context", "facts_as_of", "history", "forget", "hot_topics", "add_session")
 
 INSTRUCTIONS = (
     "graphmem is a long-term memory with time: every fact knows when it was true in the world "
     "and when it was learned. Call `context` with the user's question before answering to "
     "recall what is known; call `remember` when you learn something durable (a preference, a "
     "decision, a change such as 'the api now runs on Go'); call `forget` when something stops "
-    "being true. Superseded facts are kept as history, never served as current."
+    "being true; call `add_session` with a conversation's text when it ends, so that hot topics "
+    "and recall know it. Superseded facts are kept as history, never served as current."
 )
 
 T = TypeVar("T")
@@ -96,33 +112,177 @@ def _facts_text(facts: Sequence[Fact], empty: str) -> str:
     return "\n".join(f"- {_fact_line(f)}" for f in facts)
 
 
-def _result_text(result: WriteResult) -> str:
+def _result_text(result: Any) -> str:
+    """Describe a write: the decision and fact, the versions it closed, any further results."""
     lines = [str(result.decision)]
     if result.fact is not None:
         lines[0] += f": {_fact_line(result.fact)}"
     lines += [f"closed: {_fact_line(f)}" for f in result.superseded]
+    main_id = None if result.fact is None else result.fact.id
+    for extra in getattr(result, "results", None) or ():
+        if extra is result or (extra.fact is not None and extra.fact.id == main_id):
+            continue
+        lines.append(_result_text(extra))
     return "\n".join(lines)
 
 
-def build_server(mem: Memory) -> Any:
+def _session_text(written: Any) -> str:
+    """Describe a logged session: id, date, mentions, and the decisions on its facts."""
+    session = getattr(written, "session", written)
+    mentions = ", ".join(
+        f"{name}×{n}" if n > 1 else name
+        for name, n in sorted(session.mentions.items(), key=lambda kv: (-kv[1], kv[0]))
+    )
+    head = f"session {session.id} logged ({fmt(session.started_at)})"
+    if session.title:
+        head += f": {session.title}"
+    lines = [head, f"mentions: {mentions or '(none)'}"]
+    results = list(getattr(written, "results", None) or ())
+    lines += [_result_text(r) for r in results]
+    if not results:
+        lines.append("no facts extracted")
+    return "\n".join(lines)
+
+
+# -- argument checks shared by every tool ---------------------------------------------------------
+
+#: A lone surrogate that arrived as a JSON escape (``"\ud800"``) is swapped for this mark by the
+#: stdio filter of :func:`serve`: the SDK's JSON parser cannot read one, and drops the request
+#: without any reply. The argument check then answers with a tool error instead.
+_MARK = re.compile("\ufdd0(d[89a-f][0-9a-f]{2})\ufdd1")
+
+
+def _mark_surrogates(line: bytes) -> bytes:
+    r"""Return a JSON-RPC line whose lone-surrogate escapes are marked (see ``_MARK``).
+
+    >>> _mark_surrogates(b'{"a": "x"}\n')
+    b'{"a": "x"}\n'
+    >>> _mark_surrogates(b'{"a": "x \\ud800"}\n') == '{"a": "x \ufdd0d800\ufdd1"}\n'.encode()
+    True
+    """
+    if b"\\ud" not in line.lower():
+        return line
+    try:
+        message = json.loads(line)
+    except (ValueError, RecursionError):
+        return line
+
+    def mark(value: Any) -> Any:
+        if isinstance(value, str):
+            return "".join(
+                f"\ufdd0{ord(c):04x}\ufdd1" if "\ud800" <= c <= "\udfff" else c for c in value
+            )
+        if isinstance(value, list):
+            return [mark(v) for v in value]
+        if isinstance(value, dict):
+            return {mark(k): mark(v) for k, v in value.items()}
+        return value
+
+    return json.dumps(mark(message), ensure_ascii=False).encode("utf-8") + b"\n"
+
+
+def _bad_text(name: str, value: Any) -> str | None:
+    """Name the first lone surrogate in an argument value (marked or raw), or ``None``."""
+    if isinstance(value, str):
+        found = _MARK.search(value)
+        if found is not None:
+            position = len(_MARK.sub("?", value[: found.start()]))
+            code = found.group(1)
+        else:
+            position = next((i for i, c in enumerate(value) if "\ud800" <= c <= "\udfff"), -1)
+            if position < 0:
+                return None
+            code = f"{ord(value[position]):04x}"
+        return (
+            f"argument {name!r} holds '\\u{code}' at position {position}, an unpaired surrogate "
+            "that is not valid Unicode text; send UTF-8 text (e.g. replace it with U+FFFD)"
+        )
+    if isinstance(value, (list, tuple)):
+        return next((m for v in value if (m := _bad_text(name, v))), None)
+    if isinstance(value, dict):
+        return next((m for v in value.values() if (m := _bad_text(name, v))), None)
+    return None
+
+
+def _argument_error(tool: str, arguments: dict[str, Any], valid: Sequence[str]) -> str | None:
+    """Return the tool error for unknown or undecodable arguments, or ``None`` when fine."""
+    unknown = sorted(str(k) for k in arguments if k not in valid)
+    if unknown:
+        names = ", ".join(repr(k) for k in unknown)
+        return (
+            f"unknown argument{'s' if len(unknown) > 1 else ''} {names} for tool {tool!r}; "
+            f"valid arguments: {', '.join(valid)}"
+        )
+    for name, value in arguments.items():
+        if (problem := _bad_text(name, value)) is not None:
+            return problem
+    return None
+
+
+def _strict(server_cls: Any, tool_error: type[Exception], valid: dict[str, tuple[str, ...]]) -> Any:
+    """Subclass the SDK's server so that a call with an unknown argument is a tool error.
+
+    The SDK validates arguments with a pydantic model that ignores unknown keys (they never
+    reach the tool); checking them here, before the SDK, covers mcp 1.x and 2.x alike.
+    """
+
+    class StrictServer(server_cls):  # type: ignore[misc]
+        async def call_tool(self, name: str, arguments: Any, *args: Any, **kwargs: Any) -> Any:
+            if name in valid and isinstance(arguments, dict):
+                problem = _argument_error(name, arguments, valid[name])
+                if problem is not None:
+                    raise tool_error(problem)
+            return await super().call_tool(name, arguments, *args, **kwargs)
+
+    return StrictServer
+
+
+# -- the server ------------------------------------------------------------------------------------
+
+
+class _Current:
+    """The memory of the tool call being served (tool calls run one at a time)."""
+
+    mem: Memory
+
+
+def build_server(mem: Memory | Lender[Memory]) -> Any:
     """Return an MCP server (not yet running) whose tools act on ``mem``.
+
+    ``mem`` is a memory, or a :class:`~graphmem.store.locks.Lender` that holds one and lends
+    it to other processes between tool calls (what :func:`serve` uses).
 
     Raises:
         ExtraUnavailable: the ``mcp`` extra is not installed.
     """
+    import graphmem
+    from graphmem.store.locks import Lender
+
     server_cls, tool_error = _sdk()
-    server = server_cls(name="graphmem", instructions=INSTRUCTIONS, log_level="WARNING")
+    valid: dict[str, tuple[str, ...]] = {}
+    server = _strict(server_cls, tool_error, valid)(
+        name="graphmem",
+        instructions=INSTRUCTIONS,
+        version=graphmem.__version__,
+        log_level="WARNING",
+    )
     lock = threading.Lock()  # the SDK runs sync tools in worker threads; one store connection
+    current = _Current()
+    use: Callable[[], AbstractContextManager[Memory]] = (
+        mem.use if isinstance(mem, Lender) else lambda: contextlib.nullcontext(mem)
+    )
 
     def tool(fn: Callable[..., str]) -> Callable[..., str]:
         @functools.wraps(fn)
         def wrapper(*args: Any, **kwargs: Any) -> str:
             with lock:
                 try:
-                    return fn(*args, **kwargs)
+                    with use() as current.mem:
+                        return fn(*args, **kwargs)
                 except GraphmemError as exc:
                     raise tool_error(str(exc)) from exc
 
+        valid[fn.__name__] = tuple(inspect.signature(fn).parameters)
         server.add_tool(wrapper, name=fn.__name__, description=fn.__doc__)
         return wrapper
 
@@ -146,11 +306,12 @@ def build_server(mem: Memory) -> Any:
         about a `subject`. A new value of a single-valued predicate (works_at, lives_in,
         runs_on, ...) replaces the old one, which is kept as history; text such as "Alice no
         longer works at Acme" ends the matching fact. valid_from / valid_to: when it is true in
-        the world (YYYY-MM-DD; default now / open-ended; valid_to only for structured facts).
-        kind: fact | event | insight | directive | identity. importance: 0-10. source: the
-        session id; source_ref: your own key, remembering again with the same key replaces
+        the world (YYYY-MM-DD, 'today'; default now / open-ended; valid_to only for structured
+        facts). kind: fact | event | insight | directive | identity. importance: 0-10. source:
+        the session id; source_ref: your own key, remembering again with the same key replaces
         that fact. Returns the decision (add, noop, supersede, invalidate) and the fact.
         """
+        mem = current.mem
         if predicate is not None or object is not None:
             if subject is None or predicate is None or object is None:
                 raise InvalidInput(
@@ -177,7 +338,7 @@ def build_server(mem: Memory) -> Any:
                 "valid_to applies to structured facts; a note ends when you forget it or "
                 "remember a text that negates it"
             )
-        result = mem.remember(
+        noted = mem.remember(
             text,
             subject=subject,
             at=valid_from,
@@ -186,7 +347,7 @@ def build_server(mem: Memory) -> Any:
             source_ref=source_ref,
             importance=importance,
         )
-        return _result_text(result)
+        return _result_text(noted)
 
     @tool
     def context(
@@ -204,7 +365,11 @@ def build_server(mem: Memory) -> Any:
         token). valid_at / known_at (YYYY-MM-DD) ask what was true then / what was believed
         then; both default to now. Superseded facts are never presented as current.
         """
-        return mem.context(query, budget_tokens=budget_tokens, valid_at=valid_at, known_at=known_at)
+        return str(
+            current.mem.context(
+                query, budget_tokens=budget_tokens, valid_at=valid_at, known_at=known_at
+            )
+        )
 
     @tool
     def facts_as_of(
@@ -222,7 +387,7 @@ def build_server(mem: Memory) -> Any:
         object. "What did we believe on D?" is valid_at=D, known_at=D. One line per fact with
         its validity interval and id.
         """
-        rows = mem.facts(
+        rows = current.mem.facts(
             subject=subject,
             predicate=predicate,
             object=object,
@@ -234,16 +399,23 @@ def build_server(mem: Memory) -> Any:
 
     @tool
     def history(
-        subject: str, predicate: str | None = None, include_superseded: bool = False
+        subject: str,
+        predicate: str | None = None,
+        include_expired: bool = False,
+        include_superseded: bool | None = None,
     ) -> str:
         """Show the timeline of a subject: every value it had and when, oldest first.
 
-        Optionally only one `predicate`. include_superseded=true also shows versions that were
-        corrected or
-        replaced, with the reason — the audit view.
+        Optionally only one `predicate`. include_expired=true also shows versions that were
+        corrected or replaced, with the reason — the audit view. (include_superseded is the
+        deprecated old name of include_expired.)
         """
-        rows = mem.history(subject, predicate, include_expired=include_superseded)
-        return _facts_text(rows, f"No history for {subject!r}.")
+        note = ""
+        if include_superseded is not None:
+            include_expired = include_expired or include_superseded
+            note = "note: include_superseded is deprecated; use include_expired\n"
+        rows = current.mem.history(subject, predicate, include_expired=include_expired)
+        return note + _facts_text(rows, f"No history for {subject!r}.")
 
     @tool
     def forget(
@@ -259,7 +431,7 @@ def build_server(mem: Memory) -> Any:
         Nothing is deleted; history keeps the old value and
         the `reason`. Fails if no such fact is currently true.
         """
-        return _result_text(mem.retract(subject, predicate, object, at=at, reason=reason))
+        return _result_text(current.mem.retract(subject, predicate, object, at=at, reason=reason))
 
     @tool
     def hot_topics(limit: int = 10, window_days: float = 30, now: str | None = None) -> str:
@@ -269,32 +441,123 @@ def build_server(mem: Memory) -> Any:
         COLD) and the number of sessions in the window (default 30 days) that mention it.
         `now` (YYYY-MM-DD) asks as of a past date.
         """
-        topics = mem.hot_topics(now=now, window_days=window_days, limit=limit)
+        topics = current.mem.hot_topics(now=now, window_days=window_days, limit=limit)
         if not topics:
-            return "No topics yet: topics come from the mentions recorded with sessions."
+            return "No topics yet: log sessions with add_session; their mentions make topics."
         return "\n".join(
             f"- {t.topic}: {t.score:.2f} {getattr(t.band, 'value', t.band)} ({t.hits} sessions)"
             for t in topics
         )
 
+    @tool
+    def add_session(
+        text: str,
+        started_at: str | None = None,
+        title: str | None = None,
+        session_id: str | None = None,
+    ) -> str:
+        """Log a session (a conversation or work episode) so hot topics and recall know it.
+
+        `text` is the transcript or a summary. The entities and topics it mentions are
+        recorded (they drive hot_topics), and its facts are extracted and remembered with this
+        session as their source. started_at: when it happened (YYYY-MM-DD or ISO datetime,
+        'today'; default now). session_id: your id for it (logging again with the same id
+        replaces the session); title: a short name. Returns the session, its mentions and the
+        decision for each fact.
+        """
+        mem = current.mem
+        written = mem.add_session(
+            text,
+            started_at=mem.now() if started_at is None else started_at,
+            session_id=session_id,
+            title=title,
+        )
+        return _session_text(written)
+
     return server
 
 
+@contextlib.contextmanager
+def _filtered_stdin() -> Iterator[None]:
+    """Pass standard input through :func:`_mark_surrogates` on its way to the SDK.
+
+    The SDK reads file descriptor 0; this points it at a pipe fed by a thread that reads the
+    real standard input line by line.
+    """
+    try:
+        real = os.dup(0)
+    except OSError:  # pragma: no cover - no standard input
+        yield
+        return
+    read_end, write_end = os.pipe()
+    saved = os.dup(0)
+    os.dup2(read_end, 0)
+    os.close(read_end)
+
+    def pump() -> None:
+        with (
+            os.fdopen(real, "rb") as src,
+            os.fdopen(write_end, "wb") as dst,
+            contextlib.suppress(OSError, ValueError),
+        ):
+            # A buffered readline returns as soon as a line is in: a pipe never blocks it
+            # waiting to fill the buffer.
+            for line in iter(src.readline, b""):
+                dst.write(_mark_surrogates(line))
+                dst.flush()
+
+    threading.Thread(target=pump, daemon=True, name="gm-stdin").start()
+    try:
+        yield
+    finally:
+        os.dup2(saved, 0)
+        os.close(saved)
+
+
 def serve(
-    path: str | None, *, engine: str = "kuzu", clock: Callable[[], Any] | None = None
+    path: str | None,
+    *,
+    engine: str = "kuzu",
+    clock: Callable[[], Any] | None = None,
+    ontology: str | None = "default",
+    wait: float | None = None,
 ) -> None:
     """Open the memory at ``path`` and serve it over stdio until the client disconnects.
+
+    ``ontology`` is :func:`graphmem.open`'s (``"default"``, ``None`` or a file). Between tool
+    calls the database is lent to other processes that ask for it (the CLI does): see
+    :class:`~graphmem.store.locks.Lender`; a tool call waits up to ``wait`` seconds (default
+    :data:`~graphmem.store.locks.LEND_TIMEOUT`) for such a loan to end.
 
     Raises:
         ExtraUnavailable: the ``mcp`` extra is not installed.
         StoreBusy: another process holds the database.
     """
     from graphmem.memory import Memory
+    from graphmem.store.locks import LEND_TIMEOUT, Lender
     from graphmem.store.search import ensure_entity_index
 
     _sdk()  # fail before opening the database
-    with Memory(path, engine=engine, clock=clock) as mem:
-        # Build the full-text index now (once per database; ~1 s per 100k entities) rather
-        # than in the agent's first `context` call.
-        ensure_entity_index(mem._store)
-        build_server(mem).run("stdio")
+
+    def opener() -> Memory:
+        mem = Memory(path, engine=engine, clock=clock, ontology=ontology)
+        try:
+            # Build the full-text index now (once per database; ~1 s per 100k entities)
+            # rather than in the agent's first `context` call.
+            ensure_entity_index(mem._store)
+        except BaseException:
+            mem.close()
+            raise
+        return mem
+
+    if path is None:
+        with opener() as mem, _filtered_stdin():
+            build_server(mem).run("stdio")
+        return
+    lender = Lender(path, opener, wait=LEND_TIMEOUT if wait is None else wait)
+    lender.start()
+    try:
+        with _filtered_stdin():
+            build_server(lender).run("stdio")
+    finally:
+        lender.close()

@@ -20,8 +20,9 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from graphmem.admission import AdmissionPolicy, RateLimiter, check_source_type, parse_window
+from graphmem.display import FactList, ResultList
 from graphmem.errors import ClockError, InvalidInput, NotFound, StoreError
-from graphmem.models import Decision, Entity, Fact, Predicate, WriteResult
+from graphmem.models import Decision, Entity, Fact, Predicate, TextResult, WriteResult
 from graphmem.normalize import check_text, clean_name, entity_key
 from graphmem.ontology import Ontology
 from graphmem.store import open_store
@@ -62,6 +63,7 @@ def open(  # noqa: A001 - the public name is part of the contract: gm.open()
     read_only: bool = False,
     admission: AdmissionPolicy | None = None,
     similarity: Similarity | None = None,
+    ontology: str | os.PathLike[str] | None = "default",
 ) -> Memory:
     """Open a memory: on disk at ``path``, or in memory when ``path`` is ``None``.
 
@@ -79,11 +81,19 @@ def open(  # noqa: A001 - the public name is part of the contract: gm.open()
         similarity: how ``remember`` compares texts; default
             :func:`graphmem.similarity.text_similarity` (offline). Pass
             :class:`graphmem.similarity.EmbeddingSimilarity` to use embeddings.
+        ontology: the predicates a new database starts with: ``"default"`` (the shipped
+            general agent-memory relations), ``None`` (none: every predicate is defined by use
+            or by ``define_predicate``) or the path of a JSON file in the format of
+            ``graphmem/data/ontology.json``. A database that already has predicates keeps
+            them: ``"default"`` and ``None`` change nothing, and a file is merged into them
+            as ``define_predicate`` calls would (the file wins; changes are recorded).
 
     Returns:
         A :class:`Memory`, usable as a context manager.
 
     Raises:
+        InvalidInput: a bad ``ontology`` (not ``"default"``, ``None`` or a valid file), or a
+            file that changes the cardinality of a predicate with stored facts.
         StoreBusy: another process holds the database.
         SchemaVersionError: the database was written by another schema version.
     """
@@ -94,6 +104,7 @@ def open(  # noqa: A001 - the public name is part of the contract: gm.open()
         read_only=read_only,
         admission=admission,
         similarity=similarity,
+        ontology=ontology,
     )
 
 
@@ -124,9 +135,12 @@ class Memory:
         read_only: bool = False,
         admission: AdmissionPolicy | None = None,
         similarity: Similarity | None = None,
+        ontology: str | os.PathLike[str] | None = "default",
     ) -> None:
+        from graphmem.ontology import choose_ontology
         from graphmem.similarity import text_similarity
 
+        chosen = choose_ontology(ontology)  # before the store: a bad value creates nothing
         self.admission = admission if admission is not None else AdmissionPolicy()
         self.similarity: Similarity = similarity or text_similarity
         self._rate = RateLimiter(
@@ -142,17 +156,27 @@ class Memory:
         self._store = open_store(self.path, engine=engine, read_only=read_only)
         self.engine = self._store.engine
         self.ontology = Ontology()
-        stored = self._store.load_predicates()
-        if not stored and not read_only:
-            defaults = Ontology.default().predicates()
-            with self._store.transaction():
-                self._store.save_predicates(defaults)
-            stored = defaults
-        for p in stored:
-            self.ontology.add(p)
-        self._aliases = self._store.load_aliases()
-        self._last_write = self._store.max_system_time()
+        #: The subject of first-person text ("we", "our", "I") and of notes without a subject.
+        self.owner = "self"
         self.closed = False
+        try:
+            stored = self._store.load_predicates()
+            seeded = not stored
+            if seeded:
+                stored = Ontology(chosen.predicates).predicates()
+                if stored and not read_only:
+                    with self._store.transaction():
+                        self._store.save_predicates(stored)
+            for p in stored:
+                self.ontology.add(p)
+            self._aliases = self._store.load_aliases()
+            self._last_write = self._store.max_system_time()
+            if chosen.kind == "file" and not seeded:
+                for p in chosen.predicates:  # the user's file wins over the stored definitions
+                    self._define(p, force=False, persist=not read_only)
+        except BaseException:
+            self.close()
+            raise
 
     # -- lifecycle ----------------------------------------------------------------------------
 
@@ -168,9 +192,12 @@ class Memory:
         self.close()
 
     def close(self) -> None:
-        """Close the store. Further calls fail."""
+        """Close the store. Further calls raise ``StoreError`` ("memory ... is closed")."""
         if not self.closed:
+            from graphmem.store.locks import ClosedStore
+
             self._store.close()
+            self._store = ClosedStore(self.path)  # type: ignore[assignment]
             self.closed = True
 
     def __repr__(self) -> str:
@@ -204,6 +231,9 @@ class Memory:
                 f"{self._last_write.isoformat()}; system time never moves backwards — fix the "
                 "clock passed to graphmem.open(clock=...)"
             )
+        from graphmem.store.sessions import note_write_time
+
+        note_write_time(self._store, now)  # the system time sessions written now record
         return now
 
     def _time(self, value: TimeLike | None, name: str, default: dt.datetime) -> dt.datetime:
@@ -277,55 +307,115 @@ class Memory:
         self,
         name: str,
         *,
-        cardinality: str = "one",
+        cardinality: str | None = None,
         aliases: Sequence[str] = (),
         inverse: str | None = None,
-        symmetric: bool = False,
-        description: str = "",
+        symmetric: bool | None = None,
+        description: str | None = None,
+        force: bool = False,
     ) -> Predicate:
         """Define (or redefine) a predicate: its cardinality and the aliases that map to it.
 
+        The user's vocabulary wins (SPEC §1): any valid name becomes a predicate of its own,
+        even one that is an alias of a shipped predicate, and each alias given moves to it from
+        whichever predicate had it. The change is recorded (it shows in :meth:`changes` as
+        ``defined`` or ``redefined``); facts already stored keep their predicate. Calling it
+        again with a definition already in force changes, writes and records nothing.
+
         Args:
             name: canonical name, normalised to snake_case (``"Works At"`` → ``works_at``).
-            cardinality: ``"one"`` (a new object supersedes the old) or ``"many"``.
-            aliases: other spellings that map to this predicate before any decision.
-            inverse: name of the inverse predicate, if any.
-            symmetric: whether ``a p b`` implies ``b p a``.
-            description: free text for humans.
+            cardinality: ``"one"`` (a new object supersedes the old) or ``"many"``; ``None``
+                keeps the current one (``"one"`` for a new predicate).
+            aliases: other spellings that map to this predicate before any decision; they add
+                to the aliases it has.
+            inverse: name of the inverse predicate; ``None`` keeps the current one.
+            symmetric: whether ``a p b`` implies ``b p a``; ``None`` keeps the current value.
+            description: free text for humans; ``None`` keeps the current one.
+            force: change the cardinality of a predicate that has stored fact versions. The
+                stored versions are not rewritten; later writes follow the new cardinality.
 
         Returns:
-            The stored definition.
+            The definition in force.
 
         Raises:
-            InvalidInput: bad cardinality, or an alias that belongs to another predicate.
+            InvalidInput: bad cardinality, an unusable name or alias, an alias that is another
+                predicate's own name, or a cardinality change of a predicate with stored fact
+                versions without ``force=True``.
         """
         from graphmem.normalize import predicate_name
 
-        if cardinality not in ("one", "many"):
+        if cardinality is not None and cardinality not in ("one", "many"):
             raise InvalidInput(
                 f"cardinality={cardinality!r} is invalid; use 'one' (single-valued) or 'many'"
             )
         aliases = _name_list(aliases, "aliases")
         for alias in aliases:
             predicate_name(clean_name(alias, what="alias"))  # a clear error for unusable aliases
-        if not isinstance(symmetric, bool):
+        if symmetric is not None and not isinstance(symmetric, bool):
             raise InvalidInput(f"symmetric={symmetric!r} must be True or False")
-        check_text(description, what="description")
-        pred = Predicate(
-            name=predicate_name(name),
-            cardinality="one" if cardinality == "one" else "many",
-            aliases=tuple(aliases),
-            inverse=None if inverse is None else predicate_name(inverse),
-            symmetric=symmetric,
-            description=description,
-        )
+        if not isinstance(force, bool):
+            raise InvalidInput(f"force={force!r} must be True or False")
+        if description is not None:
+            check_text(description, what="description")
+        spec = {
+            "name": predicate_name(clean_name(name, what="predicate")),
+            "cardinality": cardinality,
+            "aliases": aliases,
+            "inverse": None if inverse is None else predicate_name(inverse),
+            "symmetric": symmetric,
+            "description": description,
+        }
         with self._lock:
-            trial = Ontology(self.ontology.predicates())
-            stored = trial.add(pred)
-            with self._store.transaction():
-                self._store.save_predicates([stored])
+            return self._define({k: v for k, v in spec.items() if v is not None}, force=force)
+
+    def _define(
+        self, spec: Predicate | dict[str, Any], *, force: bool, persist: bool = True
+    ) -> Predicate:
+        """Apply one definition (``define_predicate`` and ontology files); record a change.
+
+        A :class:`Predicate` applies the fields it was built with (``model_fields_set``).
+        """
+        import json
+        import time
+        import uuid
+
+        from graphmem.store.audit import count_predicate_versions, record_audit
+
+        if isinstance(spec, Predicate):
+            spec = {k: getattr(spec, k) for k in spec.model_fields_set}
+        fields = dict(spec)
+        trial = Ontology(self.ontology.predicates())
+        change = trial.define(fields.pop("name"), **fields)
+        if not change.changed:
+            return change.predicate
+        if not persist:
             self.ontology = trial
-            return stored
+            return change.predicate
+        now = self._tick()
+        old, new = change.previous, change.predicate
+        if old is not None and old.cardinality != new.cardinality and not force:
+            n = count_predicate_versions(self._store, old.name)
+            if n:
+                raise InvalidInput(
+                    f"predicate {old.name!r} has {n} stored fact version(s) written as "
+                    f"{old.cardinality}-valued; cardinality={new.cardinality!r} would apply to "
+                    "later writes only (stored versions are not rewritten). Pass force=True "
+                    "(CLI: define-predicate --force) to change it anyway, or define a new "
+                    "predicate name for the new meaning"
+                )
+        with self._store.transaction():
+            self._store.save_predicates([*change.updated, new])
+            record_audit(
+                self._store,
+                f"a{time.time_ns():016x}{uuid.uuid4().hex[:8]}",  # same-time records keep order
+                at=now,
+                action="predicate",
+                detail=json.dumps(change.record(), sort_keys=True),
+            )
+            self._store.set_max_system_time(now)
+        self._last_write = now
+        self.ontology = trial
+        return new
 
     def predicates(self) -> list[Predicate]:
         """Return the ontology: every predicate definition, sorted by name."""
@@ -564,12 +654,15 @@ class Memory:
         items: Sequence[Mapping[str, Any]],
         *,
         bulk: bool = False,
-        planner: Callable[[Fact, list[Fact]], Plan] | None = None,
+        planner: Callable[[int, Fact, list[Fact]], Plan] | None = None,
+        also: Callable[[], None] | None = None,
     ) -> list[WriteResult]:
         """Validate, plan and apply writes in one transaction.
 
-        ``bulk`` skips the rate limits (imports); ``planner(fact, current versions of its
-        subject)`` replaces the structured decision rules (``remember`` plans notes).
+        ``bulk`` skips the rate limits (imports); ``planner(index, fact, current versions of
+        its subject)`` replaces the structured decision rules (the text pipeline plans claims,
+        ends and notes); ``also()`` runs inside the same transaction after the facts are
+        written (a session joins the write of its claims).
         """
         from graphmem.contradiction import negates
 
@@ -620,7 +713,7 @@ class Memory:
                     recorded_at=now,
                 )
                 if planner is not None:
-                    plan = planner(fact, batch.versions(subj.id))
+                    plan = planner(len(results), fact, batch.versions(subj.id))
                 else:
                     plan = plan_assert(
                         fact,
@@ -639,6 +732,8 @@ class Memory:
                 if new_predicates:
                     self._store.save_predicates(list(new_predicates.values()))
                 batch.flush()
+                if also is not None:
+                    also()
                 self._store.set_max_system_time(now)
                 if any(self.admission.rate_limit(k) is not None for k in admitted):
                     self._store.set_meta("rate_window", self._rate.dumps(admitted, now=now))
@@ -732,7 +827,7 @@ class Memory:
         ):
             raise InvalidInput(f"limit={limit!r} must be a non-negative integer or None")
         pred = None if predicate is None else self.ontology.resolve(predicate).name
-        return self._store.query_facts(
+        rows = self._store.query_facts(
             subject_id=None if subject is None else self._entity_id(subject, what="subject"),
             predicate=pred,
             object_id=None if object is None else self._entity_id(object, what="object"),
@@ -740,6 +835,7 @@ class Memory:
             known_at=self._time(known_at, "known_at", now),
             limit=limit,
         )
+        return FactList(rows)
 
     def believed(
         self, *, on: TimeLike, subject: str | None = None, predicate: str | None = None
@@ -773,7 +869,8 @@ class Memory:
         rows = self._store.query_facts(
             subject_id=sid, predicate=pred, current_only=not include_expired
         )
-        return sorted(rows, key=lambda f: (f.valid_from, f.recorded_at, f.predicate, f.id))
+        rows.sort(key=lambda f: (f.valid_from, f.recorded_at, f.predicate, f.id))
+        return FactList(rows)
 
     def get_fact(self, fact_id: str) -> Fact:
         """Return one version by id.
@@ -813,11 +910,12 @@ class Memory:
         importance: float | None = None,
         source_type: str | None = None,
         similarity: Similarity | None = None,
-    ) -> WriteResult:
-        """Store a free-text memory, deduplicated against the subject's current notes.
+    ) -> TextResult:
+        """Remember a text: its claims become facts (superseding what they replace), else a note.
 
-        Compares only with the current notes of the same subject (``subject=None``: the
-        unnamed scope ``"self"``) and adds, reinforces (noop), supersedes or invalidates.
+        "The API runs on Laravel" becomes ``API runs_on Laravel``; a later "We migrated the API
+        to Go" supersedes it. First-person words mean ``subject`` (default: the owner,
+        ``"self"``). A text without claims is a note, deduplicated against the subject's notes.
 
         Raises:
             InvalidInput: blank or too long text, bad kind, time or importance.
@@ -862,7 +960,7 @@ class Memory:
         """
         from graphmem.audit import changes
 
-        return changes(self, since=since, until=until)
+        return ResultList(changes(self, since=since, until=until))
 
     def purge(self, subject: str, *, reason: str) -> PurgeSummary:
         """Erase every version about a subject (privacy); leaves an audit record, no content.
@@ -896,8 +994,13 @@ class Memory:
         source: str | None = None,
         ended_at: TimeLike | None = None,
         summary: str | None = None,
+        extract: bool = True,
     ) -> Any:
-        """Record a session (episode) and the topics/entities it mentions.
+        """Record a session (episode), the facts its text states and the topics it mentions.
+
+        The text becomes claims written with the session as ``source`` ("Alice left Acme and
+        joined Globex" closes ``Alice works_at Acme``); ``extract=False`` only logs it.
+        Returns a :class:`~graphmem.sessions.SessionWrite` (``.session``, ``.results``).
 
         See :func:`graphmem.sessions.add_session`.
         """
@@ -913,6 +1016,7 @@ class Memory:
             source=source,
             ended_at=ended_at,
             summary=summary,
+            extract=extract,
         )
 
     def sessions(self, *, since: TimeLike | None = None, until: TimeLike | None = None) -> Any:
@@ -932,13 +1036,16 @@ class Memory:
         """Rank topics by hotness as of ``now``. See :func:`graphmem.sessions.hot_topics`."""
         from graphmem.sessions import hot_topics
 
-        return hot_topics(self, now=now, window_days=window_days, limit=limit, weighting=weighting)
+        found = hot_topics(self, now=now, window_days=window_days, limit=limit, weighting=weighting)
+        return ResultList(found)
 
-    def triage(self, *, now: TimeLike | None = None, limit: int | None = 5) -> Any:
+    def triage(
+        self, *, now: TimeLike | None = None, limit: int | None = 5, window_days: float = 30
+    ) -> Any:
         """Return the topics most in need of attention. See :func:`graphmem.sessions.triage`."""
         from graphmem.sessions import triage
 
-        return triage(self, now=now, limit=limit)
+        return ResultList(triage(self, now=now, limit=limit, window_days=window_days))
 
     def context(
         self,
@@ -947,17 +1054,36 @@ class Memory:
         budget_tokens: int = 800,
         valid_at: TimeLike | None = None,
         known_at: TimeLike | None = None,
-    ) -> str:
-        """Return a compact, deterministic text block of relevant facts for an LLM prompt.
+    ) -> Any:
+        """Return the facts and session lines relevant to a query, as a block for a prompt.
 
-        See :func:`graphmem.context.context`.
+        A :class:`graphmem.Context`: a ``str`` (the text) with ``.text`` and ``.items`` (the
+        facts and lines shown, with ids and scores). See :func:`graphmem.context.context`.
         """
         from graphmem.context import context
 
-        text: str = context(
+        return context(
             self, query, budget_tokens=budget_tokens, valid_at=valid_at, known_at=known_at
         )
-        return text
+
+    def search(
+        self,
+        query: str,
+        *,
+        limit: int = 20,
+        valid_at: TimeLike | None = None,
+        known_at: TimeLike | None = None,
+        kinds: Sequence[str] = ("fact", "line"),
+    ) -> Any:
+        """Return scored facts and session lines for a query (kind, id, text, score, date, session).
+
+        See :func:`graphmem.context.search`.
+        """
+        from graphmem.context import search
+
+        return ResultList(
+            search(self, query, limit=limit, valid_at=valid_at, known_at=known_at, kinds=kinds)
+        )
 
     def neighborhood(
         self,

@@ -19,23 +19,69 @@ import unicodedata
 
 from graphmem.errors import InvalidInput
 
-__all__ = ["MAX_KEY", "check_text", "clean_name", "entity_key", "predicate_name"]
+__all__ = [
+    "MAX_KEY",
+    "MAX_NAME",
+    "MAX_TEXT",
+    "check_size",
+    "check_text",
+    "clean_name",
+    "entity_key",
+    "predicate_name",
+]
 
 MAX_KEY = 256
+#: The longest name accepted, in characters: subjects, objects, entity names, aliases and
+#: session mentions. An object can be a note's whole text (free-text facts store it as the
+#: object), so the bound is well above the default statement bound (10,000).
+MAX_NAME = 100_000
+#: The longest other text accepted, in characters: statements (which admission control bounds
+#: further, 10,000 by default), reasons, sources, kinds and descriptions.
+MAX_TEXT = 1_000_000
 _WS = re.compile(r"\s+")
 _NON_WORD = re.compile(r"[^0-9a-z_]+")
 _CAMEL = re.compile(r"([a-z0-9])([A-Z])")
 
 
-def check_text(value: object, *, what: str) -> str:
-    """Return ``value`` when it is a string the store can hold: encodable as UTF-8.
+def _shown(value: object) -> str:
+    """Return a short repr for messages (a huge value is never echoed whole)."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:50] + "..." + text[-6:]
+
+
+def check_size(value: str, *, what: str, limit: int) -> str:
+    """Return ``value`` when it has at most ``limit`` characters.
+
+    >>> check_size("x" * 12, what="reason", limit=10)
+    Traceback (most recent call last):
+    ...
+    graphmem.errors.InvalidInput: reason has 12 characters; at most 10 are accepted ...
 
     Raises:
-        InvalidInput: not a string, or it holds an unpaired surrogate (such as U+D800, left
-            by decoding bytes with ``errors="surrogateescape"``).
+        InvalidInput: too long; the message names the field, its size and the bound.
+    """
+    if len(value) > limit:
+        raise InvalidInput(
+            f"{what} has {len(value):,} characters; at most {limit:,} are accepted "
+            f"(starts {value[:30]!r}); store large documents elsewhere and keep a reference "
+            "or a summary (docs/errors.md, size bounds)"
+        )
+    return value
+
+
+def check_text(value: object, *, what: str, limit: int = MAX_TEXT) -> str:
+    """Return ``value`` when it is a string the store can hold: encodable as UTF-8, bounded.
+
+    Raises:
+        InvalidInput: not a string, longer than ``limit`` characters (default
+            :data:`MAX_TEXT`), or it holds an unpaired surrogate (such as U+D800, left by
+            decoding bytes with ``errors="surrogateescape"``).
     """
     if not isinstance(value, str):
-        raise InvalidInput(f"{what}={value!r} ({type(value).__name__}) is not a string; pass text")
+        raise InvalidInput(
+            f"{what}={_shown(value)} ({type(value).__name__}) is not a string; pass text"
+        )
+    check_size(value, what=what, limit=limit)
     try:
         value.encode("utf-8")
     except UnicodeEncodeError as exc:
@@ -51,14 +97,17 @@ def clean_name(name: object, *, what: str = "name") -> str:
     """Return a display name: NFKC, whitespace collapsed, stripped; reject empty or non-str.
 
     Raises:
-        InvalidInput: when ``name`` is not a string or is blank.
+        InvalidInput: when ``name`` is not a string, is blank or is longer than
+            :data:`MAX_NAME` characters (before or after normalisation).
     """
     if not isinstance(name, str):
         raise InvalidInput(
-            f"{what}={name!r} ({type(name).__name__}) is not a string; pass text such as 'Alice'"
+            f"{what}={_shown(name)} ({type(name).__name__}) is not a string; pass text such as "
+            "'Alice'"
         )
-    check_text(name, what=what)
+    check_text(name, what=what, limit=MAX_NAME)
     text = _WS.sub(" ", unicodedata.normalize("NFKC", name)).strip()
+    check_size(text, what=f"{what} (normalised)", limit=MAX_NAME)
     if not text:
         raise InvalidInput(f"{what}={name!r} is empty; pass a non-blank name")
     return text

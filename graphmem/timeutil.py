@@ -6,6 +6,15 @@ datetime.datetime(2026, 6, 10, 0, 0, tzinfo=datetime.timezone.utc)
 datetime.datetime(2026, 6, 10, 10, 0, tzinfo=datetime.timezone.utc)
 >>> to_utc("1490")
 datetime.datetime(1490, 1, 1, 0, 0, tzinfo=datetime.timezone.utc)
+
+The words ``now``, ``today``, ``yesterday`` and ``tomorrow`` are read against a clock: the UTC
+wall clock unless one is passed (``today`` is 00:00 UTC of the clock's date):
+
+>>> clock = ManualClock("2026-06-10T15:30:00Z")
+>>> fmt(to_utc("yesterday", clock=clock)), fmt(to_utc("Today", clock=clock))
+('2026-06-09', '2026-06-10')
+>>> fmt(to_utc("now", clock=clock))
+'2026-06-10T15:30:00Z'
 """
 
 from __future__ import annotations
@@ -43,13 +52,19 @@ def system_clock() -> dt.datetime:
     return dt.datetime.now(UTC)
 
 
-def to_utc(value: TimeLike, *, name: str = "time") -> dt.datetime:
+#: Date words and their offset in days from the clock's date (``now`` is the clock's reading).
+DATE_WORDS = {"yesterday": -1, "today": 0, "tomorrow": 1}
+
+
+def to_utc(value: TimeLike, *, name: str = "time", clock: Clock | None = None) -> dt.datetime:
     """Normalise a datetime, date or ISO string to an aware UTC datetime.
 
     Args:
         value: an aware ``datetime``, a ``date`` (00:00 UTC), ``"YYYY"``, ``"YYYY-MM"``,
-            ``"YYYY-MM-DD"`` or an ISO-8601 datetime string with an offset.
+            ``"YYYY-MM-DD"``, an ISO-8601 datetime string with an offset, or one of the words
+            ``now``, ``today``, ``yesterday``, ``tomorrow`` (any case).
         name: the argument's name, used in error messages.
+        clock: what the words are relative to; default the UTC wall clock.
 
     Returns:
         The same instant as an aware datetime in UTC.
@@ -73,11 +88,28 @@ def to_utc(value: TimeLike, *, name: str = "time") -> dt.datetime:
     if isinstance(value, dt.date):
         return dt.datetime(value.year, value.month, value.day, tzinfo=UTC)
     if isinstance(value, str):
+        word = value.strip().lower()
+        if word == "now" or word in DATE_WORDS:
+            return _from_word(word, name, clock or system_clock)
         return _parse_string(value, name)
     raise InvalidInput(
         f"{name}={value!r} ({type(value).__name__}) is not a time; pass an aware datetime, "
-        "a date or an ISO string such as '2026-06-10' or '2026-06-10T12:00:00Z'"
+        "a date, an ISO string such as '2026-06-10' or '2026-06-10T12:00:00Z', or 'today'"
     )
+
+
+def _from_word(word: str, name: str, clock: Clock) -> dt.datetime:
+    reading = clock()
+    if not isinstance(reading, dt.datetime):
+        raise InvalidInput(f"clock() returned {reading!r}; it must return an aware datetime")
+    now = to_utc(reading, name="clock()")
+    if word == "now":
+        return now
+    try:
+        day = now.date() + dt.timedelta(days=DATE_WORDS[word])
+    except OverflowError as exc:
+        raise InvalidInput(f"{name}={word!r} is out of range for the clock's date {now}") from exc
+    return dt.datetime(day.year, day.month, day.day, tzinfo=UTC)
 
 
 def _parse_string(text: str, name: str) -> dt.datetime:
@@ -105,8 +137,8 @@ def _parse_string(text: str, name: str) -> dt.datetime:
             ) from exc
         return to_utc(parsed, name=name)
     raise InvalidInput(
-        f"{name}={text!r} is not a date; use 'YYYY-MM-DD' or an ISO-8601 datetime with an "
-        "offset such as '2026-06-10T12:00:00Z'"
+        f"{name}={text!r} is not a date; use 'YYYY-MM-DD', an ISO-8601 datetime with an "
+        "offset such as '2026-06-10T12:00:00Z', or now, today, yesterday"
     )
 
 

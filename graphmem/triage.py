@@ -7,7 +7,9 @@ Component scores, each in ``[0, 1]``:
 
 - ``recency``: 1.0 if the last mention is at most 7 days old, 0.7 if at most 14, 0.4 if at most
   30, else 0.1 (never mentioned: 0.1);
-- ``recurrence = min(sessions / 3, 1)``;
+- ``recurrence = min(sessions / 3, 1)``, ``sessions`` being the distinct sessions that mention
+  the topic inside the lookback window (default 30 days), as Synthesis counts it: a topic worked
+  on heavily long ago and not since has recurrence 0;
 - ``actionability``: 1.0 if the topic's facts contain a prescriptive cue (always, never, must,
   instead of, before, critical, warning, important; whole words, any case), else 0.0;
 - ``staleness = min(age_days / 60, 1)``, age of the topic's newest fact;
@@ -91,7 +93,8 @@ class TriageRow(NamedTuple):
     Attributes:
         topic: the topic or entity name.
         days_since_last: days since the topic was last mentioned in a session, ``None`` if never.
-        n_sessions: sessions mentioning the topic.
+        n_sessions: distinct sessions mentioning the topic inside the lookback window (default
+            30 days), not over all history.
         texts: the statements of its current facts (a string or an iterable of strings), or
             an already computed actionability flag (``True``/``False``).
         age_days: age in days of the topic's newest fact, ``None`` if it has none.
@@ -128,6 +131,16 @@ class TopicTriage(BaseModel):
     def needs_attention(self) -> bool:
         """Whether the recommendation is anything but KEEP."""
         return self.recommendation is not Recommendation.KEEP
+
+    def __str__(self) -> str:
+        from graphmem.display import triage_text
+
+        return triage_text(self)
+
+    def _repr_html_(self) -> str:  # Jupyter's table view
+        from graphmem.display import ResultList
+
+        return ResultList([self])._repr_html_()
 
 
 def _number(name: str, value: float) -> float:
@@ -182,7 +195,8 @@ def recurrence_score(n_sessions: int) -> float:
     """Score how many sessions mention a topic: ``min(n_sessions / 3, 1)``.
 
     Args:
-        n_sessions: sessions mentioning the topic.
+        n_sessions: distinct sessions mentioning the topic inside the lookback window
+            ("three or more sessions in the lookback window = 1.0").
 
     Returns:
         The score in ``[0, 1]``; 3 or more sessions give 1.0.
@@ -344,7 +358,7 @@ def _plural(n: int, word: str) -> str:
 
 
 def _reason(rec: Recommendation, row: TriageRow) -> str:
-    sessions = _plural(row.n_sessions, "session")
+    sessions = _plural(row.n_sessions, "session") + " in the window"
     if rec is Recommendation.ARCHIVE:
         newest = "no facts" if row.age_days is None else f"newest fact {_days(row.age_days)}"
         return f"stale ({newest}) and mentioned in only {sessions}; consider archiving"
@@ -390,8 +404,8 @@ def triage_topics(
         ... ]
         >>> for t in triage_topics(rows):
         ...     print(t.topic, t.recommendation, t.composite, "-", t.reason)
-        old-job ARCHIVE 0.03 - stale (newest fact 90 days ago) and mentioned in only 0 sessions; consider archiving
-        kuzu KEEP 0.993333333333 - mentioned in 5 sessions, last 2 days ago; no action needed
+        old-job ARCHIVE 0.03 - stale (newest fact 90 days ago) and mentioned in only 0 sessions in the window; consider archiving
+        kuzu KEEP 0.993333333333 - mentioned in 5 sessions in the window, last 2 days ago; no action needed
     """  # noqa: E501
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
         raise InvalidInput(f"limit={limit!r} must be a non-negative int or None")

@@ -5,6 +5,11 @@
   ``n`` is one ``add_facts`` call at system time ``BASE + n seconds`` (a manual clock), so the
   parent can replay the same batches on a reference store. The batch number is printed (and
   flushed) only after ``add_facts`` returns.
+- ``python tests/crash_child.py op KIND PATH WORK``: the crash harness of every public write
+  (:data:`KINDS`): read START from stdin once graphmem is imported, then run operation START,
+  START+1, ... of that kind (:func:`apply`), one public call each at system time
+  ``BASE + n seconds``, printing ``n`` after the call returned. ``WORK`` is a scratch folder
+  (export targets, import databases, the source export).
 - ``python tests/crash_child.py hold PATH write|read``: open the store (and write one fact when
   writing), print ``ready``, keep it open until stdin closes, then close it and exit 0.
 - ``python tests/crash_child.py writer PATH NAME COUNT``: write COUNT facts about NAME, opening
@@ -144,9 +149,184 @@ def writer(path: str, name: str, count: int) -> None:
     print(f"done {busy}", flush=True)
 
 
+# -- the crash harness of every public write (tests/test_crash.py) ----------------------------
+
+#: Every public write the harness kills, with its kill window in seconds (how long after the
+#: child started writing the kill may land).
+KINDS: dict[str, float] = {
+    "add_fact": 0.4,
+    "add_facts": 0.4,
+    "add_facts_bulk": 1.5,
+    "retract": 0.4,
+    "remember": 0.5,
+    "add_session": 0.4,
+    "add_sessions": 1.0,
+    "ingest_text": 0.6,
+    "define_predicate": 0.4,
+    "purge": 2.5,
+    "import": 2.0,
+    "export": 1.0,
+    "maintain": 0.8,
+}
+#: Store-state kinds are verified by replaying them on a reference memory; the others by
+#: their files.
+FILE_KINDS = frozenset({"import", "export", "maintain"})
+#: Entities prepared for the kinds that use one up per operation (retract, purge).
+PREPARED = 400
+
+
+def op_time(n: int) -> dt.datetime:
+    """Return the system time of operation ``n`` (maintain: one day apart, so it is due)."""
+    return BASE + dt.timedelta(seconds=n)
+
+
+def prepare(mem: Any, kind: str) -> None:
+    """Fill a fresh store for ``kind`` (run by the parent on the file and on the reference)."""
+    setup(mem)
+    mem.define_predicate("owner", cardinality="one")
+    if kind in ("retract", "purge"):
+        rows = [
+            {
+                "subject": f"victim {i}",
+                "predicate": "owner",
+                "object": f"secret-{kind}-{i}-token",
+                "statement": f"victim {i} holds secret-{kind}-{i}-token",
+                "source": "prep",
+            }
+            for i in range(PREPARED if kind == "retract" else 60)
+        ]
+        mem.add_facts(rows)
+    if kind in ("export", "import", "maintain"):
+        mem.add_facts(
+            [
+                {"subject": f"p{i % 300}", "predicate": "tag", "object": f"o{i}", "source": "prep"}
+                for i in range(3000)
+            ]
+        )
+        from graphmem.sessions import add_sessions
+
+        add_sessions(
+            mem,
+            [
+                {
+                    "session_id": f"prep-{i}",
+                    "started_at": BASE - dt.timedelta(days=40 - i),
+                    "text": f"prep session {i}",
+                    "mentions": [f"p{i}"],
+                }
+                for i in range(40)
+            ],
+        )
+
+
+def _session(n: int, sid: str | None = None) -> dict[str, Any]:
+    return {
+        "session_id": sid or f"s{n}",
+        "started_at": op_time(n),
+        "text": f"session {n} on topic{n % 5}",
+        "mentions": {f"topic{n % 5}": 1 + n % 3, f"topic{(n + 1) % 7}": 1},
+    }
+
+
+def apply(mem: Any, kind: str, n: int, work: str) -> None:
+    """Run operation ``n`` of ``kind``: exactly one public call."""
+    if kind == "add_fact":
+        mem.add_fact(f"s{n % 7}", "value", f"v{n}", source=f"op-{n}")
+    elif kind == "add_facts":
+        mem.add_facts(batch_rows(n if n % BIG_EVERY != BIG_EVERY - 1 else n + 1))
+    elif kind == "add_facts_bulk":
+        # Pure inserts of new entities (the COPY-only commit), and on odd n a supersession
+        # too (the same big batch, statement by statement).
+        rows = [
+            {"subject": f"bulk{n}-{i}", "predicate": "tag", "object": f"o{i % 9}", "source": "b"}
+            for i in range(big_size())
+        ]
+        if n % 2:
+            rows.append({"subject": "counter", "predicate": "value", "object": f"v{n}"})
+        mem.add_facts(rows)
+    elif kind == "retract":
+        mem.retract(f"victim {n}", "owner", reason=f"op {n}")
+    elif kind == "remember":
+        mem.remember(f"We deploy service{n % 4} with tool{n}.", subject=f"service{n % 4}")
+    elif kind == "add_session":
+        # Every third call rewrites an earlier session (its mentions are replaced).
+        mem.add_session(**_session(n, f"s{n - 2}" if n % 3 == 2 else None))
+    elif kind == "add_sessions":
+        from graphmem.sessions import add_sessions
+
+        items = [_session(n * 100 + i, f"s{n}-{i}") for i in range(40)]
+        if n:
+            items.append(_session(n * 100 + 99, f"s{n - 1}-0"))  # rewrites a stored session
+        add_sessions(mem, items)
+    elif kind == "ingest_text":
+        mem.ingest_text(f"Alice{n % 3} works at Company{n}. Bob{n % 2} lives in Town{n}.")
+    elif kind == "define_predicate":
+        mem.define_predicate(
+            f"relation_{n}",
+            cardinality="one" if n % 2 else "many",
+            aliases=(f"relation alias {n}",),
+        )
+    elif kind == "purge":
+        mem.purge(f"victim {n}", reason=f"erasure {n}")
+    elif kind == "export":
+        from graphmem.export import export_memory
+
+        export_memory(mem, f"{work}/export.jsonl")
+    else:
+        raise ValueError(f"kind {kind!r} has no store operation")
+
+
+def run_ops(kind: str, path: str, work: str) -> None:
+    """Run the operations of ``kind`` from START (read from stdin) until killed."""
+    import graphmem as gm
+    from graphmem.timeutil import ManualClock
+
+    if kind in ("remember", "ingest_text"):
+        from graphmem import extract  # noqa: F401  # the extractor loads before the clock runs
+
+    from graphmem.admission import AdmissionPolicy
+
+    start = int(sys.stdin.readline())
+    clock = ManualClock(op_time(start))
+    unlimited = AdmissionPolicy.unlimited()  # thousands of operations an hour of system time
+    if kind == "import":
+        from graphmem.export import import_memory
+
+        n = start
+        while True:
+            clock.set(op_time(n))
+            with gm.open(f"{work}/import-{n}.kuzu", clock=clock, admission=unlimited) as mem:
+                import_memory(mem, f"{work}/source.jsonl")
+            print(n, flush=True)
+            n += 1
+    if kind == "maintain":
+        import contextlib
+        import io
+
+        from graphmem.cli import cli
+
+        n = start
+        while True:
+            at = (BASE + dt.timedelta(days=n)).isoformat()
+            with contextlib.redirect_stdout(io.StringIO()):
+                cli.main(["--db", path, "maintain", "--now", at, "--json"], standalone_mode=False)
+            print(n, flush=True)
+            n += 1
+    with gm.open(path, clock=clock, read_only=kind == "export", admission=unlimited) as mem:
+        n = start
+        while True:
+            clock.set(op_time(n))
+            apply(mem, kind, n, work)
+            sys.stdout.write(f"{n}\n")
+            sys.stdout.flush()
+            n += 1
+
+
 def main(argv: list[str]) -> None:
     """Dispatch on the first argument (see the module docstring)."""
-    if argv[0] == "hold":
+    if argv[0] == "op":
+        run_ops(argv[1], argv[2], argv[3])
+    elif argv[0] == "hold":
         hold(argv[1], argv[2])
     elif argv[0] == "writer":
         writer(argv[1], argv[2], int(argv[3]))

@@ -79,7 +79,7 @@ def test_add_and_read_back_as_json(run: Invoke) -> None:
         (["add", "a", "!!", "c"], "InvalidInput", "predicate"),
         (["add", "a", "b", "c", "--statement", "no"], "InvalidInput", "statement"),
         (["retract", "nobody", "works_at"], "NotFound", "nobody"),
-        (["facts", "--valid-at", "yesterday"], "InvalidInput", "yesterday"),
+        (["facts", "--valid-at", "last tuesday"], "InvalidInput", "--valid-at 'last tuesday'"),
         (["believed", "--on", "x\ny"], "InvalidInput", ""),
     ],
 )
@@ -97,7 +97,7 @@ def test_bad_input_is_one_line_and_exit_1(
 
 
 def _count_from(run: Invoke) -> int:
-    return len(json.loads(run("history", "seed", "--all", "--json").stdout))
+    return len(json.loads(run("history", "seed", "--include-expired", "--json").stdout))
 
 
 @pytest.mark.parametrize(
@@ -117,7 +117,7 @@ def test_usage_errors_are_one_line_too(run: Invoke, args: list[str]) -> None:
 def test_read_commands_need_an_existing_database(tmp_path: Path) -> None:
     missing = str(tmp_path / "missing.kuzu")
     result = CliRunner().invoke(cli, ["--db", missing, "facts"])
-    line = _one_line_error(result, "no database")
+    line = _one_line_error(result, "NotFound: no database")
     assert missing in line
     assert not os.path.exists(missing)  # a read never creates a database
 
@@ -191,7 +191,7 @@ def test_add_many_reports_bad_lines_and_writes_nothing(
     assert numbers == [3, 5, 6, 7, 8, 9, 10]
     assert "invalid JSON" in lines[0]
     assert "UTF-8" in lines[5]
-    assert lines[-1].startswith("Error: 7 bad line(s)")
+    assert lines[-1].startswith("Error: InvalidInput: 7 bad line(s)")
     assert "nothing written" in lines[-1]
     assert _count(db_path) == 1  # only the seed
 

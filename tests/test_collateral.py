@@ -42,7 +42,7 @@ def test_contradictions_never_touch_a_third_subject(clock):
         start = clock()
 
         # Conflicting writes on Alice and api: supersede, alias, negation, retraction, notes.
-        mem.add_fact("Alice", "employer", "Globex")
+        mem.add_fact("Alice", "works for", "Globex")
         mem.add_fact("api", "runs on", "Go")
         mem.add_fact(
             "api",

@@ -83,8 +83,11 @@ def test_cli_while_another_process_writes(db_path: str) -> None:
     _make_store(db_path)
     with holder(db_path, "write") as proc:
         _assert_busy(graphmem(db_path, "add", "api", "runs_on", "Rust"), db_path, proc.pid)
-        busy = graphmem(db_path, "facts", "--json")  # reads open read-only: still refused
+        busy = graphmem(db_path, "facts")  # reads open read-only: still refused
         _assert_busy(busy, db_path, proc.pid)
+        as_json = json.loads(graphmem(db_path, "facts", "--json").stderr)  # errors as JSON
+        assert as_json["type"] == "StoreBusy"
+        assert f"process {proc.pid}" in as_json["error"]
         assert "writing" in busy.stderr
         _assert_busy(graphmem(db_path, "--read-only", "check"), db_path, proc.pid)
     # The holder closed: everything works again, nothing was lost or corrupted.

@@ -14,6 +14,7 @@ import datetime as dt
 import os
 import random
 import select
+import shutil
 import signal
 import subprocess
 import sys
@@ -25,6 +26,7 @@ from typing import Any
 import pytest
 
 import graphmem as gm
+from graphmem.admission import AdmissionPolicy
 from graphmem.check import check, versions
 from graphmem.cli import cli
 from graphmem.timeutil import ManualClock
@@ -223,3 +225,237 @@ def test_batch_times_are_exact() -> None:
     assert crash_child.batch_number(t) == 12
     assert t.tzinfo is not None
     assert t - crash_child.BASE == dt.timedelta(seconds=12)
+
+
+# -- every public write (issue 16) ----------------------------------------------------------------
+
+_UNLIMITED = AdmissionPolicy.unlimited()
+
+
+def _state(mem: gm.Memory) -> tuple[Any, ...]:
+    """Everything a write may change, without random ids: versions, sessions, ontology,
+    entities and audit records."""
+    from graphmem.store import check as raw_rows
+    from graphmem.store import export as dump
+
+    store = mem._store
+    sessions = sorted(
+        (s["id"], s["started_at"], s["ended_at"], s["title"], s["text"], s["source"])
+        + (tuple(sorted(s["mentions"].items())),)
+        for s in dump.all_sessions(store)
+    )
+    predicates = sorted(
+        (p["name"], p["cardinality"], tuple(sorted(p["aliases"])))
+        for p in raw_rows.predicate_rows(store)
+    )
+    entities = sorted(
+        (e["id"], e["name"], e["kind"], tuple(sorted(e["aliases"])))
+        for e in dump.all_entities(store)
+    )
+    audit = sorted((a["action"], a["at"]) for a in dump.all_audit(store))
+    return (
+        tuple(sorted(_canon(versions(mem)).items(), key=repr)),
+        tuple(sessions),
+        tuple(predicates),
+        tuple(entities),
+        tuple(audit),
+    )
+
+
+def _spawn_op(kind: str, path: str, work: str) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [sys.executable, CHILD, "op", kind, path, work],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+
+
+def _kill_after(
+    proc: subprocess.Popen[bytes], start: int, window: float, rng: random.Random
+) -> list[int]:
+    """Start the child at operation ``start``, SIGKILL it within ``window`` s, return its acks."""
+    assert proc.stdin is not None
+    try:
+        proc.stdin.write(f"{start}\n".encode())
+        proc.stdin.flush()
+        time.sleep(rng.uniform(0.05, 0.5) if rng.random() < 0.2 else rng.uniform(0.4, 0.6 + window))
+        proc.send_signal(signal.SIGKILL)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == -signal.SIGKILL, (
+        f"the child exited by itself ({proc.returncode}): {err.decode(errors='replace')[-3000:]}"
+    )
+    return [int(x) for x in out.decode().split("\n")[:-1] if x.isdigit()]
+
+
+def _files_hold(folder: str, needle: bytes) -> bool:
+    for root, _, files in os.walk(folder):
+        for name in files:
+            with open(os.path.join(root, name), "rb") as fh:
+                if needle in fh.read():
+                    return True
+    return False
+
+
+class _StoreKind:
+    """Verify a store-state kind: the store must equal the reference after ``top`` or ``top+1``."""
+
+    def __init__(self, kind: str, path: str) -> None:
+        self.kind = kind
+        self.clock = ManualClock(crash_child.op_time(0))
+        self.ref = gm.open(clock=self.clock, engine=ENGINE, admission=_UNLIMITED)
+        crash_child.prepare(self.ref, kind)
+        self.at = -1  # the reference has applied operations 0..at
+        self.snapshot = _state(self.ref)
+
+    def _advance(self, n: int) -> None:
+        while self.at < n:
+            self.at += 1
+            self.clock.set(crash_child.op_time(self.at))
+            crash_child.apply(self.ref, self.kind, self.at, "")
+        self.snapshot = _state(self.ref)
+
+    def verify(self, path: str, top: int, folder: str) -> str:
+        """Return ``whole`` (the acked state), ``extra`` (one more op), or ``torn``."""
+        with gm.open(path, engine=ENGINE) as mem:  # writable: recovery runs, as a user's would
+            have = _state(mem)
+            report = check(mem)
+        assert report.ok, report.format()
+        self._advance(top)
+        if have == self.snapshot:
+            verdict = "whole"
+        else:
+            self._advance(top + 1)
+            verdict = "extra" if have == self.snapshot else "torn"
+        if self.kind == "purge":
+            for n in range(self.at + 1):
+                token = f"secret-purge-{n}-token".encode()
+                assert not _files_hold(folder, token), f"purged {token!r} is still on disk"
+        return verdict
+
+    def close(self) -> None:
+        self.ref.close()
+
+
+def _export_state(path: str) -> tuple[Any, ...]:
+    with gm.open(None, engine=ENGINE) as mem:
+        from graphmem.export import import_memory
+
+        import_memory(mem, path)
+        return _state(mem)
+
+
+def _file_verdict(kind: str, path: str, work: str, top: int, want: Any) -> str:
+    if kind == "export":
+        target = os.path.join(work, "export.jsonl")
+        if not os.path.exists(target):
+            return "whole" if top < 0 else "lost"
+        return "whole" if _export_state(target) == want else "torn"
+    if kind == "import":
+        for n in range(top + 1):
+            with gm.open(os.path.join(work, f"import-{n}.kuzu"), engine=ENGINE) as mem:
+                if _state(mem) != want:
+                    return "lost"
+        nxt = os.path.join(work, f"import-{top + 1}.kuzu")
+        if not os.path.exists(nxt):
+            return "whole"
+        with gm.open(nxt, engine=ENGINE) as mem:
+            have = _state(mem)
+            if mem.count_versions() == 0 and not have[1]:
+                shutil.rmtree(nxt, ignore_errors=True) if os.path.isdir(nxt) else os.remove(nxt)
+                return "whole"
+        return "extra" if have == want else "torn"
+    # maintain: the state file is the commit point; its log line is appended just before it.
+    from graphmem.maintenance import ConsolidateState, maintenance_paths, read_log
+
+    paths = maintenance_paths(path)
+    state = ConsolidateState.load(paths.state)
+    runs = [dt.datetime.fromisoformat(r["at"]) for r in read_log(paths.log)]
+    raw_lines = paths.log.read_bytes().splitlines() if paths.log.exists() else []
+    assert len(raw_lines) == len(runs), "a log line does not parse"
+    days = [(t - crash_child.BASE).days for t in runs]
+    assert days == sorted(days)
+    last = -1 if state.last_run_at is None else (state.last_run_at - crash_child.BASE).days
+    if last < top:
+        return "lost"
+    if last > top + 1:
+        return "torn"
+    # Every run the state records has its log line; at most one more line (a run killed after
+    # its line and before its state) may follow.
+    if days[: last + 1] != list(range(last + 1)) or len(days) > last + 2:
+        return "torn"
+    if len(days) == last + 2:
+        return "log-ahead"
+    return "whole" if last == top else "extra"
+
+
+def kill_every_write(kind: str, folder: str, rounds: int, seed: int) -> Counter[str]:
+    """Kill a child running operations of ``kind`` ``rounds`` times; count the verdicts."""
+    rng = random.Random(seed)
+    path = os.path.join(folder, "mem.kuzu")
+    work = os.path.join(folder, "work")
+    os.makedirs(work, exist_ok=True)
+    prep = {"engine": ENGINE, "clock": ManualClock(crash_child.BASE), "admission": _UNLIMITED}
+    with gm.open(path, **prep) as mem:
+        crash_child.prepare(mem, kind)
+        want = _state(mem)
+        if kind == "import":
+            from graphmem.export import export_memory
+
+            export_memory(mem, os.path.join(work, "source.jsonl"))
+    verifier = None if kind in crash_child.FILE_KINDS else _StoreKind(kind, path)
+    stats: Counter[str] = Counter()
+    last = -1
+    child = _spawn_op(kind, path, work)
+    try:
+        for _ in range(rounds):
+            got = _kill_after(child, last + 1, crash_child.KINDS[kind], rng)
+            child = _spawn_op(kind, path, work)  # imports while this round is checked
+            assert got == list(range(last + 1, last + 1 + len(got))), got
+            top = got[-1] if got else last
+            stats["acknowledged"] += len(got)
+            stats["rounds"] += 1
+            if verifier is not None:
+                verdict = verifier.verify(path, top, folder)
+            else:
+                verdict = _file_verdict(kind, path, work, top, want)
+            stats[verdict] += 1
+            if verdict in ("lost", "torn"):
+                break
+            last = top + 1 if verdict in ("extra", "log-ahead") else top
+    finally:
+        child.kill()
+        child.communicate()
+        if verifier is not None:
+            verifier.close()
+    return stats
+
+
+def _report(kind: str, stats: Counter[str]) -> None:
+    print(
+        f"crash {kind}: {stats['rounds']} kill rounds, {stats['acknowledged']} acknowledged, "
+        f"{stats['lost']} lost, {stats['torn']} torn, {stats['extra']} applied unacknowledged, "
+        f"{stats['log-ahead']} log line ahead of its state"
+    )
+
+
+@pytest.mark.parametrize("kind", sorted(crash_child.KINDS))
+def test_kill_every_public_write(kind: str, tmp_path: Path) -> None:
+    stats = kill_every_write(kind, str(tmp_path), rounds=2, seed=16)
+    _report(kind, stats)
+    assert stats["lost"] == 0, dict(stats)
+    assert stats["torn"] == 0, dict(stats)
+    assert stats["rounds"] == 2
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", sorted(crash_child.KINDS))
+def test_kill_every_public_write_many(kind: str, tmp_path: Path) -> None:
+    stats = kill_every_write(kind, str(tmp_path), rounds=20, seed=int(time.time()))
+    _report(kind, stats)
+    assert stats["lost"] == 0, dict(stats)
+    assert stats["torn"] == 0, dict(stats)

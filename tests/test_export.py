@@ -9,6 +9,7 @@ import json
 import os
 import re
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import networkx as nx
@@ -567,3 +568,166 @@ def test_import_of_an_unreadable_path_fails(tmp_path: os.PathLike[str], path: st
 def test_export_to_an_unwritable_path_is_invalid_input(tmp_path: os.PathLike[str]) -> None:
     with gm.open(None) as mem, pytest.raises(gm.InvalidInput, match="cannot be written"):
         ex.export_memory(mem, os.path.join(tmp_path, "missing", "x.jsonl"))
+
+
+# -- import validates history as check does (issue 16) -----------------------------------------
+
+
+def _history_records(mem: gm.Memory, clock: ManualClock) -> list[dict[str, Any]]:
+    """An export with one supersession: Laravel (closed, superseded by Go), then Go (current)."""
+    clock.set("2026-03-01")
+    mem.add_fact("api", "runs_on", "Laravel", valid_from="2024-01-01")
+    clock.set("2026-06-01")
+    mem.add_fact("api", "runs_on", "Go", valid_from="2026-06-01")
+    clock.set("2026-06-02")
+    mem.add_fact("api", "runs_on", "Rust", valid_from="2026-06-02")
+    return list(ex.to_records(mem))
+
+
+def _facts(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return sorted((r for r in records if r["type"] == "fact"), key=lambda r: r["recorded_at"])
+
+
+def _dangling(records: list[dict[str, Any]]) -> None:
+    _facts(records)[0]["superseded_by"] = "no-such-version"
+
+
+def _two_current(records: list[dict[str, Any]]) -> None:
+    # The closed Laravel version (its valid interval was capped at 2026-06-01) made current
+    # again with its original open interval: two current versions of a single-valued fact.
+    first = _facts(records)[0]
+    first.update(expired_at=None, superseded_by=None, reason=None, valid_to=None)
+
+
+def _cycle(records: list[dict[str, Any]]) -> None:
+    # Every version closed at one instant, each superseded by the next, the last by the first.
+    facts = _facts(records)
+    at = facts[-1]["recorded_at"]
+    for a, b in zip(facts, facts[1:] + facts[:1], strict=True):
+        a.update(recorded_at=at, expired_at=at, superseded_by=b["id"], reason="cycle")
+
+
+@pytest.mark.parametrize(
+    ("mutate", "code"),
+    [
+        (_dangling, "superseded-by-dangling"),
+        (_two_current, "overlap-single-valued"),
+        (_cycle, "superseded-by-cycle"),
+    ],
+)
+def test_import_refuses_broken_history(
+    mem: gm.Memory, clock: ManualClock, mutate: Any, code: str
+) -> None:
+    records = _history_records(mem, clock)
+    mutate(records)
+    text = "\n".join(json.dumps(r) for r in records)
+    copy, _ = fresh()
+    with copy:
+        with pytest.raises(gm.InvalidInput, match=rf"^line \d+: broken history \({code}") as err:
+            ex.import_memory(copy, io.StringIO(text))
+        assert "nothing imported" in str(err.value)
+        assert copy.count_versions() == 0
+        assert db.content_counts(copy._store) == dict.fromkeys(
+            ("entities", "facts", "sessions", "audit"), 0
+        )
+
+
+def test_check_reports_a_supersede_cycle() -> None:
+    from graphmem.check import check_rows
+
+    t = dt.datetime(2026, 1, 1)
+    rows = [
+        {
+            "fid": fid,
+            "subject_id": "s",
+            "subject": "s",
+            "object_id": obj,
+            "predicate": "p",
+            "object": obj,
+            "valid_from": t,
+            "recorded_at": t,
+            "expired_at": t,
+            "superseded_by": by,
+            "reason": "x",
+        }
+        for fid, obj, by in (("a", "x", "b"), ("b", "y", "c"), ("c", "z", "a"))
+    ]
+    problems, _ = check_rows(rows, predicates=[{"name": "p", "cardinality": "many"}])
+    cycles = [p for p in problems if p.code == "superseded-by-cycle"]
+    assert len(cycles) == 1 and set(cycles[0].fids) == {"a", "b", "c"}
+
+
+@pytest.mark.parametrize("key", ["schema_version", "last_write"])
+def test_import_never_trusts_meta_from_the_file(
+    mem: gm.Memory, tmp_path: os.PathLike[str], key: str
+) -> None:
+    mem.add_fact("Alice", "works_at", "Acme")
+    lines = _export(mem, "jsonl").splitlines()
+    lines.insert(1, json.dumps({"type": "meta", "key": key, "value": "999"}))
+    path = os.path.join(os.fspath(tmp_path), "copy.kuzu")
+    with gm.open(path, engine=ENGINE) as copy:
+        with pytest.raises(gm.InvalidInput, match=rf"line 2: a meta record sets '{key}'"):
+            ex.import_memory(copy, io.StringIO("\n".join(lines)))
+    with gm.open(path, engine=ENGINE) as copy:  # still opens: nothing was written
+        assert copy.count_versions() == 0
+        assert db.all_meta(copy._store)["schema_version"] != "999"
+    doc = json.loads(_export(mem, "node-link"))
+    doc["graph"]["meta"][key] = "999"
+    with gm.open(None, engine=ENGINE) as copy, pytest.raises(gm.InvalidInput, match="meta"):
+        ex.import_memory(copy, io.StringIO(json.dumps(doc)))
+
+
+def _deep(depth: int) -> str:
+    return '{"type": "fact", "object": ' + "[" * depth + "]" * depth + "}"
+
+
+def test_deeply_nested_json_is_invalid_input(mem: gm.Memory, tmp_path: os.PathLike[str]) -> None:
+    mem.add_fact("Alice", "works_at", "Acme")
+    lines = _export(mem, "jsonl").splitlines()
+    text = "\n".join([*lines[:2], _deep(200_000), *lines[2:]])
+    copy, _ = fresh()
+    with copy, pytest.raises(gm.InvalidInput, match="line 3: the JSON is nested too deeply"):
+        ex.import_memory(copy, io.StringIO(text))
+    with gm.open(None, engine=ENGINE) as copy, pytest.raises(gm.InvalidInput, match="too deep"):
+        ex.import_memory(copy, io.StringIO("[" * 200_000 + "]" * 200_000), format="node-link")
+    # The CLI: import and add-many answer with the line number, exit 1, no traceback.
+    bad = os.path.join(os.fspath(tmp_path), "deep.jsonl")
+    with open(bad, "w", encoding="utf-8") as fh:
+        fh.write("\n".join([*lines[:2], _deep(200_000), *lines[2:]]) + "\n")
+    runner = CliRunner()
+    db_path = os.path.join(os.fspath(tmp_path), "deep.kuzu")
+    for args in (["import", bad], ["add-many", bad]):
+        result = runner.invoke(cli, ["--db", db_path, "--engine", ENGINE, *args])
+        assert result.exit_code == 1, result.output
+        assert "line 3" in result.output and "nested too deeply" in result.output
+        assert not isinstance(result.exception, RecursionError)
+        assert "Traceback" not in result.output
+
+
+def test_export_over_a_backup_is_atomic(mem: gm.Memory, tmp_path: os.PathLike[str]) -> None:
+    """A failed export (here: a GraphML-incompatible text, then a failing rename) keeps the old
+    backup byte for byte; a symlinked target is replaced through the link."""
+    from graphmem.fileio import atomic_write
+
+    mem.add_fact("Alice", "works_at", "Acme")
+    folder = os.fspath(tmp_path)
+    target = os.path.join(folder, "backup.jsonl")
+    ex.export_memory(mem, target)
+    before = Path(target).read_bytes()
+    mem.add_fact("Alice", "note", "bell \x07")
+    with pytest.raises(gm.InvalidInput, match="control character"):
+        ex.export_memory(mem, target, format="graphml")
+    assert Path(target).read_bytes() == before
+
+    def broken(src: str, dst: str) -> None:
+        raise OSError(28, "No space left on device")
+
+    with pytest.raises(OSError, match="No space"), atomic_write(target, replace=broken) as fh:
+        fh.write("half")
+    assert Path(target).read_bytes() == before
+    assert sorted(os.listdir(folder)) == ["backup.jsonl"]  # no temp file left behind
+    link = os.path.join(folder, "link.jsonl")
+    os.symlink(target, link)
+    ex.export_memory(mem, link)
+    assert os.path.islink(link)
+    assert "bell" in Path(target).read_text(encoding="utf-8")

@@ -159,7 +159,7 @@ def mostly(valid: st.SearchStrategy[Any], hostile: st.SearchStrategy[Any] = ANY)
 
 NAME = mostly(st.sampled_from(["Alice", "alice", "Bob", "ACME", "Acme Corp", "Go", "Paris"]))
 KEY_NAME = mostly(st.sampled_from(["Alice", "Bob", "ACME"]), TEXT)  # hashable: dict keys
-PREDICATE = mostly(st.sampled_from(["works_at", "uses", "lives_in", "employer", "likes"]))
+PREDICATE = mostly(st.sampled_from(["works_at", "uses", "lives_in", "works for", "likes"]))
 TIME = mostly(
     st.one_of(
         st.none(),

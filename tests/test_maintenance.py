@@ -51,9 +51,20 @@ def test_is_due_needs_both_time_and_sessions(
     assert state.is_due(now=T0 + elapsed, session_count=sessions_now) is due
 
 
-@pytest.mark.parametrize(("sessions", "due"), [(0, False), (4, False), (5, True), (50, True)])
-def test_never_ran_is_due_once_there_are_five_sessions(sessions: int, due: bool) -> None:
-    assert ConsolidateState().is_due(now=T0, session_count=sessions) is due
+@pytest.mark.parametrize("sessions", [0, 1, 4, 5, 50])
+def test_never_ran_is_due_whatever_the_session_count(sessions: int) -> None:
+    # Synthesis: a state that never ran is due; the thresholds apply from the first run on.
+    assert ConsolidateState().is_due(now=T0, session_count=sessions)
+    assert ConsolidateState().is_due(
+        now=T0, session_count=sessions, min_interval=1000 * H, min_new_sessions=1000
+    )
+
+
+def test_the_first_run_starts_the_thresholds() -> None:
+    assert ConsolidateState().is_due(now=T0, session_count=2)
+    after = ConsolidateState(T0, 2)  # what maintain --auto saves after that run
+    assert not after.is_due(now=T0 + 48 * H, session_count=6)  # 4 new sessions
+    assert after.is_due(now=T0 + 48 * H, session_count=7)
 
 
 def test_thresholds_are_configurable() -> None:
@@ -156,6 +167,12 @@ def test_corrupt_file_means_never_ran(tmp_path: Path, content: bytes) -> None:
     path = tmp_path / "state.json"
     path.write_bytes(content)
     assert ConsolidateState.load(path) == ConsolidateState()
+    # ... and a state that never ran is due, even with no session at all.
+    assert ConsolidateState.load(path).is_due(now=T0, session_count=0)
+
+
+def test_a_missing_state_file_is_due(tmp_path: Path) -> None:
+    assert ConsolidateState.load(tmp_path / "nope.json").is_due(now=T0, session_count=0)
 
 
 def test_crash_before_rename_leaves_old_state_intact(tmp_path: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from typing import Any
@@ -107,7 +108,8 @@ def test_tools_in_process(tools: _Tools, mem: gm.Memory, clock: ManualClock) -> 
     ).startswith("add: Alice works_at Acme")
     clock.set("2026-03-01")
     out = tools("remember", text="Alice prefers async code reviews", subject="Alice")
-    assert out.startswith("add: Alice note Alice prefers async code reviews")
+    assert out.startswith("add: Alice ")  # a note, or the claim the text pipeline reads in it
+    assert "prefers async code reviews" in out
     assert tools("facts_as_of", subject="Alice", predicate="works_at").startswith(
         "- Alice works_at Acme [valid 2020-01-01 → open]"
     )
@@ -155,3 +157,213 @@ def test_missing_sdk_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.setitem(sys.modules, name, None)  # makes the import fail
     with pytest.raises(gm.ExtraUnavailable, match=r"pip install 'graphmem\[mcp\]'"):
         _sdk()
+
+
+# -- issue 15: sessions, strict arguments, version, and the CLI next to a running server ----------
+
+
+def _graphmem(db: str, engine: str, *args: str, stdin: str | None = None) -> Any:
+    import subprocess
+
+    return subprocess.run(
+        [sys.executable, "-m", "graphmem", "--db", db, "--engine", engine, *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def test_cli_reads_and_writes_while_the_server_runs(db_path: str, engine: str) -> None:
+    # The server lends the database between tool calls: no StoreBusy for the CLI, and each
+    # side sees the other's writes (docs/concurrency.md).
+    import anyio
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "graphmem", "--db", db_path, "--engine", engine, "mcp"],
+        env={"PYTHONWARNINGS": "ignore"},
+    )
+    seen: dict[str, Any] = {}
+
+    async def session() -> None:
+        with open(os.devnull, "w") as errlog:
+            async with (
+                stdio_client(params, errlog=errlog) as (read, write),
+                ClientSession(read, write) as client,
+            ):
+                info = await client.initialize()
+                seen["version"] = info.server_info.version
+                await client.call_tool(
+                    "remember",
+                    {
+                        "subject": "api",
+                        "predicate": "runs_on",
+                        "object": "Laravel",
+                        "valid_from": "2024-01-01",
+                    },
+                )
+                seen["logged"] = await client.call_tool(
+                    "add_session",
+                    {
+                        "text": "We talked about Kafka and the api.",
+                        "started_at": "today",
+                        "title": "standup",
+                        "session_id": "s1",
+                    },
+                )
+                seen["history"] = _graphmem(db_path, engine, "history", "api", "--json")
+                seen["add"] = _graphmem(db_path, engine, "add", "api", "runs_on", "Go")
+                seen["sessions"] = _graphmem(db_path, engine, "sessions", "--json")
+                seen["context"] = await client.call_tool("context", {"query": "api"})
+                seen["hot"] = await client.call_tool("hot_topics", {})
+                seen["unknown"] = await client.call_tool("context", {"query": "x", "budget": 5})
+
+    anyio.run(session)
+    import graphmem
+
+    assert seen["version"] == graphmem.__version__
+    assert _text(seen["logged"]).startswith("session s1 logged (")
+    assert "Kafka" in _text(seen["logged"])
+    for step in ("history", "add", "sessions"):
+        assert seen[step].returncode == 0, seen[step].stderr
+    assert [f["object"] for f in json.loads(seen["history"].stdout)] == ["Laravel"]
+    assert [s["id"] for s in json.loads(seen["sessions"].stdout)] == ["s1"]
+    assert "api runs_on Go" in _text(seen["context"])  # the CLI's write, seen by the server
+    assert "Kafka" in _text(seen["hot"])
+    assert _is_error(seen["unknown"])
+    assert "unknown argument 'budget' for tool 'context'" in _text(seen["unknown"])
+    assert "valid arguments: query, budget_tokens, valid_at, known_at" in _text(seen["unknown"])
+
+
+def test_lone_surrogate_gets_a_tool_error_reply(db_path: str, engine: str) -> None:
+    # Raw JSON-RPC: the official client cannot even send "\ud800"; other clients do, and the
+    # SDK's parser dropped such a request without a reply (issue 16 item 8).
+    import select
+    import subprocess
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "graphmem", "--db", db_path, "--engine", engine, "mcp"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    assert proc.stdin is not None
+    assert proc.stdout is not None
+
+    def send(line: str) -> None:
+        proc.stdin.write(line.encode() + b"\n")  # type: ignore[union-attr]
+        proc.stdin.flush()  # type: ignore[union-attr]
+
+    def reply() -> dict[str, Any]:
+        ready, _, _ = select.select([proc.stdout], [], [], 30)
+        assert ready, "no reply within 30 s"
+        return json.loads(proc.stdout.readline())  # type: ignore[union-attr]
+
+    try:
+        send(
+            json.dumps(
+                {
+                    "jsonrpc": "2.0",
+                    "id": 1,
+                    "method": "initialize",
+                    "params": {
+                        "protocolVersion": "2025-06-18",
+                        "capabilities": {},
+                        "clientInfo": {"name": "raw", "version": "0"},
+                    },
+                }
+            )
+        )
+        assert reply()["id"] == 1
+        send(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        for i, tool in enumerate(("remember", "add_session"), start=2):
+            send(
+                f'{{"jsonrpc": "2.0", "id": {i}, "method": "tools/call", "params": {{"name": '
+                f'"{tool}", "arguments": {{"text": "bad \\ud800 text"}}}}}}'
+            )
+            answer = reply()
+            assert answer["id"] == i
+            assert answer["result"]["isError"] is True
+            text = answer["result"]["content"][0]["text"]
+            assert "argument 'text' holds '\\ud800' at position 4" in text
+        send(
+            json.dumps(
+                {
+                    "jsonrpc": "2.0",
+                    "id": 9,
+                    "method": "tools/call",
+                    "params": {"name": "context", "arguments": {"query": "x"}},
+                }
+            )
+        )
+        assert reply()["result"]["isError"] is False  # still serving
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=30)
+        proc.stdout.close()
+
+
+def test_unknown_arguments_are_tool_errors(tools: _Tools) -> None:
+    with pytest.raises(tools.tool_error, match=r"unknown argument 'valid_at' for tool 'remember'"):
+        tools("remember", text="x", valid_at="2026-01-01")
+    with pytest.raises(tools.tool_error, match=r"unknown arguments 'a', 'b'.*valid arguments: "):
+        tools("hot_topics", a=1, b=2)
+    with pytest.raises(tools.tool_error, match=r"holds '\\ud800' at position 1"):
+        tools("context", query="x\ud800")
+
+
+def test_add_session_tool_and_deprecated_history_name(
+    tools: _Tools, mem: gm.Memory, clock: ManualClock
+) -> None:
+    clock.set("2026-03-01")
+    out = tools(
+        "add_session",
+        text="Alice joined Globex. We discussed the Kafka migration.",
+        started_at="2026-02-20",
+        title="planning",
+        session_id="p1",
+    )
+    assert out.startswith("session p1 logged (2026-02-20): planning")
+    assert "Kafka" in out.splitlines()[1]
+    [session] = mem.sessions()
+    assert session.id == "p1"
+    assert "Kafka" in session.mentions
+    assert tools("hot_topics").startswith("- ")
+    assert "Kafka" in tools("hot_topics")
+    tools("remember", subject="api", predicate="runs_on", object="Laravel", valid_from="2024-01-01")
+    tools("remember", subject="api", predicate="runs_on", object="Go")
+    new = tools("history", subject="api", include_expired=True)
+    old = tools("history", subject="api", include_superseded=True)
+    assert old == "note: include_superseded is deprecated; use include_expired\n" + new
+    assert "superseded" in new
+    # Logged without a date: now.
+    assert tools("add_session", text="short chat about Rust").startswith("session s")
+
+
+def test_documented_client_configs_start_this_server() -> None:
+    # docs/agents.md: the Claude Desktop / Cursor JSON and the Claude Code command must name
+    # the real `graphmem mcp` invocation, with an absolute path to the venv's graphmem.
+    import shlex
+    from pathlib import Path
+
+    from graphmem.cli import cli
+
+    examples = Path(__file__).resolve().parents[1] / "docs" / "examples"
+    invocations = []
+    for name in ("mcp_claude_desktop.json", "mcp_cursor.json"):
+        [server] = json.loads((examples / name).read_text(encoding="utf-8"))["mcpServers"].values()
+        invocations.append([server["command"], *server["args"]])
+    claude = shlex.split((examples / "mcp_claude_code.sh").read_text(encoding="utf-8"))
+    assert claude[:3] == ["claude", "mcp", "add"]
+    invocations.append(claude[claude.index("--") + 1 :])
+    for argv in invocations:
+        assert argv[0].startswith("/")
+        assert argv[0].endswith("/.venv/bin/graphmem")
+        ctx = cli.make_context("graphmem", argv[1:], resilient_parsing=True)
+        assert cli.resolve_command(ctx, ["mcp"])[0] == "mcp"
+        assert argv[1:] == ["--db", ctx.params["db"], "mcp"]
+        assert ctx.params["db"].startswith("/")

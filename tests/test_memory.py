@@ -217,7 +217,7 @@ def test_predicate_aliases_and_definitions(mem):
     assert r.decision is gm.Decision.SUPERSEDE
     with pytest.raises(gm.InvalidInput, match="cardinality"):
         mem.define_predicate("x", cardinality="several")
-    with pytest.raises(gm.InvalidInput, match="already names predicate"):
+    with pytest.raises(gm.InvalidInput, match="is the name of predicate 'works_at'"):
         mem.define_predicate("y", aliases=["works at"])
 
 

@@ -94,3 +94,115 @@ def test_purge_in_memory_store(clock: ManualClock) -> None:
         mem.purge("Qwzx Purgeme", reason="erasure request")
         assert not mem.facts(subject="Qwzx Purgeme")
         assert check(mem).ok
+
+
+# -- issue 16: a symlinked --db, a killed rebuild, no piles of work directories ----------------
+
+_PURGE_CHILD = """
+import os, signal, sys
+import graphmem as gm
+from graphmem.audit import purge
+from graphmem.timeutil import ManualClock
+clock = ManualClock("2026-01-05")
+mem = gm.open(sys.argv[1], clock=clock)
+print("purging", flush=True)
+if sys.argv[2] == "after-commit":
+    # The purge commits, then the process dies before the file rebuild starts.
+    purge(mem, "Qwzx Purgeme", reason="erasure request")
+    os.kill(os.getpid(), signal.SIGKILL)
+mem.purge("Qwzx Purgeme", reason="erasure request")
+print("done", flush=True)
+mem.close()
+"""
+
+
+def _build_facts(path: str, clock: ManualClock) -> None:
+    """The store of :func:`_build` without its session (the purge of session text is tested
+    above; these tests are about the file swap)."""
+    with gm.open(path, clock=clock, engine=ENGINE) as mem:
+        for i in range(30):
+            mem.add_fact(f"Other {i}", "works_at", "Globex", statement=f"other person {i} works at")
+        mem.add_fact(
+            "Qwzx Purgeme",
+            "lives_in",
+            "Secretville",
+            statement="Qwzx Purgeme has token SECRET-TOKEN-998877",
+        )
+        clock.advance(days=1)
+        mem.add_fact("Qwzx Purgeme", "lives_in", "Paris")
+        mem.remember("Qwzx Purgeme is allergic to SECRET-NUTS-4455", subject="Qwzx Purgeme")
+
+
+def _work_dirs(directory: Path) -> list[str]:
+    return sorted(p.name for p in directory.iterdir() if p.name.startswith(".graphmem-compact-"))
+
+
+def test_purge_through_a_symlink_rewrites_the_real_file(tmp_path: Path) -> None:
+    real_dir = tmp_path / "real"
+    real_dir.mkdir()
+    link_dir = tmp_path / "links"
+    link_dir.mkdir()
+    real = real_dir / "mem.kuzu"
+    link = link_dir / "mem.kuzu"
+    clock = ManualClock("2026-01-01")
+    _build_facts(str(real), clock)
+    os.symlink(real, link)
+    with gm.open(str(link), clock=clock, engine=ENGINE) as mem:
+        clock.advance(days=1)
+        mem.purge("Qwzx Purgeme", reason="erasure request")
+        assert len(mem.facts(predicate="works_at")) == 30  # the reopened store works
+    assert link.is_symlink() and os.path.realpath(link) == str(real)
+    hits = _found(real_dir, SECRETS)
+    assert not hits, f"purged content is still in the real file: {hits}"
+    assert _work_dirs(real_dir) == [] and _work_dirs(link_dir) == []
+    with gm.open(str(real), engine=ENGINE, read_only=True) as a:
+        assert not a.facts(subject="Qwzx Purgeme")
+        assert len(a.facts(predicate="works_at")) == 30
+
+
+@pytest.mark.parametrize("kill", ["after-commit", 0.1, 0.2, 0.3, 0.6])
+def test_a_killed_purge_leaves_no_purged_bytes_after_the_next_open(
+    tmp_path: Path, kill: str | float
+) -> None:
+    import shutil
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    if sys.platform == "win32":
+        pytest.skip("needs SIGKILL")
+    template = tmp_path / "template"
+    template.mkdir()
+    _build_facts(str(template / "mem.kuzu"), ManualClock("2026-01-01"))
+    directory = tmp_path / "store"
+    shutil.copytree(template, directory)
+    path = str(directory / "mem.kuzu")
+    env = {**os.environ, "GRAPHMEM_ENGINE": ENGINE}
+    mode = kill if isinstance(kill, str) else "purge"
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _PURGE_CHILD, path, mode], stdout=subprocess.PIPE, env=env
+    )
+    assert proc.stdout is not None
+    assert proc.stdout.readline() == b"purging\n"
+    if isinstance(kill, float):
+        time.sleep(kill)
+        proc.send_signal(signal.SIGKILL)
+    out, _ = proc.communicate(timeout=60)
+    assert proc.returncode == -signal.SIGKILL
+    finished = b"done" in out
+    if mode == "after-commit":
+        # The dangerous state: the purge is committed, its strings are still in the file.
+        with gm.open(path, engine=ENGINE, read_only=True) as mem:
+            assert not mem.facts(subject="Qwzx Purgeme")
+        assert _found(directory, SECRETS)
+    # The next writable open finishes (or redoes) the rebuild before it returns.
+    with gm.open(path, engine=ENGINE, clock=ManualClock("2026-01-06")) as mem:
+        purged = not mem.facts(subject="Qwzx Purgeme")
+        assert len(mem.facts(predicate="works_at")) == 30
+        assert check(mem).ok
+    assert purged or not finished
+    if purged:
+        hits = _found(directory, SECRETS)
+        assert not hits, f"purged content is still in the store files: {hits}"
+    assert _work_dirs(directory) == []

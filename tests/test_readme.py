@@ -9,14 +9,31 @@ ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 
 
-def test_python_example_runs(tmp_path, monkeypatch, capsys):
+def test_python_example_runs_and_prints_what_the_readme_shows(tmp_path, monkeypatch, capsys):
     (code,) = re.findall(r"```python\n(.*?)```", README, flags=re.S)
+    (shown,) = re.findall(r"```text\n(.*?)```", README, flags=re.S)
     monkeypatch.chdir(tmp_path)
     exec(compile(code, "README.md", "exec"), {})
     out = capsys.readouterr().out
-    assert "supersede" in out
-    assert "'Go'" in out
-    assert "'Laravel'" in out
+    assert out == shown
+    # The belief that changed: Laravel believed on June 5, Go known for June 5 since June 10.
+    believed, known = out.splitlines()[2], out.splitlines()[3]
+    assert believed.startswith("api runs_on Laravel")
+    assert known.startswith("api runs_on Go")
+
+
+def test_command_line_section_names_real_commands():
+    from click.testing import CliRunner
+
+    from graphmem.cli import cli
+
+    (section,) = re.findall(r"## The command line\n\n```bash\n(.*?)```", README, flags=re.S)
+    for line in section.splitlines():
+        name = line.split()[1]
+        result = CliRunner().invoke(cli, [name, "--help"])
+        assert result.exit_code == 0, line
+        for flag in re.findall(r"\s(--[a-z-]+)", line.split("#")[0]):
+            assert flag in result.output, f"{line}: {flag}"
 
 
 def test_two_setup_commands_and_ci_runs_the_test_one():

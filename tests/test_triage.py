@@ -1,12 +1,17 @@
-"""Tests for graphmem.triage: component scores, composite, recommendation rules, ranking."""
+"""Tests for graphmem.triage: scores, composite, rules, ranking; recurrence inside the window."""
 
 from __future__ import annotations
+
+import datetime as dt
+import os
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import graphmem as gm
 from graphmem.errors import InvalidInput
+from graphmem.timeutil import ManualClock
 from graphmem.triage import (
     PRESCRIPTIVE_CUES,
     Recommendation,
@@ -22,6 +27,7 @@ from graphmem.triage import (
 )
 
 UNIT = st.floats(min_value=0.0, max_value=1.0)
+ENGINE = os.environ.get("GRAPHMEM_ENGINE", "kuzu")
 
 
 @pytest.mark.parametrize(
@@ -316,3 +322,67 @@ def test_triage_order_property(
     for t in result:
         assert 0.0 <= t.composite <= 1.0
         assert t.reason
+
+
+# -- recurrence inside the lookback window, through the public API --------------------------------
+
+
+def _memory_with_a_topic_that_went_cold() -> tuple[gm.Memory, dt.datetime]:
+    """The "lib-pcb" case: worked on in 5 sessions 72-80 days ago, never since; plus a live one."""
+    now = dt.datetime(2026, 6, 1, tzinfo=dt.timezone.utc)
+    clock = ManualClock(now - dt.timedelta(days=81))
+    mem = gm.open(clock=clock, engine=ENGINE)
+    mem.add_fact("lib-pcb", "written_in", "Rust", statement="lib-pcb is written in Rust")
+    for days_ago in (80, 78, 76, 74, 72):
+        when = now - dt.timedelta(days=days_ago)
+        clock.set(when)
+        mem.add_session(started_at=when, mentions=["lib-pcb"], title=f"lib-pcb {days_ago}")
+    clock.set(now - dt.timedelta(days=72))
+    mem.add_fact("lib-pcb", "status", "routing works")
+    for days_ago in (20, 9, 2):
+        when = now - dt.timedelta(days=days_ago)
+        clock.set(when)
+        mem.add_session(started_at=when, mentions=["graphmem"])
+    mem.add_fact("graphmem", "runs_on", "kuzu")
+    clock.set(now)
+    return mem, now
+
+
+def test_a_topic_that_went_cold_is_archive_not_update() -> None:
+    mem, now = _memory_with_a_topic_that_went_cold()
+    with mem:
+        got = {t.topic: t for t in mem.triage(now=now, limit=None)}
+        cold = got["lib-pcb"]
+        assert cold.n_sessions == 0  # five sessions, all before the 30-day window
+        assert cold.recurrence == 0.0
+        assert cold.days_since_last == pytest.approx(72)
+        assert cold.recency == 0.1
+        assert cold.staleness == 1.0  # newest fact 72 days old
+        assert cold.recommendation is Recommendation.ARCHIVE
+        assert "0 sessions in the window" in cold.reason
+        live = got["graphmem"]
+        assert (live.n_sessions, live.recurrence) == (3, 1.0)
+        assert live.recommendation is Recommendation.KEEP
+        # Counted over a window that holds them, the same sessions recur: then it is UPDATE.
+        wide = {t.topic: t for t in mem.triage(now=now, limit=None, window_days=90)}
+        assert wide["lib-pcb"].n_sessions == 5
+        assert wide["lib-pcb"].recommendation is Recommendation.UPDATE
+
+
+def test_the_lookback_window_bounds_are_half_open() -> None:
+    now = dt.datetime(2026, 6, 1, tzinfo=dt.timezone.utc)
+    clock = ManualClock(now - dt.timedelta(days=40))
+    with gm.open(clock=clock, engine=ENGINE) as mem:
+        for days_ago in (30, 29.99, 0):  # exactly 30 days ago is outside (now - 30 d, now]
+            when = now - dt.timedelta(days=days_ago)
+            clock.set(when)
+            mem.add_session(started_at=when, mentions=["edge"])
+        (t,) = mem.triage(now=now, limit=None)
+        assert t.n_sessions == 2
+        assert mem.triage(now=now, limit=None, window_days=31)[0].n_sessions == 3
+
+
+@pytest.mark.parametrize("bad", [0, -1, float("nan"), float("inf"), True, "30"])
+def test_triage_rejects_a_bad_window(bad: object) -> None:
+    with gm.open(engine=ENGINE) as mem, pytest.raises(InvalidInput, match="window_days"):
+        mem.triage(window_days=bad)  # type: ignore[arg-type]

@@ -34,6 +34,9 @@ with gm.open(clock=clock) as mem:
             f"{t.idf_score:.2f}  {classify(t.idf_score)!s}"
         )
 
-    print()
-    for t in mem.triage():
-        print(f"{t.topic:8} {t.recommendation!s:7} {t.composite:.2f}  {t.reason}")
+    # Recurrence counts the sessions inside the lookback window (default 30 days): paris,
+    # last talked about 40 days ago, is a cold topic now, and a recurring one over 90 days.
+    for window in (30, 90):
+        print(f"\ntriage, {window}-day window")
+        for t in mem.triage(window_days=window):
+            print(f"{t.topic:8} {t.recommendation!s:7} {t.composite:.2f}  {t.reason}")

@@ -5,6 +5,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import click
 
 from graphmem.cli import cli
@@ -14,7 +16,12 @@ from graphmem.cli.common import echo_json, json_option, open_memory
 @cli.command()
 @click.argument("text")
 @click.option("--subject", help="Whom or what it is about (default: the unnamed scope 'self').")
-@click.option("--at", help="When it became true (date or ISO datetime with offset).")
+@click.option(
+    "--at",
+    "--valid-from",
+    "at",
+    help="When it became true (date, ISO datetime with offset, today; default now).",
+)
 @click.option(
     "--kind",
     default="insight",
@@ -43,7 +50,13 @@ def remember(
     source_type: str | None,
     as_json: bool,
 ) -> None:
-    """Store a free-text memory TEXT, deduplicated against the subject's current notes."""
+    """Store a free-text memory TEXT ('-': standard input), deduplicated against current notes.
+
+    Compares with the subject's current notes: adds, reinforces (noop), supersedes or, for a
+    negation ("no longer ..."), invalidates.
+    """
+    if text == "-":
+        text = sys.stdin.read()
     with open_memory(ctx) as mem:
         result = mem.remember(
             text,
@@ -137,32 +150,48 @@ def predicates(ctx: click.Context, as_json: bool) -> None:
 
 @cli.command("define-predicate")
 @click.argument("name")
-@click.option("--many", is_flag=True, help="Multi-valued (default: single-valued).")
+@click.option(
+    "--many/--one",
+    "many",
+    default=None,
+    help="Multi-valued or single-valued (default: keep the current; a new one is single-valued).",
+)
 @click.option("--alias", "aliases", multiple=True, help="Another spelling (repeatable).")
 @click.option("--inverse", help="Name of the inverse predicate.")
-@click.option("--symmetric", is_flag=True, help="a p b implies b p a.")
-@click.option("--description", default="", help="Free text for humans.")
+@click.option(
+    "--symmetric/--not-symmetric", default=None, help="Whether a p b implies b p a (default: keep)."
+)
+@click.option("--description", default=None, help="Free text for humans (default: keep).")
+@click.option(
+    "--force", is_flag=True, help="Change the cardinality of a predicate that has stored facts."
+)
 @json_option
 @click.pass_context
 def define_predicate(
     ctx: click.Context,
     name: str,
-    many: bool,
+    many: bool | None,
     aliases: tuple[str, ...],
     inverse: str | None,
-    symmetric: bool,
-    description: str,
+    symmetric: bool | None,
+    description: str | None,
+    force: bool,
     as_json: bool,
 ) -> None:
-    """Define or redefine predicate NAME: cardinality and aliases."""
+    """Define or redefine predicate NAME: cardinality and aliases.
+
+    NAME may be an alias of another predicate: it becomes a predicate of its own (the alias
+    moves, and the change is recorded; see `changes`). Aliases add to the ones it has.
+    """
     with open_memory(ctx) as mem:
         pred = mem.define_predicate(
             name,
-            cardinality="many" if many else "one",
+            cardinality=None if many is None else ("many" if many else "one"),
             aliases=aliases,
             inverse=inverse,
             symmetric=symmetric,
             description=description,
+            force=force,
         )
     if as_json:
         echo_json(pred)

@@ -2,20 +2,34 @@
 
 from __future__ import annotations
 
+import builtins
+import contextlib
 import json
 import os
 import shutil
 import sys
 import time
-from typing import Any
+from typing import IO, Any
 
 import click
 
 from graphmem.cli import cli
-from graphmem.cli.common import Settings, db_path, echo_json, fact_table, json_option, open_memory
+from graphmem.cli.common import (
+    CommandError,
+    Progress,
+    Settings,
+    db_path,
+    echo_json,
+    fact_table,
+    fmt_when,
+    json_option,
+    open_memory,
+)
 from graphmem.errors import GraphmemError
 
-#: Rows per transaction in ``add-many`` (each chunk is atomic; the progress bar moves per chunk).
+#: Rows per transaction in ``add-many``: each chunk is atomic. Smaller chunks cost much more
+#: (measured on 50k facts: 10k-row chunks 6.1 s, 2.5k-row chunks 16.9 s), so the progress bar
+#: moves between chunks at the measured rate instead (:class:`~graphmem.cli.common.Progress`).
 CHUNK = 10_000
 
 
@@ -84,11 +98,15 @@ def add(
         click.echo(f"  closed {f.id}: {f.reason}")
 
 
-def _read_jsonl(path: str) -> tuple[list[tuple[int, dict[str, Any]]], list[str]]:
+def read_jsonl(path: str) -> tuple[list[tuple[int, dict[str, Any]]], list[str]]:
+    """Read a JSONL file (``-``: standard input): ``(line number, object)`` rows and bad lines."""
     good: list[tuple[int, dict[str, Any]]] = []
     bad: list[str] = []
     # Binary, decoded line by line: invalid UTF-8 is a bad line, never silently replaced.
-    with open(path, "rb") as fh:
+    with contextlib.ExitStack() as stack:
+        fh: IO[bytes] = (
+            sys.stdin.buffer if path == "-" else stack.enter_context(builtins.open(path, "rb"))
+        )
         for n, raw in enumerate(fh, start=1):
             try:
                 line = raw.decode("utf-8-sig" if n == 1 else "utf-8")
@@ -102,6 +120,9 @@ def _read_jsonl(path: str) -> tuple[list[tuple[int, dict[str, Any]]], list[str]]
             except json.JSONDecodeError as exc:
                 bad.append(f"line {n}: invalid JSON ({exc.msg})")
                 continue
+            except RecursionError:
+                bad.append(f"line {n}: the JSON is nested too deeply to parse; use flat objects")
+                continue
             if not isinstance(row, dict):
                 bad.append(f"line {n}: expected a JSON object, got {type(row).__name__}")
                 continue
@@ -110,17 +131,18 @@ def _read_jsonl(path: str) -> tuple[list[tuple[int, dict[str, Any]]], list[str]]
 
 
 @cli.command("add-many")
-@click.argument("file", type=click.Path(exists=True, dir_okay=False))
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, allow_dash=True))
 @click.option("--skip-bad", is_flag=True, help="Write the good lines even if some are bad.")
 @json_option
 @click.pass_context
 def add_many(ctx: click.Context, file: str, skip_bad: bool, as_json: bool) -> None:
-    """Assert the facts of a JSONL FILE (one object per line, add_fact's fields as keys).
+    """Assert the facts of a JSONL FILE ('-': standard input), one fact object per line.
 
-    Bad lines are reported with their line numbers. By default nothing is written when any
-    line is bad; with --skip-bad the good lines are written.
+    Keys are add's fields: subject, predicate, object, valid_from, valid_to, source,
+    source_ref, statement, kind, importance. Bad lines are reported with their line numbers.
+    By default nothing is written when any line is bad; with --skip-bad the good lines are.
     """
-    rows, bad = _read_jsonl(file)
+    rows, bad = read_jsonl(file)
     with open_memory(ctx) as mem:
         checked: list[dict[str, Any]] = []
         for n, row in rows:
@@ -131,25 +153,30 @@ def add_many(ctx: click.Context, file: str, skip_bad: bool, as_json: bool) -> No
                 continue
             checked.append(row)
         bad.sort(key=lambda m: int(m.split(":")[0].split()[1]))
-        for message in bad:
-            click.echo(message, err=True)
+        if not as_json or skip_bad:  # with --json, a refusal carries them in its JSON error
+            for message in bad:
+                click.echo(message, err=True)
         if bad and not skip_bad:
-            raise click.ClickException(
+            raise CommandError(
                 f"{len(bad)} bad line(s) in {file}; nothing written (use --skip-bad to write "
-                f"the {len(checked)} good line(s))"
+                f"the {len(checked)} good line(s))",
+                kind="InvalidInput",
+                bad_lines=bad,
             )
         counts: dict[str, int] = {}
         started = time.perf_counter()
-        with click.progressbar(range(len(checked)), label="writing", file=sys.stderr) as bar:
+        with Progress(len(checked), label="writing") as bar:
             for i in range(0, len(checked), CHUNK):
                 chunk = checked[i : i + CHUNK]
+                bar.step(len(chunk))
                 for result in mem.add_facts(chunk):
                     counts[result.decision.value] = counts.get(result.decision.value, 0) + 1
-                bar.update(len(chunk))
+                bar.done(len(chunk))
         seconds = time.perf_counter() - started
     summary = {
         "written": len(checked),
         "skipped": len(bad),
+        "bad_lines": bad,
         "decisions": counts,
         "seconds": round(seconds, 3),
     }
@@ -234,30 +261,54 @@ def facts(
 def believed(
     ctx: click.Context, on: str, subject: str | None, predicate: str | None, as_json: bool
 ) -> None:
-    """What we believed on a date (valid_at = known_at = --on)."""
+    """What we believed on a date (valid_at = known_at = --on), and what became of it.
+
+    The last column says whether each belief still stands or when it was revised, and why.
+    """
     with open_memory(ctx, read_only=True) as mem:
         rows = mem.believed(on=on, subject=subject, predicate=predicate)
     if as_json:
         echo_json(rows)
     else:
-        fact_table(rows, title=f"believed on {on}")
+        fact_table(rows, title=f"believed on {on}", changed=_since_then)
+
+
+def _since_then(f: Any) -> str:
+    """What became of a belief: still held, or revised when and why."""
+    if f.expired_at is None:
+        return "still believed"
+    return f"revised {fmt_when(f.expired_at)}: {f.reason or 'closed'}"
 
 
 @cli.command()
 @click.argument("subject")
 @click.argument("predicate", required=False)
 @click.option(
-    "--all",
+    "--include-expired",
     "include_expired",
     is_flag=True,
     help="Include versions closed in system time (the audit view).",
 )
+@click.option(
+    "--all",
+    "all_",
+    is_flag=True,
+    help="Deprecated: the old name of --include-expired (removed in the next release).",
+)
 @json_option
 @click.pass_context
 def history(
-    ctx: click.Context, subject: str, predicate: str | None, include_expired: bool, as_json: bool
+    ctx: click.Context,
+    subject: str,
+    predicate: str | None,
+    include_expired: bool,
+    all_: bool,
+    as_json: bool,
 ) -> None:
     """The timeline of SUBJECT [PREDICATE], ordered by valid_from."""
+    if all_:
+        click.echo("note: --all is deprecated; use --include-expired", err=True)
+        include_expired = True
     with open_memory(ctx, read_only=True) as mem:
         rows = mem.history(subject, predicate, include_expired=include_expired)
     if as_json:
@@ -298,7 +349,7 @@ def demo(ctx: click.Context, keep: bool, as_json: bool) -> None:
                 os.remove(p)
     clock = ManualClock("0001-01-01")
     started = time.perf_counter()
-    with Memory(path, clock=clock, engine=settings.engine) as mem:
+    with Memory(path, clock=clock, engine=settings.engine, ontology=settings.ontology) as mem:
         schedule = demo_schedule()
         with click.progressbar(
             range(sum(len(rows) for _, rows in schedule)),
@@ -325,5 +376,5 @@ def demo(ctx: click.Context, keep: bool, as_json: bool) -> None:
         click.echo(line)
     click.echo(
         f"\nDone in {wall:.2f} s. Explore it: graphmem --db {path} history "
-        "'Albert Einstein' works_at --all"
+        "'Albert Einstein' works_at --include-expired"
     )

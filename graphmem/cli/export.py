@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import os
 import sys
 from typing import Any
@@ -9,7 +10,7 @@ from typing import Any
 import click
 
 from graphmem.cli import cli
-from graphmem.cli.common import echo_json, json_option, open_memory
+from graphmem.cli.common import Progress, echo_json, json_option, open_memory
 
 
 def _report_json(report: Any, **extra: Any) -> dict[str, Any]:
@@ -86,9 +87,23 @@ def import_cmd(ctx: click.Context, file: str, fmt: str | None, as_json: bool) ->
         raise click.ClickException(f"no such file: {file!r}")
     with open_memory(ctx, read_only=False) as mem:
         if file == "-":
-            report = import_memory(mem, sys.stdin, format=fmt)
+            text = sys.stdin.read()
         else:
-            report = import_memory(mem, file, format=fmt)
+            try:
+                with open(file, encoding="utf-8", newline="") as fh:
+                    text = fh.read()
+            except UnicodeDecodeError:
+                text = ""  # import_memory reads it again and names the problem
+        # One transaction without progress reports: the bar moves at an estimated rate and
+        # reaches the end only when the restore has committed.
+        records = max(text.count("\n"), 1)
+        with Progress(records, label="importing", rate=20_000.0) as bar:
+            bar.step(records)
+            if text or file == "-":
+                report = import_memory(mem, io.StringIO(text), format=fmt)
+            else:
+                report = import_memory(mem, file, format=fmt)
+            bar.done(records)
         where = mem.path
     if as_json:
         echo_json(_report_json(report, db=where))

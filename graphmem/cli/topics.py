@@ -239,7 +239,7 @@ def _since(last: dt.datetime | None, at: dt.datetime) -> str:
 @click.option(
     "--auto",
     is_flag=True,
-    help="Run only when due: at least 24 h and at least 5 new sessions since the last run.",
+    help="Run only when due: never ran, or at least 24 h and 5 new sessions since the last run.",
 )
 @now_option
 @json_option

@@ -19,6 +19,7 @@ from graphmem.timeutil import from_store, to_store
 __all__ = [
     "REDACTED",
     "audit_records",
+    "count_predicate_versions",
     "get_sessions",
     "purge_entity",
     "record_audit",
@@ -145,6 +146,17 @@ def record_audit(
         "CREATE (:Audit {id: $id, at: $at, action: $action, detail: $detail})",
         {"id": audit_id, "at": to_store(at), "action": action, "detail": detail},
     )
+
+
+def count_predicate_versions(store: KuzuStore, predicate: str) -> int:
+    """Return how many fact versions (current or closed) are stored under ``predicate``.
+
+    One scan of the ``Fact`` rels (rel properties have no index), behind a ``WITH`` barrier.
+    """
+    rows = store.run(
+        "MATCH ()-[r:Fact]->() WITH r WHERE r.predicate = $p RETURN count(r)", {"p": predicate}
+    )
+    return int(rows[0][0]) if rows else 0
 
 
 def audit_records(

@@ -17,8 +17,12 @@ __all__ = [
     "entity_rows",
     "fact_rows",
     "fact_states",
+    "loose_mentions",
+    "mention_rows",
     "meta_rows",
+    "orphan_entities",
     "predicate_rows",
+    "session_rows",
     "table_names",
 ]
 
@@ -68,6 +72,35 @@ def entity_rows(store: KuzuStore) -> list[dict[str, Any]]:
     """Return every entity's id, name and aliases."""
     rows = store.run("MATCH (e:Entity) RETURN e.id, e.name, e.aliases")
     return [{"id": r[0], "name": r[1], "aliases": list(r[2] or [])} for r in rows]
+
+
+def session_rows(store: KuzuStore) -> list[dict[str, Any]]:
+    """Return every session's id and times (the text is not read)."""
+    rows = store.run("MATCH (s:Session) RETURN s.id, s.started_at, s.ended_at")
+    return [{"id": r[0], "started_at": r[1], "ended_at": r[2]} for r in rows]
+
+
+def mention_rows(store: KuzuStore) -> list[dict[str, Any]]:
+    """Return every MENTIONS edge of a session to an entity as ``{session, entity, count}``."""
+    rows = store.run("MATCH (s:Session)-[m:MENTIONS]->(e:Entity) RETURN s.id, e.id, m.count")
+    return [{"session": r[0], "entity": r[1], "count": r[2]} for r in rows]
+
+
+def loose_mentions(store: KuzuStore) -> int:
+    """Return how many MENTIONS edges do not join a stored session to a stored entity."""
+    every = int(store.run("MATCH ()-[m:MENTIONS]->() RETURN count(m)")[0][0])
+    joined = int(store.run("MATCH (:Session)-[m:MENTIONS]->(:Entity) RETURN count(m)")[0][0])
+    return every - joined
+
+
+def orphan_entities(store: KuzuStore) -> list[str]:
+    """Return the sorted ids of entities with no fact, no session mention and no alias."""
+    rows = store.run(
+        "MATCH (e:Entity) WHERE NOT EXISTS { MATCH (e)-[:Fact]-() } "
+        "AND NOT EXISTS { MATCH (:Session)-[:MENTIONS]->(e) } "
+        "AND (e.aliases IS NULL OR size(e.aliases) = 0) RETURN e.id ORDER BY e.id"
+    )
+    return [r[0] for r in rows]
 
 
 def predicate_rows(store: KuzuStore) -> list[dict[str, Any]]:

@@ -52,6 +52,7 @@ from typing import Any
 
 from graphmem.models import Fact, Predicate
 from graphmem.store.kuzu_store import _COLS, _RETURN, KuzuStore, _fact_from_row
+from graphmem.store.lines import replace_lines
 from graphmem.timeutil import from_store, to_store
 
 __all__ = [
@@ -73,7 +74,11 @@ __all__ = [
 ]
 
 #: Every table of ``graphmem.store.schema.DDL`` that an export carries (a test keeps it in sync).
-EXPORTED_TABLES = frozenset({"Meta", "Entity", "Predicate", "Session", "Audit", "Fact", "MENTIONS"})
+#: ``SessionLine`` is carried by the session texts: an import splits them again
+#: (:func:`create_sessions`).
+EXPORTED_TABLES = frozenset(
+    {"Meta", "Entity", "Predicate", "Session", "SessionLine", "Audit", "Fact", "MENTIONS"}
+)
 
 Edge = tuple[str, str, Fact]
 """``(subject entity id, object entity id, fact version)``."""
@@ -256,7 +261,7 @@ def all_sessions(store: KuzuStore) -> list[dict[str, Any]]:
     rows = store.run(
         "MATCH (s:Session) OPTIONAL MATCH (s)-[m:MENTIONS]->(e:Entity) "
         "RETURN s.id, s.started_at, s.ended_at, s.title, s.text, s.summary, s.source, "
-        "collect({e: e.id, n: m.count}) ORDER BY s.started_at, s.id"
+        "collect({e: e.id, n: m.count}), s.recorded_at ORDER BY s.started_at, s.id"
     )
     out = []
     for r in rows:
@@ -271,6 +276,7 @@ def all_sessions(store: KuzuStore) -> list[dict[str, Any]]:
                 "summary": r[5],
                 "source": r[6],
                 "mentions": dict(sorted(mentions.items())),
+                "recorded_at": from_store(r[8]),
             }
         )
     return out
@@ -319,14 +325,19 @@ def create_entities(store: KuzuStore, rows: Sequence[Mapping[str, Any]]) -> None
 
 
 def create_sessions(store: KuzuStore, rows: Sequence[Mapping[str, Any]]) -> None:
-    """Create sessions and their MENTIONS edges (the entities must exist)."""
+    """Create sessions, their MENTIONS edges (the entities must exist) and their lines.
+
+    A row without ``recorded_at`` (an export older than schema 2) is recorded at its
+    ``started_at``. The lines are split again from the texts (they are not exported).
+    """
     if not rows:
         return
     store.run(
         "UNWIND $rows AS row CREATE (:Session {id: row.id, "
         "started_at: cast(row.started_at AS TIMESTAMP), ended_at: cast(row.ended_at AS TIMESTAMP), "
         "title: cast(row.title AS STRING), text: cast(row.text AS STRING), "
-        "summary: cast(row.summary AS STRING), source: cast(row.source AS STRING)})",
+        "summary: cast(row.summary AS STRING), source: cast(row.source AS STRING), "
+        "recorded_at: cast(row.recorded_at AS TIMESTAMP)})",
         {
             "rows": [
                 {
@@ -337,10 +348,19 @@ def create_sessions(store: KuzuStore, rows: Sequence[Mapping[str, Any]]) -> None
                     "text": r.get("text"),
                     "summary": r.get("summary"),
                     "source": r.get("source"),
+                    "recorded_at": to_store(r.get("recorded_at") or r["started_at"]),
                 }
                 for r in rows
             ]
         },
+    )
+    replace_lines(
+        store,
+        [
+            (r["id"], r.get("text"), r["started_at"], r.get("recorded_at") or r["started_at"])
+            for r in rows
+            if r.get("text")
+        ],
     )
     mentions = [
         {"s": r["id"], "e": eid, "n": int(n)}

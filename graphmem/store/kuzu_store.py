@@ -48,8 +48,8 @@ from typing import Any
 
 from graphmem.errors import SchemaVersionError, StoreBusy, StoreError
 from graphmem.models import Entity, Fact, Predicate
-from graphmem.store import locks
-from graphmem.store.schema import DDL, FACT_COLUMNS, SCHEMA_VERSION
+from graphmem.store import guard, locks
+from graphmem.store.schema import DDL, FACT_COLUMNS, SCHEMA_VERSION, UPGRADES
 from graphmem.timeutil import from_store, to_store
 
 __all__ = ["COPY_RATIO", "COPY_THRESHOLD", "ENGINES", "SMALL_BATCH", "KuzuStore"]
@@ -67,6 +67,9 @@ SMALL_BATCH = 64
 POINT_VS_SCAN = 1000
 #: Prepared statements kept per connection.
 STATEMENT_CACHE = 256
+#: A commit checkpoints when the write-ahead log is at least this big (Kuzu's default
+#: automatic threshold, 16 MiB).
+CHECKPOINT_BYTES = 16 * 2**20
 
 _COLS = [c for c, _ in FACT_COLUMNS]
 _TYPES = dict(FACT_COLUMNS)
@@ -238,11 +241,38 @@ class KuzuStore:
         self._pending_predicates: dict[str, Predicate] = {}
         self._pending_marker: str | None = None
         self._has_fts: bool | None = None
-        target = ":memory:" if path is None else os.fspath(path)
+        #: The last checkpoint's failure (``None`` when it worked): commits stay in the log.
+        self.checkpoint_error: str | None = None
         # Kuzu's file lock only excludes other processes: refuse a second handle in this one.
         self._claim = locks.claim(path, read_only=read_only, owner=self)
+        self._connect()
         try:
-            self._db = self._open(target, read_only=read_only)
+            self._init_schema()
+            self._size = self._recover()
+            if path is not None and not read_only:
+                # A purge's file rebuild that a crash cut short is finished first (vacuum).
+                from graphmem.store.vacuum import finish_interrupted
+
+                finish_interrupted(self)
+        except BaseException:
+            self.close()
+            raise
+
+    def _connect(self) -> None:
+        """Open the database and the connection (the store is closed on failure).
+
+        A file that may be damaged is probed first (:mod:`graphmem.store.guard`).
+        """
+        path = self.path
+        target = ":memory:" if path is None else os.fspath(path)
+        if path is not None:
+            try:
+                guard.check_before_open(target, self.engine, ENGINES[self.engine])
+            except BaseException:
+                self.close()
+                raise
+        try:
+            self._db = self._open(target, read_only=self.read_only)
             self._conn = self._mod.Connection(self._db)
         except RuntimeError as exc:
             self.close()
@@ -254,34 +284,106 @@ class KuzuStore:
                     "/ --read-only), not both: stop that process (e.g. the MCP server) or wait "
                     f"for it to finish (docs/concurrency.md) [{msg}]"
                 ) from exc
-            raise StoreError(f"cannot open database {path!r}: {msg}") from exc
-        try:
-            self._init_schema()
-            self._size = self._recover()
-        except BaseException:
-            self.close()
-            raise
+            raise StoreError(
+                f"cannot open database {path!r}: {msg}; if the file is damaged, run "
+                "'graphmem check' on a copy or restore the last backup (graphmem import)"
+            ) from exc
+
+    def _detach(self) -> None:
+        """Close the engine's handles but keep this store's claim (vacuum swaps the file)."""
+        self._stmts.clear()
+        for obj in (self._conn, self._db):
+            with contextlib.suppress(RuntimeError):
+                obj.close()
+
+    def _attach(self) -> None:
+        """Reopen the engine's handles after :meth:`_detach`.
+
+        Raises:
+            StoreBusy: another process opened the database in between.
+            StoreError: the engine cannot open it.
+        """
+        self._stmts.clear()
+        self._writes.clear()
+        self._has_fts = None
+        self._connect()
 
     # -- plumbing -----------------------------------------------------------------------------
 
     def _open(self, target: str, *, read_only: bool) -> Any:
+        options: dict[str, Any] = {}
+        if not read_only and target != ":memory:":
+            # Checkpoints run after COMMIT returned (_checkpoint), never inside it: an
+            # automatic one that fails (a full disk) made COMMIT raise for a committed write.
+            options["auto_checkpoint"] = False
         try:
-            return self._mod.Database(target, read_only=read_only)
+            return self._mod.Database(target, read_only=read_only, **options)
         except RuntimeError as exc:
-            if not (read_only and "recovery is pending" in str(exc)):
+            pending = ("recovery is pending", "replay shadow pages")
+            if not (read_only and any(p in str(exc) for p in pending)):
                 raise
-        # ladybug, killed during a checkpoint, refuses read-only opens until a writable open has
-        # finished the recovery: do that (it fails with a lock error if a writer is alive).
+        # Killed during a checkpoint, ladybug ("recovery is pending") and Kuzu ("couldn't replay
+        # shadow pages") refuse read-only opens until a writable open has finished the recovery:
+        # do that (it fails with a lock error if a writer is alive).
         self._mod.Database(target).close()
         return self._mod.Database(target, read_only=True)
 
+    def _commit(self) -> None:
+        """COMMIT the open transaction, then checkpoint when the log is big.
+
+        With automatic checkpoints off (:meth:`_open`), COMMIT only appends the transaction to
+        the write-ahead log: when it fails (a full disk), the log holds no complete commit
+        record, so the write is absent after a reopen and the error says so. A checkpoint that
+        fails afterwards does not undo the commit: it is reported in
+        :attr:`checkpoint_error` and retried after the next commit, and the call succeeds.
+
+        Raises:
+            StoreError: the commit failed; nothing of the transaction was written.
+        """
+        try:
+            self._conn.execute("COMMIT")
+        except RuntimeError as exc:
+            with contextlib.suppress(RuntimeError):
+                self._conn.execute("ROLLBACK")
+            msg = " ".join(str(exc).split())
+            raise StoreError(
+                f"{self.engine} could not commit the write: {msg}; nothing of it was written "
+                "(free disk space, then retry it)"
+            ) from exc
+        self._checkpoint()
+
+    def _checkpoint(self) -> None:
+        """Merge the write-ahead log into the file once it exceeds :data:`CHECKPOINT_BYTES`."""
+        if self.path is None or self.read_only:
+            return
+        try:
+            size = os.path.getsize(os.fspath(self.path) + ".wal")
+        except OSError:
+            return
+        if size < CHECKPOINT_BYTES:
+            return
+        try:
+            self._conn.execute("CHECKPOINT")
+            self.checkpoint_error = None
+        except RuntimeError as exc:
+            # The commits are safe in the log; the next commit retries.
+            self.checkpoint_error = " ".join(str(exc).split())
+
     def close(self) -> None:
-        """Close the connection and the database."""
+        """Close the connection and the database; seal a file left whole (guard)."""
         self._stmts.clear()
+        closed = getattr(self, "_db", None) is not None
         for obj in (getattr(self, "_conn", None), getattr(self, "_db", None)):
             if obj is not None:
-                with contextlib.suppress(RuntimeError):  # closing twice
+                try:
                     obj.close()
+                except RuntimeError:  # closing twice, or the final checkpoint failed
+                    closed = False
+        self._conn = self._db = None
+        if closed and self.path is not None and not self.read_only:
+            target = os.fspath(self.path)
+            if os.path.isfile(target) and not os.path.exists(target + ".wal"):
+                guard.seal(target, self.engine)
         if getattr(self, "_claim", None) is not None:
             self._claim.release()
 
@@ -398,7 +500,7 @@ class KuzuStore:
             raise
         self._in_tx = False
         marker, self._pending_marker = self._pending_marker, None
-        self._execute("COMMIT", {})
+        self._commit()
         if copied and marker is not None:
             # Its own transaction: a logged write must not share a COPY's commit. A crash right
             # before it leaves the marker behind the data; _recover fixes that on open.
@@ -418,12 +520,68 @@ class KuzuStore:
         ents = list(self._pending_entities.values())
         facts = self._pending_facts
         self._discard_pending_rows()
+        if self.engine == "kuzu":
+            self._copy_after_checkpoint(preds, ents, facts)
+            return True
         if preds:
             self._execute("COPY Predicate FROM $t", {"t": _predicate_table(preds)})
         if ents:
             self._execute("COPY Entity FROM $t", {"t": _entity_table(ents)})
         self._execute("COPY Fact FROM $t", {"t": _fact_table(facts)})
         return True
+
+    def _copy_after_checkpoint(
+        self,
+        preds: Sequence[Predicate],
+        ents: Sequence[Entity],
+        facts: Sequence[tuple[str, str, Fact]],
+    ) -> None:
+        """Kuzu 0.11.3: commit the new nodes (logged), checkpoint, then COPY only the versions.
+
+        Measured for issue 16 with SIGKILL rounds on plain Kuzu 0.11.3 (ladybug 0.22 has none
+        of these):
+
+        - a ``COPY`` into a node table killed before its commit leaves keys in the
+          primary-key index: afterwards even a plain ``CREATE`` of such a key fails with
+          "duplicated primary key", forever (3 of 3 seeds, with or without automatic
+          checkpoints, with a CHECKPOINT before and after each COPY transaction);
+        - a ``COPY`` into the rel table killed while committed transactions still wait in the
+          write-ahead log makes the next open fail with "duplicated primary key" while it
+          replays them;
+        - nodes created by logged writes, a ``CHECKPOINT``, then a transaction holding only the
+          rel ``COPY``: 75 kill rounds, all opened and none torn.
+
+        So nodes never go through ``COPY`` here, and the log is empty when the copy starts. A
+        crash between the two commits leaves the call's new entities and predicates without
+        versions (no version is half-written; ``graphmem check`` lists the entities as
+        ``entity-orphan``; repeating the call completes it). A failure removes them again.
+        """
+        if preds:
+            self._save_predicates(preds)
+        if ents:
+            self._create_entities(ents)
+        self._commit()
+        try:
+            self._execute("CHECKPOINT", {})
+            self._execute("BEGIN TRANSACTION", {})
+            self._execute("COPY Fact FROM $t", {"t": _fact_table(facts)})
+        except BaseException:
+            with contextlib.suppress(RuntimeError):
+                self._conn.execute("ROLLBACK")
+            self._execute("BEGIN TRANSACTION", {})
+            if ents:
+                self._execute(
+                    "UNWIND $ids AS i MATCH (e:Entity {id: i}) DETACH DELETE e",
+                    {"ids": [e.id for e in ents]},
+                )
+            if preds:
+                self._execute(
+                    "UNWIND $n AS n MATCH (p:Predicate {name: n}) DELETE p",
+                    {"n": [p.name for p in preds]},
+                )
+            self._commit()
+            self._execute("BEGIN TRANSACTION", {})  # the caller's ROLLBACK ends this one
+            raise
 
     def _discard_pending_rows(self) -> None:
         self._pending_facts, self._pending_entities, self._pending_predicates = [], {}, {}
@@ -448,6 +606,15 @@ class KuzuStore:
         if "Meta" in tables:
             rows = self.run("MATCH (m:Meta {key: 'schema_version'}) RETURN m.value")
             found = rows[0][0] if rows else None
+            if found in UPGRADES and not self.read_only:
+                self._upgrade(found)
+                return
+            if found in UPGRADES:
+                raise SchemaVersionError(
+                    f"database {self.path!r} has graphmem schema version {found!r}, this graphmem "
+                    f"needs {SCHEMA_VERSION}; open it once without read_only (CLI: without "
+                    "--read-only) to upgrade it in place"
+                )
             if found != str(SCHEMA_VERSION):
                 raise SchemaVersionError(
                     f"database {self.path!r} has graphmem schema version {found!r}, this graphmem "
@@ -468,6 +635,16 @@ class KuzuStore:
             self.run(
                 "CREATE (:Meta {key: 'schema_version', value: $v})", {"v": str(SCHEMA_VERSION)}
             )
+
+    def _upgrade(self, found: str) -> None:
+        """Upgrade an older schema in one transaction (``graphmem.store.schema.UPGRADES``)."""
+        from graphmem.store.lines import upgrade_data
+
+        with self.transaction():
+            for stmt in UPGRADES[found]:
+                self.run(stmt)
+            upgrade_data(self)
+            self.set_meta("schema_version", str(SCHEMA_VERSION))
 
     def _recover(self) -> int:
         """Return how many entities and versions are stored; repair a lagging marker.

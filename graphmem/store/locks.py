@@ -1,23 +1,45 @@
-"""Who holds a database: one open handle per path in this process, and the lock's owner.
+"""Who holds a database: one handle per path in this process, the lock's owner, and loans.
 
 Kuzu 0.11.3 locks the database file with a POSIX lock (``fcntl``), which only excludes *other*
 processes: a second ``Database`` on the same path inside one process opens without error and
 the two handles then silently lose each other's writes. :func:`claim` closes that gap with a
 per-process registry (any number of read-only handles, or exactly one handle that writes), and
 :func:`describe_holder` names the process that holds the lock (Linux ``/proc/locks``) so that
-:class:`~graphmem.errors.StoreBusy` can say who to stop.
+:class:`~graphmem.errors.StoreBusy` can say who to stop. :class:`Lender` and :func:`borrow` let
+a long-running holder (``graphmem mcp``) lend its database to short commands (the CLI).
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import os
+import random
+import socket
+import tempfile
 import threading
+import time
 import weakref
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Generic, NoReturn, TypeVar
 
-from graphmem.errors import StoreBusy
+from graphmem.errors import StoreBusy, StoreError
 
-__all__ = ["Claim", "claim", "describe_holder", "lock_holders"]
+__all__ = [
+    "LEND_TIMEOUT",
+    "Claim",
+    "ClosedStore",
+    "Lender",
+    "borrow",
+    "claim",
+    "describe_holder",
+    "lease_address",
+    "lock_holders",
+]
+
+H = TypeVar("H")
 
 _GUARD = threading.Lock()
 #: realpath -> live claims (a weak reference to each owner, and whether it only reads).
@@ -47,6 +69,32 @@ class Claim:
                 if not live:
                     _OPEN.pop(self.key, None)
         self.released = True
+
+
+class ClosedStore:
+    """Stands in for the store of a closed memory: every use raises :class:`StoreError`.
+
+    ``Memory.close()`` swaps its store for this, so a method called after ``close`` fails with
+    a message that says what to do, whichever method it is (instead of an ``AttributeError``
+    from deep inside the engine binding).
+
+    >>> store = ClosedStore("agent.kuzu")
+    >>> store.close()  # closing again is fine
+    >>> store.query_facts()  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    graphmem.errors.StoreError: memory 'agent.kuzu' is closed; open it again with graphmem.open(...)
+    """
+
+    def __init__(self, path: str | None) -> None:
+        self.path = path
+
+    def close(self) -> None:
+        """Do nothing: the store is closed already."""
+
+    def __getattr__(self, name: str) -> NoReturn:
+        how = "graphmem.open()" if self.path is None else f"graphmem.open({self.path!r})"
+        raise StoreError(f"memory {self.path or ':memory:'!r} is closed; open it again with {how}")
 
 
 def _key(path: str) -> str:
@@ -137,3 +185,244 @@ def describe_holder(path: str) -> str:
         what = "writing" if mode == "WRITE" else "reading"
         parts.append(f"{who}{f' ({cmd})' if cmd else ''}, {what}")
     return "; ".join(parts)
+
+
+# -- lending a held database to other processes (docs/concurrency.md) ---------------------------
+#
+# Kuzu lets one process write or several read, never both, so a long-running holder (the MCP
+# server) would lock every other process out. Instead it *lends* the database: it listens on a
+# Unix socket named after the database path; a process that wants the database connects and
+# sends one line, the holder finishes its current call, closes the database and answers
+# ``lent``; the borrower opens the database, works, closes it and hangs up, and the holder
+# opens it again. A borrower that dies hangs up too (the kernel closes its socket), so a loan
+# never outlives its borrower.
+
+#: How long a borrower waits for the holder to answer, and a holder's caller for a loan to end.
+LEND_TIMEOUT = 30.0
+_LINE = 1024
+
+
+def lease_address(path: str) -> str | None:
+    """Return the socket where a process holding ``path`` lends it (``None``: no Unix sockets).
+
+    The socket lives in ``$XDG_RUNTIME_DIR`` or a private ``graphmem-<uid>`` directory under the
+    temporary directory, named by a hash of the database's real path (socket paths are limited
+    to about 100 bytes, database paths are not).
+    """
+    if not hasattr(socket, "AF_UNIX"):  # pragma: no cover - Windows
+        return None
+    base = os.environ.get("XDG_RUNTIME_DIR") or ""
+    if not base or not os.path.isdir(base) or not os.access(base, os.W_OK):
+        base = os.path.join(tempfile.gettempdir(), f"graphmem-{os.getuid()}")
+    digest = hashlib.sha256(_key(path).encode("utf-8", "surrogatepass")).hexdigest()[:24]
+    return os.path.join(base, f"gm-{digest}.sock")
+
+
+def _private_dir(directory: str) -> bool:
+    """Create ``directory`` (mode 0700) if needed; whether only this user can enter it."""
+    try:
+        os.makedirs(directory, mode=0o700, exist_ok=True)
+        st = os.stat(directory)
+    except OSError:
+        return False
+    return st.st_uid == os.getuid() and not st.st_mode & 0o077
+
+
+def _read_line(sock: socket.socket) -> str:
+    data = b""
+    while not data.endswith(b"\n") and len(data) < _LINE:
+        chunk = sock.recv(_LINE - len(data))
+        if not chunk:
+            break
+        data += chunk
+    return data.decode("utf-8", "replace").strip()
+
+
+def _who() -> str:
+    cmd = _cmdline(os.getpid()) or "python"
+    return f"process {os.getpid()} ({cmd})"
+
+
+class Lender(Generic[H]):
+    """Holds a database handle for this process and lends it to other processes that ask.
+
+    ``use()`` gives the handle to this process's calls (one at a time); :func:`borrow` in
+    another process asks for it. While a loan lasts ``use()`` waits (up to ``wait`` seconds)
+    and the handle is closed; when the last borrower hangs up the handle is opened again.
+
+    Args:
+        path: the database path (its lending socket is :func:`lease_address`).
+        opener: opens a new handle (it must raise :class:`StoreBusy` when the file is locked).
+        wait: how long ``use()`` waits for a loan to end or the lock to free.
+    """
+
+    def __init__(self, path: str, opener: Callable[[], H], *, wait: float = LEND_TIMEOUT) -> None:
+        self.path = path
+        self.wait = wait
+        self._opener = opener
+        self._handle: H | None = None
+        self._cond = threading.Condition(threading.RLock())
+        self._loans: dict[int, str] = {}
+        self._sock: socket.socket | None = None
+        self.address: str | None = None
+        self.loans_served = 0
+
+    # -- this process's calls -----------------------------------------------------------------
+
+    def start(self) -> None:
+        """Open the handle and start lending (no lending without Unix sockets).
+
+        Raises:
+            StoreBusy: another process holds the database and does not lend it.
+        """
+        with self._cond:
+            self._handle = self._opener()
+        self._listen()
+
+    @contextmanager
+    def use(self) -> Iterator[H]:
+        """Give the handle to one call; wait while it is lent out.
+
+        Raises:
+            StoreBusy: a loan lasted more than ``wait`` seconds, or the lock did not free.
+        """
+        with self._cond:
+            if not self._cond.wait_for(lambda: not self._loans, timeout=self.wait):
+                raise StoreBusy(
+                    f"database {self.path!r} is lent to {'; '.join(self._loans.values())} for "
+                    f"more than {self.wait:g} s; try again when that command has finished"
+                )
+            if self._handle is None:
+                self._handle = self._open_retrying()
+            yield self._handle
+
+    def close(self) -> None:
+        """Stop lending and close the handle."""
+        sock, self._sock = self._sock, None
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.close()
+            if self.address is not None:
+                with contextlib.suppress(OSError):
+                    os.unlink(self.address)
+        with self._cond:
+            self._release()
+
+    def _release(self) -> None:
+        handle, self._handle = self._handle, None
+        if handle is not None:
+            handle.close()  # type: ignore[attr-defined]
+
+    def _open_retrying(self) -> H:
+        deadline = time.monotonic() + self.wait
+        delay = 0.01
+        while True:
+            try:
+                return self._opener()
+            except StoreBusy:
+                if time.monotonic() + delay > deadline:
+                    raise
+                time.sleep(delay * (0.5 + random.random()))
+                delay = min(delay * 2, 0.5)
+
+    # -- other processes ----------------------------------------------------------------------
+
+    def _listen(self) -> None:
+        address = lease_address(self.path)
+        if address is None or not _private_dir(os.path.dirname(address)):
+            return
+        probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            probe.connect(address)
+        except OSError:  # nobody there: a stale socket file (or none)
+            with contextlib.suppress(OSError):
+                os.unlink(address)
+        else:  # pragma: no cover - another live lender of this path: leave it alone
+            return
+        finally:
+            probe.close()
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            sock.bind(address)
+            os.chmod(address, 0o600)
+            sock.listen(8)
+        except OSError:  # pragma: no cover - e.g. a read-only temporary directory
+            sock.close()
+            return
+        self._sock, self.address = sock, address
+        threading.Thread(target=self._accept, args=(sock,), daemon=True, name="gm-lend").start()
+
+    def _accept(self, sock: socket.socket) -> None:
+        while True:
+            try:
+                conn, _ = sock.accept()
+            except OSError:  # closed by close()
+                return
+            threading.Thread(target=self._lend, args=(conn,), daemon=True).start()
+
+    def _lend(self, conn: socket.socket) -> None:
+        key = id(conn)
+        with conn:
+            try:
+                conn.settimeout(5)
+                request = _read_line(conn)
+                if not request.startswith("borrow"):
+                    return
+                who = request.partition(" ")[2] or "another process"
+                with self._cond:
+                    self._loans[key] = who
+                    self._release()  # waits for the current call: the lock is held there
+                    self.loans_served += 1
+                conn.sendall(f"lent {_who()}\n".encode())
+                conn.settimeout(None)
+                while conn.recv(_LINE):  # until the borrower hangs up (or dies)
+                    pass
+            except OSError:
+                pass
+            finally:
+                with self._cond:
+                    if self._loans.pop(key, None) is not None and not self._loans:
+                        with contextlib.suppress(StoreError):
+                            # Open again now, so the next call does not pay for it.
+                            self._handle = self._opener()
+                    self._cond.notify_all()
+
+
+@contextmanager
+def borrow(path: str, *, timeout: float = LEND_TIMEOUT) -> Iterator[str | None]:
+    """Borrow ``path`` from the process that holds it and lends it, for the ``with`` block.
+
+    Yields the lender's description (``"process 4242 (graphmem mcp)"``), or ``None`` when no
+    process lends this database (then open it as usual).
+
+    Raises:
+        StoreBusy: the lender did not let go within ``timeout`` seconds.
+    """
+    address = lease_address(path)
+    if address is None or not os.path.exists(address):
+        yield None
+        return
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.settimeout(timeout)
+        try:
+            sock.connect(address)
+        except OSError:  # a stale socket: its process is gone
+            yield None
+            return
+        try:
+            sock.sendall(f"borrow {_who()}\n".encode())
+            reply = _read_line(sock)
+        except OSError as exc:
+            raise StoreBusy(
+                f"database {path!r} is held by a process that did not lend it within "
+                f"{timeout:g} s ({exc}); try again, or stop that process (e.g. the MCP server)"
+            ) from exc
+        if not reply.startswith("lent"):
+            raise StoreBusy(
+                f"database {path!r} is held by a process that refused to lend it "
+                f"({reply or 'no answer'}); stop that process (e.g. the MCP server)"
+            )
+        yield reply.partition(" ")[2] or "another process"
+    finally:
+        sock.close()

@@ -1,17 +1,21 @@
 """The storage DDL shared by the Kuzu-family engines (mirrored in ``schemas/kuzu.cypher``).
 
 Facts are REL edges ``(:Entity)-[:Fact]->(:Entity)``; each edge is one *version*. Sessions are
-nodes that ``MENTIONS`` entities. All timestamps are naive UTC (Kuzu drops tzinfo without
+nodes that ``MENTIONS`` entities; their text is also stored line by line (``SessionLine``, one node
+per line or turn, with the normalised ``terms`` the episodic search indexes: see
+:mod:`graphmem.store.lines`). All timestamps are naive UTC (Kuzu drops tzinfo without
 converting, STACK_NOTES §2). Rel properties have no index and ``fid`` uniqueness is enforced by
 graphmem, not by Kuzu (a rel PRIMARY KEY is accepted but not enforced).
 """
 
 from __future__ import annotations
 
-__all__ = ["DDL", "FACT_COLUMNS", "SCHEMA_VERSION"]
+__all__ = ["DDL", "FACT_COLUMNS", "SCHEMA_VERSION", "UPGRADES"]
 
-#: Bump when the DDL changes incompatibly; a database of another version refuses to open.
-SCHEMA_VERSION = 1
+#: Bump when the DDL changes; a database of an older version listed in :data:`UPGRADES` is
+#: upgraded on a writable open, any other version refuses to open.
+#: 2: ``Session.recorded_at`` (system time of the write) and the ``SessionLine`` table (#14).
+SCHEMA_VERSION = 2
 
 #: Fact edge properties in storage order (after the FROM/TO endpoints).
 FACT_COLUMNS: tuple[tuple[str, str], ...] = (
@@ -42,7 +46,10 @@ DDL: tuple[str, ...] = (
     "CREATE NODE TABLE IF NOT EXISTS Predicate(name STRING PRIMARY KEY, cardinality STRING, "
     "aliases STRING[], inverse STRING, symmetric BOOLEAN, description STRING)",
     "CREATE NODE TABLE IF NOT EXISTS Session(id STRING PRIMARY KEY, started_at TIMESTAMP, "
-    "ended_at TIMESTAMP, title STRING, text STRING, summary STRING, source STRING)",
+    "ended_at TIMESTAMP, title STRING, text STRING, summary STRING, source STRING, "
+    "recorded_at TIMESTAMP)",
+    "CREATE NODE TABLE IF NOT EXISTS SessionLine(id STRING PRIMARY KEY, session STRING, n INT64, "
+    "speaker STRING, text STRING, terms STRING, started_at TIMESTAMP, recorded_at TIMESTAMP)",
     "CREATE NODE TABLE IF NOT EXISTS Audit(id STRING PRIMARY KEY, at TIMESTAMP, action STRING, "
     "detail STRING)",
     "CREATE REL TABLE IF NOT EXISTS Fact(FROM Entity TO Entity, "
@@ -50,3 +57,13 @@ DDL: tuple[str, ...] = (
     + ")",
     "CREATE REL TABLE IF NOT EXISTS MENTIONS(FROM Session TO Entity, count INT64)",
 )
+
+#: DDL that upgrades a database of an older schema version, by version found. The data part of
+#: an upgrade (filling new columns, indexing the lines of stored sessions) is
+#: :func:`graphmem.store.lines.upgrade_data`.
+UPGRADES: dict[str, tuple[str, ...]] = {
+    "1": (
+        "ALTER TABLE Session ADD recorded_at TIMESTAMP",
+        DDL[4],  # SessionLine
+    ),
+}

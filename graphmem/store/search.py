@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -52,6 +53,8 @@ __all__ = [
     "ensure_entity_index",
     "entity_index_exists",
     "facts_from",
+    "facts_of_sessions",
+    "forget_claims",
     "facts_to",
     "find_entities",
     "has_facts",
@@ -65,7 +68,7 @@ ENTITY_INDEX = "graphmem_entity_fts"
 # Only the columns context needs: on Kuzu 0.11.3 each returned rel column costs ~0.1 ms a query.
 _VIEW = (
     "a.id, a.name, r.fid, r.predicate, r.object, r.valid_from, r.valid_to, r.recorded_at, "
-    "r.statement, r.kind, r.importance, r.access_count, r.pinned"
+    "r.statement, r.kind, r.importance, r.access_count, r.pinned, r.source"
 )
 _KNOWN = "r.recorded_at <= $k AND (r.expired_at IS NULL OR $k < r.expired_at)"
 _VALID = "r.valid_from <= $v AND (r.valid_to IS NULL OR $v < r.valid_to)"
@@ -95,6 +98,7 @@ class FactView:
     importance: float
     access_count: int
     pinned: bool
+    source: str | None = None
 
     def valid_at(self, t: dt.datetime) -> bool:
         """Return whether ``valid_from <= t < valid_to``."""
@@ -120,6 +124,7 @@ def _view(via: str | None, r: Sequence[Any]) -> FactView:
         importance=float(r[10] if r[10] is not None else 5.0),
         access_count=int(r[11] or 0),
         pinned=bool(r[12]),
+        source=r[13],
     )
 
 
@@ -281,6 +286,87 @@ def facts_to(
         f"WITH a, r WHERE {_KNOWN} AND {_VALID} RETURN {_VIEW}{_ORDER}"
     )
     return [_view(i, r) for i in ids for r in store.run(query, {"i": i, **params})]
+
+
+@dataclass(frozen=True)
+class SessionClaim:
+    """A fact version written from a session (``source``) with the sentence it came from."""
+
+    subject_id: str
+    id: str
+    predicate: str
+    object: str
+    statement: str
+    source: str
+    valid_from: dt.datetime
+    valid_to: dt.datetime | None
+
+
+@dataclass
+class _Claims:
+    marker: str | None
+    rows: dict[str, tuple[SessionClaim, dt.datetime, dt.datetime | None]]
+    by_source: dict[str, set[str]]
+
+
+_CLAIMS: weakref.WeakKeyDictionary[KuzuStore, _Claims] = weakref.WeakKeyDictionary()
+_CLAIM_RETURN = (
+    "RETURN a.id, r.fid, r.predicate, r.object, r.statement, r.source, r.valid_from, "
+    "r.valid_to, r.recorded_at, r.expired_at"
+)
+
+
+def _load_claims(store: KuzuStore, claims: _Claims, since: str | None) -> None:
+    cond = "r.source IS NOT NULL AND r.statement IS NOT NULL"
+    params: dict[str, Any] = {}
+    if since is not None:
+        cond += " AND (r.recorded_at > $m OR r.expired_at > $m)"
+        params["m"] = to_store(dt.datetime.fromisoformat(since))
+    for r in store.run(
+        f"MATCH (a:Entity)-[r:Fact]->() WITH a, r WHERE {cond} {_CLAIM_RETURN}", params
+    ):
+        vf, rec = from_store(r[6]), from_store(r[8])
+        if vf is None or rec is None:
+            continue
+        claim = SessionClaim(r[0], r[1], r[2], r[3], r[4], r[5], vf, from_store(r[7]))
+        claims.rows[claim.id] = (claim, rec, from_store(r[9]))
+        claims.by_source.setdefault(claim.source, set()).add(claim.id)
+
+
+def forget_claims(store: KuzuStore) -> None:
+    """Drop the cached session claims of ``store`` (after a purge deleted versions)."""
+    _CLAIMS.pop(store, None)
+
+
+def facts_of_sessions(
+    store: KuzuStore, session_ids: Sequence[str], *, known_at: dt.datetime
+) -> list[SessionClaim]:
+    """Return the versions with a statement whose ``source`` is one of ``session_ids``.
+
+    Only versions believed at ``known_at``. ``source`` is a rel property, which has no index,
+    so every version with a source and a statement is read once per process (one scan) and
+    kept; after a write (the ``last_write`` marker moved) only the versions recorded or closed
+    since are read again (one scan that returns few rows). A purge calls
+    :func:`forget_claims`.
+    """
+    ids = sorted(set(session_ids))
+    if not ids:
+        return []
+    marker = store.get_meta("last_write")
+    claims = _CLAIMS.get(store)
+    if claims is None:
+        claims = _CLAIMS[store] = _Claims(marker, {}, {})
+        _load_claims(store, claims, None)
+    elif claims.marker != marker:
+        _load_claims(store, claims, claims.marker)
+        claims.marker = marker
+    out = []
+    for sid in ids:
+        for fid in sorted(claims.by_source.get(sid, ())):
+            claim, rec, exp = claims.rows[fid]
+            if rec <= known_at and (exp is None or known_at < exp):
+                out.append(claim)
+    return out
 
 
 def versions_of(

@@ -5,28 +5,30 @@ Functions over a :class:`~graphmem.store.kuzu_store.KuzuStore`; the logic that u
 ``Entity`` nodes; a fact's ``source`` property names the session it came from.
 
 Query shapes follow the Kuzu 0.11.3 traps (STACK_NOTES §2): filters on rel properties sit behind
-a ``WITH`` barrier; no ``UNWIND ... MATCH (a {id}), (b {id})``; big batches use ``COPY`` from an
-Arrow table passed as a query parameter (10,000 sessions with 40,000 mentions copy in about
-0.25 s; ``UNWIND`` manages about 7,000 rows per second). Three more traps, measured while
-writing this module:
+a ``WITH`` barrier; no ``UNWIND ... MATCH (a {id}), (b {id})``; big batches use one ``UNWIND``
+statement per table, never ``COPY`` (:func:`write_sessions`: COPY mixed with logged writes is
+torn by a crash). Session texts are also stored line by line (:mod:`graphmem.store.lines`).
+Three more traps, measured while writing this module:
 
 - A boolean projected with ``WITH (x IS NULL OR $p < x) AS cur`` and then used in
   ``CASE WHEN cur`` inside an aggregate gives wrong counts in Kuzu 0.11.3, so every ``CASE``
   below repeats its condition inline.
 - ``collect()`` of nothing but NULLs is ``[]`` in Kuzu and ``NULL`` in ladybug.
-- A ``COPY`` that hits a duplicate primary key crashes ladybug 0.22 inside a transaction, so new
-  sessions are checked against existing ids before they are copied.
+- A ``COPY`` that hits a duplicate primary key crashes ladybug 0.22 inside a transaction (one
+  more reason not to copy sessions).
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import weakref
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from graphmem.errors import StoreError
 from graphmem.models import Session
-from graphmem.store.kuzu_store import KuzuStore
+from graphmem.store import lines
+from graphmem.store.kuzu_store import SMALL_BATCH, KuzuStore
 from graphmem.timeutil import from_store, to_store
 
 __all__ = [
@@ -41,14 +43,15 @@ __all__ = [
     "mention_counts",
     "mention_groups",
     "newest_activity",
+    "note_write_time",
     "read_sessions",
     "session_fact_ids",
     "write_sessions",
 ]
 
-#: Batches with at least this many new sessions are written with COPY; smaller ones use one
-#: parameterised statement per row (COPY has a fixed cost of 20–80 ms a call).
-COPY_MIN_SESSIONS = 32
+#: Batches of more than this many new sessions are written with one ``UNWIND`` statement per
+#: table, smaller ones one statement per row. (The name predates issue #16: nothing is copied.)
+COPY_MIN_SESSIONS = SMALL_BATCH
 
 _SESSION_COLUMNS: tuple[tuple[str, str], ...] = (
     ("id", "STRING"),
@@ -58,6 +61,7 @@ _SESSION_COLUMNS: tuple[tuple[str, str], ...] = (
     ("text", "STRING"),
     ("summary", "STRING"),
     ("source", "STRING"),
+    ("recorded_at", "TIMESTAMP"),
 )
 
 # A fact version counts "as of $now" when it was believed then and had started by then; its
@@ -159,26 +163,56 @@ def _session_params(session: Session) -> dict[str, Any]:
     }
 
 
-def write_sessions(store: KuzuStore, items: Sequence[tuple[Session, Mapping[str, int]]]) -> None:
-    """Create or replace sessions and their ``MENTIONS`` edges.
+def note_write_time(store: KuzuStore, at: dt.datetime) -> None:
+    """Remember the system time of the write the memory is starting on ``store``.
 
-    A session whose id is stored already gets its properties overwritten and its mentions
-    replaced (so writing the same session twice is idempotent). Run it inside
+    :meth:`graphmem.memory.Memory._tick` calls it, so :func:`write_sessions` can stamp
+    ``recorded_at`` when its caller does not pass it.
+    """
+    _WRITE_TIMES[store] = at
+
+
+_WRITE_TIMES: weakref.WeakKeyDictionary[KuzuStore, dt.datetime] = weakref.WeakKeyDictionary()
+
+
+def write_sessions(
+    store: KuzuStore,
+    items: Sequence[tuple[Session, Mapping[str, int]]],
+    *,
+    recorded_at: dt.datetime | None = None,
+) -> None:
+    """Create or replace sessions, their ``MENTIONS`` edges and their lines.
+
+    A session whose id is stored already gets its properties overwritten, its mentions and
+    its lines replaced (so writing the same session twice is idempotent). Run it inside
     ``store.transaction()`` so the batch is atomic.
+
+    Every statement is a logged write (``CREATE``/``MERGE``/``SET``/``DELETE``), never a
+    ``COPY``: a transaction that mixes COPY with logged writes (the entities the caller merged,
+    a rewritten session) keeps the logged part and loses the copied rows when killed during
+    ``COMMIT`` (issue #16, item 1). Large batches use one ``UNWIND`` statement per table
+    (measured on 2 cores: 10,000 sessions with 40,000 mentions and 200,000 lines in about
+    12 s, against 0.25 s for the old COPY of the sessions and mentions alone; mentions go
+    through ``UNWIND ... MERGE`` on both primary keys at about 14,000 rows/s).
 
     Args:
         store: the store.
         items: ``(session, {entity id: count})`` pairs with distinct session ids; every entity
             must exist and every count must be ``>= 1``.
+        recorded_at: the system time of the write (stored as each session's and line's
+            ``recorded_at``); default: the time noted by :func:`note_write_time`, else the
+            store's newest write marker, else ``started_at``.
 
     Raises:
         StoreError: the engine failed (inside a transaction, nothing is written).
     """
     if not items:
         return
+    at = recorded_at or _WRITE_TIMES.get(store) or store.max_system_time()
     existing = existing_session_ids(store, [s.id for s, _ in items])
-    old = [_session_params(s) for s, _ in items if s.id in existing]
-    new = [_session_params(s) for s, _ in items if s.id not in existing]
+    rows = [{**_session_params(s), "recorded_at": to_store(at or s.started_at)} for s, _ in items]
+    old = [r for r in rows if r["id"] in existing]
+    new = [r for r in rows if r["id"] not in existing]
     mentions = [
         {"s": s.id, "e": eid, "n": int(n)}
         for s, counts in items
@@ -194,41 +228,45 @@ def write_sessions(store: KuzuStore, items: Sequence[tuple[Session, Mapping[str,
             "SET s.started_at = cast(row.started_at AS TIMESTAMP), "
             "s.ended_at = cast(row.ended_at AS TIMESTAMP), s.title = cast(row.title AS STRING), "
             "s.text = cast(row.text AS STRING), s.summary = cast(row.summary AS STRING), "
-            "s.source = cast(row.source AS STRING)",
+            "s.source = cast(row.source AS STRING), "
+            "s.recorded_at = cast(row.recorded_at AS TIMESTAMP)",
             {"rows": old},
         )
-    if len(new) >= COPY_MIN_SESSIONS:
-        _copy_sessions(store, new, mentions)
-        return
-    props = ", ".join(f"{c}: cast(${c} AS {t})" for c, t in _SESSION_COLUMNS)
-    for params in new:
-        store.run(f"CREATE (:Session {{{props}}})", params)
-    for row in mentions:
-        # Two single-node MATCHes on primary keys, one row at a time: no cross product.
-        store.run(
-            "MATCH (s:Session {id: $s}) MATCH (e:Entity {id: $e}) "
-            "CREATE (s)-[:MENTIONS {count: cast($n AS INT64)}]->(e)",
-            row,
-        )
-
-
-def _copy_sessions(
-    store: KuzuStore, sessions: Sequence[Mapping[str, Any]], mentions: Sequence[Mapping[str, Any]]
-) -> None:
-    import pyarrow as pa
-
-    types = {"STRING": pa.string(), "TIMESTAMP": pa.timestamp("us")}
-    nodes = pa.table({c: pa.array([p[c] for p in sessions], types[t]) for c, t in _SESSION_COLUMNS})
-    store.run("COPY Session FROM $rows", {"rows": nodes})
-    if mentions:
-        edges = pa.table(
-            {
-                "from": pa.array([m["s"] for m in mentions], pa.string()),
-                "to": pa.array([m["e"] for m in mentions], pa.string()),
-                "count": pa.array([m["n"] for m in mentions], pa.int64()),
-            }
-        )
-        store.run("COPY MENTIONS FROM $rows", {"rows": edges})
+    if len(new) > SMALL_BATCH:
+        props = ", ".join(f"{c}: cast(row.{c} AS {t})" for c, t in _SESSION_COLUMNS)
+        for i in range(0, len(new), 10_000):
+            store.run(
+                f"UNWIND $rows AS row CREATE (:Session {{{props}}})", {"rows": new[i : i + 10_000]}
+            )
+    else:
+        props = ", ".join(f"{c}: cast(${c} AS {t})" for c, t in _SESSION_COLUMNS)
+        for params in new:
+            store.run(f"CREATE (:Session {{{props}}})", params)
+    if len(mentions) > SMALL_BATCH:
+        # MERGE on both primary keys: UNWIND + two MATCHes plans as a cross product on Kuzu
+        # 0.11.3 (STACK_NOTES §2); both nodes exist.
+        for i in range(0, len(mentions), 20_000):
+            store.run(
+                "UNWIND $rows AS row MERGE (s:Session {id: row.s}) MERGE (e:Entity {id: row.e}) "
+                "CREATE (s)-[:MENTIONS {count: cast(row.n AS INT64)}]->(e)",
+                {"rows": mentions[i : i + 20_000]},
+            )
+    else:
+        for row in mentions:
+            # Two single-node MATCHes on primary keys, one row at a time: no cross product.
+            store.run(
+                "MATCH (s:Session {id: $s}) MATCH (e:Entity {id: $e}) "
+                "CREATE (s)-[:MENTIONS {count: cast($n AS INT64)}]->(e)",
+                row,
+            )
+    lines.replace_lines(
+        store,
+        [
+            (s.id, s.text, s.started_at, from_store(r["recorded_at"]) or s.started_at)
+            for (s, _), r in zip(items, rows, strict=True)
+        ],
+        existing=[p["id"] for p in old],
+    )
 
 
 def read_sessions(
