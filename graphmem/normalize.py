@@ -20,6 +20,7 @@ import unicodedata
 from graphmem.errors import InvalidInput
 
 __all__ = [
+    "MAX_ID",
     "MAX_KEY",
     "MAX_NAME",
     "MAX_TEXT",
@@ -31,6 +32,8 @@ __all__ = [
 ]
 
 MAX_KEY = 256
+#: The longest id accepted, in characters: session ids (a session's lines are keyed by it).
+MAX_ID = 1024
 #: The longest name accepted, in characters: subjects, objects, entity names, aliases and
 #: session mentions. An object can be a note's whole text (free-text facts store it as the
 #: object), so the bound is well above the default statement bound (10,000).

@@ -53,6 +53,7 @@ from typing import TYPE_CHECKING
 from graphmem.admission import shown
 from graphmem.contradiction import decide_text, normalize_text
 from graphmem.errors import InvalidInput
+from graphmem.normalize import clean_name
 from graphmem.models import Decision, Fact, TextResult
 from graphmem.similarity import Similarity, nearest
 from graphmem.temporal import Close, Plan, plan_retract, shortened
@@ -192,7 +193,7 @@ def remember(
         raise InvalidInput(f"text={shown(text)} is empty or not a string; pass the statement")
     mem.admission.check_statement(text, name="text")
     sim = similarity or mem.similarity
-    owner = mem.owner if subject is None else subject
+    owner = mem.owner if subject is None else clean_name(subject, what="subject")
     if source_ref is not None:
         item = {
             "subject": owner,

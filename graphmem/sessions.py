@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Any
 from graphmem.errors import InvalidInput, NotFound
 from graphmem.hotness import TopicCounts, TopicScore, hotness_score, idf_weight, score_counts
 from graphmem.models import Entity, Fact, Session, WriteResult
-from graphmem.normalize import clean_name
+from graphmem.normalize import MAX_ID, check_size, check_text, clean_name
 from graphmem.store import sessions as store_sessions
 from graphmem.temporal import new_id
 from graphmem.timeutil import TimeLike, to_utc
@@ -77,6 +77,8 @@ SESSION_FIELDS = frozenset(
 )
 #: Longest entity name, in words, that :func:`mentions_in_text` looks for.
 MAX_NGRAM = 4
+#: Longest candidate name, in characters, that :func:`mentions_in_text` looks up.
+MAX_MENTION = 200
 
 _TOKEN = re.compile(r"\w+(?:[.+#'’-]+\w+)*[+#]*")
 _SECONDS_PER_DAY = 86_400.0
@@ -270,7 +272,8 @@ def _check(
             )
     sid = _optional_str(where, "session_id", item.get("session_id"))
     if sid is not None:
-        sid = sid.strip()
+        sid = check_size(check_text(sid, what=f"{where}session_id"), what=f"{where}session_id",
+                         limit=MAX_ID).strip()
         if not sid:
             raise InvalidInput(f"{where}session_id is blank; pass a non-blank id or None")
     text = _optional_str(where, "text", item.get("text"))
@@ -443,6 +446,8 @@ def _candidates(text: str) -> tuple[list[str], dict[tuple[int, int], str]]:
             words = tokens[i : i + n]
             if all(w.isdigit() for w in words) or (n == 1 and len(words[0]) < 2):
                 continue  # bare numbers and single letters are not topics
+            if sum(len(w) for w in words) > MAX_MENTION:
+                continue  # a run of 1 MB is no name
             phrases[(i, n)] = " ".join(words)
     return tokens, phrases
 

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 import graphmem as gm
 from graphmem.extract import extract, ingest_text
-from graphmem.text.claims import clean, denegate, skipped
+from graphmem.text.claims import clean, denegate, sentence_skipped, skipped
 from graphmem.timeutil import ManualClock
 
 AT = "2026-06-10"
@@ -118,7 +118,9 @@ def test_owner_is_configurable() -> None:
 
 def test_clean_skipped_and_denegate() -> None:
     assert clean("user: btw we're on Go now") == ("we are on Go now", "user", False)
-    assert skipped("what if we moved to Rust") == "question"
+    assert sentence_skipped("what if we moved to Rust") == "conditional"
+    assert sentence_skipped("should we move to Rust") == "question"
+    assert sentence_skipped("Kwame left Deloitte, not sure what is next") is None
     assert skipped("we are thinking about moving to Rust") == "hypothetical"
     assert skipped("she was once at IBM") == "history"
     assert denegate("the api is not on Laravel any more") == ("the api is on Laravel", True)

@@ -36,7 +36,7 @@ A change statement that does not say which relation it changes carries ``predica
 
 >>> from graphmem.text.claims import read_sentence
 >>> [(c.subject, c.predicate, c.object, c.polarity) for c in read_sentence("Alice left Acme and joined Globex.")]
-[('Alice', 'works_at', 'Acme', False), ('Alice', 'works_at', 'Globex', True)]
+[('Alice', None, 'Acme', False), ('Alice', 'works_at', 'Globex', True)]
 >>> [(c.subject, c.predicate, c.object, c.replaces) for c in read_sentence("We migrated the API to Go.")]
 [('API', None, 'Go', None)]
 >>> read_sentence("Should we move the API to Rust?")
@@ -102,8 +102,9 @@ class Claim:
 # -- clean-up --------------------------------------------------------------------------------
 
 _SPEAKER = re.compile(r"^\s*(?:\*\*)?(?P<who>[A-Za-z][\w .'-]{0,30}?)(?:\*\*)?\s*:\s+(?=\S)")
-_SELF_SPEAKERS = frozenset({"user", "me", "human", "assistant", "ai", "bot", "agent", "system"})
+_SELF_SPEAKERS = lexicon.SELF_SPEAKERS
 _CONTRACTIONS = [
+    (r"\b(it|that|there|he|she|what|who)'s been\b", r"\1 has been"),
     (r"\b(it|that|there|he|she|what|who)'s\b", r"\1 is"),
     (r"\b(we|they|you)'re\b", r"\1 are"),
     (r"\bi'm\b", "I am"),
@@ -144,7 +145,7 @@ def clean(sentence: str, *, speaker_known: bool = False) -> tuple[str, str | Non
     text = " ".join(sentence.replace("’", "'").replace("`", "'").split())
     speaker = None
     m = None if speaker_known else _SPEAKER.match(text)
-    if m and len(m.group("who").split()) <= 3 and not _DISCOURSE.fullmatch(m.group("who")):
+    if m and lexicon.is_speaker(m.group("who")) and not _DISCOURSE.fullmatch(m.group("who")):
         speaker = m.group("who").strip()
         text = text[m.end() :]
     correction = False
@@ -159,7 +160,15 @@ def clean(sentence: str, *, speaker_known: bool = False) -> tuple[str, str | Non
             break
     for pattern, repl in _CONTRACTIONS:
         text = re.sub(pattern, repl, text, flags=re.IGNORECASE)
+    text = _PREAMBLE.sub("", text)
     return text.strip().rstrip(".!;:").strip(), speaker, correction
+
+
+_PREAMBLE = re.compile(
+    r"^(?:(?:can|could|would|will) you (?:please )?|please )?(?:note|remember|record|log|keep in mind|"
+    r"be aware|know) (?:down )?(?:that )?(?=\S)|^(?:just )?so you know,?\s+|^for the record,?\s+",
+    re.IGNORECASE,
+)
 
 
 _REPORTED = re.compile(
@@ -169,11 +178,43 @@ _REPORTED = re.compile(
 )
 
 
+_CONDITIONAL_START = frozenset(
+    """if unless when whenever whether suppose supposing imagine assuming hypothetically once
+    maybe perhaps""".split()
+)
+
+
+def sentence_skipped(text: str) -> str | None:
+    """Why a whole sentence gives no claim: a question or a conditional; else ``None``.
+
+    Cues inside one clause (a plan, a hedge, history) skip only that clause
+    (:func:`skipped`): "Kwame left Deloitte and is taking time off before deciding what's next"
+    still says that he left.
+    """
+    low = text.casefold().strip()
+    if low.endswith("?"):
+        return "question"
+    words = _words(low)
+    if not words:
+        return "empty"
+    if words[0] in _CONDITIONAL_START or " ".join(words[:2]) in ("what if", "in case"):
+        return "conditional"
+    if words[0] in _QUESTION_START:
+        return "question"
+    return None
+
+
+_QUESTION_START = frozenset(
+    """should shall could would can do does did is are was were will what why how when where
+    who which whom whose have has any anyone anybody""".split()
+)
+
+
 def skipped(text: str) -> str | None:
     """Say why a sentence gives no claim (question, plan, hypothesis, history), else ``None``.
 
-    >>> skipped("Should we move to Rust"), skipped("He used to work at Oracle")
-    ('question', 'history')
+    >>> skipped("we should move to Rust"), skipped("He used to work at Oracle")
+    ('hypothetical', 'history')
     >>> skipped("We moved to Rust") is None
     True
     """
@@ -183,11 +224,6 @@ def skipped(text: str) -> str | None:
     words = _words(low)
     if not words:
         return "empty"
-    first = words[0]
-    if first in {"should", "shall", "could", "would", "can", "do", "does", "did", "is", "are",
-                 "was", "were", "will", "what", "why", "how", "when", "where", "who", "which",
-                 "whom", "whose", "have", "has", "any", "anyone", "anybody"}:
-        return "question"
     if any(w in lexicon.HYPOTHETICAL for w in words):
         return "hypothetical"
     padded = f" {' '.join(words)} "
@@ -252,25 +288,31 @@ _DETERMINERS = re.compile(
 _LEAD_ADVERBS = re.compile(
     r"^(?:and|but|so|then|now|also|recently|finally|officially|just|already|currently|"
     r"today|since then|as of now|meanwhile|eventually|lately|now that|yes|thus|hence|"
-    r"therefore|luckily|unfortunately|fortunately|apparently|basically|as planned)\b[\s,]*",
+    r"therefore|luckily|unfortunately|fortunately|apparently|basically|as planned|both|"
+    r"no|yes|well|honestly|actually)\b[\s,]*",
     re.IGNORECASE,
 )
 _TRAIL_OBJECT = re.compile(
     r"\s+(?:now|instead|anymore|any more|too|as well|again|already|for now|these days|today|"
     r"full[- ]time|permanently|officially|in production|in prod|for good|going forward|"
     r"from now on|at last|finally|then|right now|currently|lately|by default|as planned|"
-    r"a lot|very much|so much|there|here|again|though|anyway|these days|nowadays)$",
+    r"a lot|very much|so much|there|here|again|though|anyway|these days|nowadays|apparently|"
+    r"probably|mostly|honestly|tbh|lol|btw|fwiw|imo|finally|at last|so far|back|like usual|"
+    r"as usual)$",
     re.IGNORECASE,
 )
 _OBJECT_STOP = re.compile(
     r"\s+(?:because|since|so that|so|which|who|where|while|whereas|although|though|after|"
     r"before|when|as|with|via|using|for|in|at|on|from|during|and then|but|except|unlike|"
     r"than|instead of|rather than|over|thanks to|due to|per|like|without|by|now that|"
-    r"behind|across|throughout|until|till|through|everywhere|once|starting)\s+.*$|"
-    r"\s+(?:everywhere|so far|for now)$|\s*[,;(].*$",
+    r"behind|across|throughout|until|till|through|everywhere|once|starting|bc|b/c|cause|cuz|"
+    r"w/|w/o)\s+.*$|"
+    r"\s+(?:everywhere|so far|for now)$|\s*[,;].*$|\s+\(.*$|\s+to\s+(?!be\b)[a-z]+\b.*$",
     re.IGNORECASE,
 )
 _MAX_NAME_WORDS = 8
+#: Sentences longer than this many characters are not read for claims.
+MAX_SENTENCE = 2000
 
 
 def _strip_det(text: str) -> str:
@@ -301,6 +343,8 @@ class Reader:
     chat: bool = False
     grammatical: str | None = None
     clause_ends: bool = False
+    agent_speaking: bool = False
+    pronoun: bool = False
 
     # -- subjects --------------------------------------------------------------------------
 
@@ -312,6 +356,8 @@ class Reader:
         if ", " in text:
             text = text.rsplit(", ", 1)[1]
         text = re.split(r"\s+(?:that|which|who|whose)\s+", text, maxsplit=1)[0]
+        text = re.sub(r"(?i)(?:\s+(?:have|has|had|will|would|did|do|does|am|is|are|was|were|been|"
+                      r"just))+$", "", text)
         text = re.sub(r"(?i)(?:\s+(?:now|still|also|currently|already|finally|officially|"
                       r"recently|just|actually|then|too|even|again|mostly|apparently|both|all|"
                       r"each))+$", "", text)
@@ -321,7 +367,10 @@ class Reader:
             return None
         if words[-1] in _FIRST_PERSON or low in ("we all", "all of us", "the team", "our team"):
             return self._first_person(speaker)
+        if words[-1] in ("you", "your") and speaker and speaker.casefold() in _AGENT_SPEAKERS:
+            return self.owner  # the agent speaking to its user: "you" is the owner
         if words[-1] in _PERSON_PRONOUNS:
+            self.pronoun = True
             return self.last_person
         if words[-1] in _THING_PRONOUNS and len(words) == 1:
             return self.last_thing
@@ -357,6 +406,12 @@ class Reader:
     def note_subject(self, claim: Claim) -> None:
         """Remember a claim's subject for later pronouns."""
         s = claim.subject
+        people = claim.predicate in ("team_lead", "team lead", "owner", "reports_to", "manager",
+                                     "lead", "married_to")
+        if people and claim.object and claim.polarity and (
+            s == self.owner or s[:1].islower() or claim.predicate in ("team_lead", "owner")
+        ):
+            self.last_person = claim.object  # "Our team lead is Bilal, and he ..."
         if s == self.owner:
             return
         person_rel = claim.predicate in ("works_at", "lives_in", "role", "reports_to", "married_to")
@@ -376,9 +431,11 @@ class Reader:
         if not keep_prepositions:
             text = _OBJECT_STOP.sub("", text)
         else:
-            text = re.sub(r"\s*[,;(].*$", "", text)
+            text = re.sub(r"\s*[,;].*$|\s+\(.*$", "", text)
         for _ in range(3):
             text = _TRAIL_OBJECT.sub("", text).strip(" ,.")
+        text = re.sub(r"(?i)^(?:actually|now|still|currently|really|officially|also|just)\s+", "",
+                      text)
         text = _strip_det(text)
         text = re.sub(r"^(?:our|my|the)\s+", "", text, flags=re.IGNORECASE).strip(" .")
         text = re.sub(r"(?i)^(?:[\w-]+\s+){1,2}(?:called|named)\s+", "", text)  # "a startup called X"
@@ -393,8 +450,11 @@ class Reader:
 
     def read(self, sentence: str, speaker: str | None = None) -> list[Claim]:
         """Return the claims of one sentence (``[]`` for questions, plans, history ...)."""
+        if len(sentence) > MAX_SENTENCE:
+            return []  # a log dump or a pasted file, not a statement
         text, said_by, correction = clean(sentence, speaker_known=speaker is not None)
         speaker = said_by or speaker
+        self.agent_speaking = bool(speaker) and str(speaker).casefold() in _AGENT_SPEAKERS
         m = _REPORTED.match(text)
         if m:  # "Olu said he prefers ...": what Olu says
             who = m.group("who")
@@ -404,9 +464,23 @@ class Reader:
         retract = _RETRACT.match(text)
         if retract:  # "Disregard what I said about the wiki being hosted on Confluence"
             text = re.sub(r"(?i)\bbeing\b", "is", retract.group("rest"))
-        if not text or skipped(text) is not None:
+        else:
+            retract = _NOT_TRUE.match(text)  # "It is not true that Sota works at Mercari"
+            if retract:
+                text = retract.group("rest")
+        # "Declan, who used to manage Siobhan, left Intercom": the relative clause is aside
+        text = re.sub(r",\s+(?:who|which|whose|whom)\b[^,]*,\s*", " ", text)
+        text = re.sub(r"(?i)\b(?:does|do|did)\s+(?!not\b)(?=[a-z]+\b)", "", text)  # "he does live"
+        topic = re.match(r"^(?P<topic>[^:]{2,40}?):\s+(?=\S)", text)
+        if topic and not re.search(r"(?i)\b(?:is|are|was|uses?|runs?|new)\b", topic.group("topic")):
+            # "Catching up with Priyanka: she left Stripe", "Research log: the baseline is X"
+            self._names(topic.group("topic"))
+            text = text[topic.end() :]
+        if not text or sentence_skipped(text) is not None:
             self._names(text)
             return []
+        text = re.sub(r"(?i)^(?:after|following|since|given|with|per)\s+(?:the\s+)?[\w-]+(?:\s+[\w-]+)?"
+                      r",?\s+(?=(?:the|our|my|their|its)\s)", "", text)  # "after the ablations the ..."
         # Lower-case chat ("fyi the staging db is on postgres 13") has no capitals to go by.
         self.chat = text == text.casefold()
         whole = " ".join(sentence.split())
@@ -421,9 +495,12 @@ class Reader:
         for dated in _clauses(text):
             vf, vt = self._dates(dated)
             if vf is None and vt is None:
-                vf, vt = sentence_dates
+                vf = sentence_dates[0]  # "Alice moved to Berlin and joined Globex in March"
             clause = self._undate(dated)
             if not clause:
+                continue
+            if skipped(clause) is not None:  # "..., not sure where he landed"
+                self._names(clause)
                 continue
             self.clause_ends = vt is not None
             found = self._clause_claims(clause, subject, speaker, out)
@@ -439,6 +516,7 @@ class Reader:
             else:
                 lead = _LEAD_NAME.match(clause)
                 subject = lead.group(1) if lead else subject
+                self._names(clause)  # "Fatima got promoted, her role is ...": her is Fatima
                 continue
             for c in found:
                 c = replace(
@@ -507,8 +585,15 @@ class Reader:
         """A sentence without claims may still name the person "she" will refer to."""
         names = [
             (m.start(), m.group(0))
-            for m in re.finditer(r"\b[A-Z][a-z]+\b", text)
-            if m.group(0).casefold() not in _NOT_NAMES and lexicon.category(m.group(0)) is None
+            for m in re.finditer(r"\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)*\b", text)
+            if m.group(0).split()[0].casefold() not in _NOT_NAMES
+            and lexicon.category(m.group(0)) is None
+        ]
+        names = [
+            (at, n.split(None, 1)[1] if at == 0 and " " in n and re.match(
+                r"(?:Met|Saw|Called|Caught|Talked|Spoke|Asked|Told|Pinged|Messaged|Emailed|"
+                r"Visited|Thanked|Interviewed|Hired)\b|\w+ed\b", n) else n)
+            for at, n in names
         ]
         later = [n for at, n in names if at > 0]
         if later or names:
@@ -534,8 +619,13 @@ class Reader:
         """Claims of one clause; ``None`` when it has no verb we know (maybe a list item)."""
         positive, negated = denegate(clause)
         for rule in _RULES:
+            self.pronoun = False
             result = rule(self, positive, negated, previous, speaker)
             if result is not None:
+                if self.pronoun:
+                    # "he left the company" after two people: ending whatever "he" had is a
+                    # guess about who "he" is; a named value still has to match a fact
+                    result = [c for c in result if c.polarity or c.object is not None]
                 return result
         return None
 
@@ -555,6 +645,9 @@ _RETRACT = re.compile(
     r"wrote|mentioned)|my\s+(?:earlier|previous|last)\s+(?:note|message|comment|remark)|that)\s+"
     r"(?:about|regarding|on)\s+(?P<rest>.+?)(?:\s*[,;—–-]\s*(?:that|it|this)\s+.*)?$",
     re.IGNORECASE,
+)
+_NOT_TRUE = re.compile(
+    r"(?i)^(?:it|that|this)\s+is\s+(?:not true|false|wrong|incorrect|not the case)\s+that\s+(?P<rest>.+)$"
 )
 _SO_DOES = re.compile(r"(?i)^(?:so|as)\s+(?:does|do|did|is|are|has|have)\s+(?P<s>.+)$")
 _LEAD_NAME = re.compile(r"^([A-Z][\w.-]*(?:\s+[A-Z][\w.-]*)*)\s+(?:is|are|was|has|had)\b")
@@ -613,7 +706,8 @@ def _list_item(clause: str) -> bool:
     )
 
 
-_CLAUSE_SPLIT = re.compile(r"\s*(?:;|,?\s+(?:and then|and|but|then|while|whereas|so|now that)\s+|,\s+)\s*",
+_CLAUSE_SPLIT = re.compile(r"\s*(?:;|,?\s+(?:and then|and|but|then|while|whereas|so|now that)\s+|"
+                           r",\s+(?!(?:from|to|onto|into|in|on|at|with|for|since|until|as)\b))\s*",
                            re.IGNORECASE)
 
 
@@ -678,13 +772,16 @@ def _hint(verb: str, subject: str | None, new: str, r: Reader) -> str | None:
     return _HINTS.get(verb)
 
 
+_AGENT_SPEAKERS = frozenset({"assistant", "ai", "bot", "agent"})
+
+
 def _thing(r: Reader, raw: str | None) -> tuple[str | None, str | None]:
     """A changed thing: ``(entity, None)`` or ``(None, slot)`` for "our embeddings provider"."""
     if raw is None or not raw.strip():
         return None, None
-    text = raw.strip()
+    text = re.sub(r"(?i)^\w+ing\s+(?=the\b|our\b|my\b|its\b|[A-Z])", "", raw.strip().strip(","))
     low = text.casefold()
-    if low.startswith(("our ", "my ")):
+    if low.startswith(("our ", "my ")) or (low.startswith("your ") and r.agent_speaking):
         return None, text.split(None, 1)[1]
     if low.startswith(("his ", "her ", "their ")) and len(text.split()) > 1:
         # "Zoe changed her email to ...": Zoe's email
@@ -701,8 +798,11 @@ def _thing(r: Reader, raw: str | None) -> tuple[str | None, str | None]:
 @_rule
 def _replaced(r: Reader, c: str, neg: bool, prev: str | None, spk: str | None) -> list[Claim] | None:
     pats = [
-        (_S + r"(?:replaced|have replaced|has replaced|swapped out|swapped|substituted)\s+"
-         r"(?P<a>.+?)\s+(?:with|for|by)\s+(?P<b>.+?)(?:\s+(?:for|in|on)\s+(?P<t>.+))?$", False),
+        (r"^(?P<a>.+?)\s+(?:was|has been|got|is|were|have been)\s+(?:replaced|superseded|swapped out)"
+         r"\s+(?:by|with|for)\s+(?P<b>.+?)(?:\s+(?:for|in|on)\s+(?P<t>.+))?$", True),
+        (_S + r"(?:replaced|have replaced|has replaced|swapped out|swapped|substituted|traded)\s+"
+         r"(?P<a>.+?)\s+(?:out\s+)?(?:with|for|by)\s+(?P<b>.+?)(?:\s+(?:for|in|on)\s+(?P<t>.+))?$",
+         False),
         (r"^(?P<a>.+?)\s+(?:was|has been|got|is|were|have been)\s+(?:replaced|superseded|swapped out)"
          r"\s+(?:by|with|for)\s+(?P<b>.+?)(?:\s+(?:for|in|on)\s+(?P<t>.+))?$", True),
         (r"^(?P<b>.+?)\s+(?:replaced|has replaced|superseded|took the place of)\s+(?P<a>.+?)"
@@ -765,15 +865,16 @@ def _ownership(r: Reader, c: str, neg: bool, prev: str | None, spk: str | None) 
 @_rule
 def _change(r: Reader, c: str, neg: bool, prev: str | None, spk: str | None) -> list[Claim] | None:
     active = re.match(
-        _S + r"(?P<v>" + _CHANGE_VERBS + r")\s+(?:back\s+)?(?:(?!from\b|to\b|back\b)(?P<t>.+?)\s+)?"
-        r"(?:from\s+(?P<a>.+?)\s+)?"
+        _S + r"(?P<v>" + _CHANGE_VERBS + r")\s+(?:back\s+)?(?:(?!from\b|to\b|back\b|off\b)(?P<t>.+?)\s+)?"
+        r"(?:(?:from|off of|off|away from)\s+(?P<a>.+?)\s+)?"
         r"(?:to|onto|into|in|over to|with|on)\s+(?P<b>.+)$",
         c,
         re.IGNORECASE,
     )
     passive = re.match(
         r"^(?P<t>.+?)\s+(?:was|has been|got|is|were|have been|is now)\s+(?P<v>" + _PASSIVE_CHANGE
-        + r")\s+(?:from\s+(?P<a>.+?)\s+)?(?:to|onto|into|in|over to|with|on)\s+(?P<b>.+)$",
+        + r")\s+(?:(?:from|off of|off|away from)\s+(?P<a>.+?)\s+)?(?:to|onto|into|in|over to|with|on)\s+"
+        r"(?P<b>.+)$",
         c,
         re.IGNORECASE,
     )
@@ -785,8 +886,8 @@ def _change(r: Reader, c: str, neg: bool, prev: str | None, spk: str | None) -> 
     if m is active and re.match(r"(?i)^(?:to|from)\b", (gd.get("t") or "")):
         return None
     new = _bare_value(r.value(gd["b"]))
-    if not new:
-        return []
+    if not new or not (is_name_like(new) or r.chat or _tool_word(new)):
+        return []  # "switched to a local fiber company": a description, not a value
     old = _bare_value(r.value(gd.get("a"))) if gd.get("a") else None
     if m is passive:
         thing, slot = _thing(r, gd["t"])
@@ -799,11 +900,16 @@ def _change(r: Reader, c: str, neg: bool, prev: str | None, spk: str | None) -> 
             if slot:
                 return [Claim(subject, slot, new, replaces=old, change=True)]
         subject = _subj(r, gd.get("s"), prev, spk)
-        thing, slot = _thing(r, gd.get("t"))
+        raw_t = (gd.get("t") or "").strip(" ,")
+        if raw_t and old and re.fullmatch(r"[a-z]+s", raw_t):
+            raw_t = ""  # "changed hospitals, from A to B": a kind of thing, not the thing
+        thing, slot = _thing(r, raw_t or None)
         if subject is None:
             return []
         if thing:
             subject = thing
+    if re.search(r"(?i)\b(?:team|squad|group|department)$", new) and not gd.get("t"):
+        return [Claim(subject, "member_of", new, change=True)]  # "moved to the Oslo team"
     if gd.get("t") is None and verb.casefold().endswith(("moved", "relocated")) and new:
         hint = _hint(verb, subject, new, r)
         if hint == "lives_in":
@@ -907,6 +1013,8 @@ def _verbs(r: Reader, c: str, neg: bool, prev: str | None, spk: str | None) -> l
         obj = r.value(m.group("o"), keep_prepositions=keep)
         if obj is None and keep and m.group("o").strip().casefold() in ("it", "them", "that"):
             obj = r.last_thing  # "Omar owns it"
+        if obj is None and m.group("o").strip(" .").casefold() in ("me", "us", "myself"):
+            obj = r._first_person(spk)  # "he reports to me"
         if subject is None:
             return []
         if direction == "past" and (neg or not r.clause_ends):
@@ -918,9 +1026,17 @@ def _verbs(r: Reader, c: str, neg: bool, prev: str | None, spk: str | None) -> l
         ):
             return []  # "joined the call", "lives in fear"
         if direction == "tp":  # "we deploy the workers with Ansible": the workers'
-            subject = r.subject(m.group("t")) or subject
+            t = m.group("t").strip()
+            if not (t[:1].isupper() or t.split()[0].casefold() in (
+                "the", "our", "my", "its", "their", "this", "that", "each", "every", "all"
+            )):
+                continue  # "deploys go through Kamal": no thing
+            subject = r.subject(t) or subject
             direction = "sp"
-        if (pred == "lives_in" or direction == "person") and not _person_like(r, subject, raw_s):
+        based = pred == "lives_in" and re.match(r"(?i)\s*(?:is|are)\s+based\b", c[len(raw_s):])
+        if (pred == "lives_in" or direction == "person") and not based and not _person_like(
+            r, subject, raw_s
+        ):
             return []  # "sessions live in redis", "the meeting is at Google"
         if direction == "person" and (any(ch.isdigit() for ch in obj) or obj.casefold() in (
             "noon", "midnight", "home", "work", "lunch", "school", "dinner", "breakfast", "office",
@@ -947,9 +1063,13 @@ def _verbs(r: Reader, c: str, neg: bool, prev: str | None, spk: str | None) -> l
             return [Claim(thing, pred, subject, polarity=not neg)]
         if pred in _MULTI and not neg:
             return [Claim(subject, pred, o) for o in _items(obj)]
-        out = [Claim(subject, pred, obj, polarity=not neg)]
+        verb = c[len(raw_s):].strip().split(None, 1)[0].casefold()
+        moved = verb in ("joined", "moved", "relocated", "has", "have") and pred in (
+            "works_at", "lives_in"
+        ) and not re.match(r"(?i)\s*ha(?:s|ve)\s+(?:worked|lived|been)", c[len(raw_s):])
+        out = [Claim(subject, pred, obj, polarity=not neg, change=moved)]
         role = re.search(r"(?i)\s+as\s+(?:an?\s+|the\s+|our\s+)?(?P<role>[\w /-]+)$", m.group("o"))
-        if pred == "works_at" and role and _is_role(role.group("role")) and not neg:
+        if pred == "works_at" and role and _is_role(role.group("role"), loose=True) and not neg:
             out.append(Claim(subject, "role", role.group("role")))
         return out
     return None
@@ -975,6 +1095,10 @@ def _person_like(r: Reader, subject: str, raw: str) -> bool:
     low = raw.strip().casefold().split()
     if subject == r.owner or (low and low[-1] in _PERSON_PRONOUNS | _FIRST_PERSON):
         return True
+    if len(low) >= 2 and low[0] in ("my", "our", "his", "her", "their") and re.fullmatch(
+        _RELATION_NOUNS + "|parents|kids|family|children|grandparents|in-laws|folks", low[-1]
+    ):
+        return True  # "my parents live in Porto"
     if r.chat:  # "nadia is based in nairobi": a lone lower-case word is a name
         return len(subject.split()) == 1 and lexicon.category(subject) is None and not re.search(
             r"(?i)(?:db|api|service|server|site|app|cache|queue|sessions?|data|logs?)$", subject
@@ -991,6 +1115,11 @@ def _items(value: str) -> Iterator[str]:
 
 @_rule
 def _negative_verbs(r: Reader, c: str, neg: bool, prev: str | None, spk: str | None) -> list[Claim] | None:
+    m = re.match(_S + r"(?:left|quit)\s+for\s+(?P<b>.+)$", c, re.IGNORECASE)
+    if m and not neg:  # "Zainab left for Canva"
+        subject, new = _subj(r, m.group("s"), prev, spk), r.value(m.group("b"))
+        if subject and new and is_name_like(new):
+            return [Claim(subject, None, new, change=True, hint="works_at")]
     m = re.match(_S + r"(?:left|has left|have left|quit|resigned from|was laid off from|"
                  r"was fired from|departed|exited)\s+(?P<o>.+?)(?:\s+for\s+(?P<b>.+))?$", c,
                  re.IGNORECASE)
@@ -1005,6 +1134,19 @@ def _negative_verbs(r: Reader, c: str, neg: bool, prev: str | None, spk: str | N
             return [Claim(subject, None, new, replaces=obj, change=True)]
         # "left Acme", "left Dublin", "left the platform team": whatever holds that value
         return [Claim(subject, None, obj, polarity=False, hint="works_at")]
+    m = re.match(_S + r"(?:stepped down|resigned|retired|was removed|stepped away)\s+(?:as|from)\s+"
+                 r"(?:the\s+|our\s+|their\s+)?(?P<o>.+)$", c, re.IGNORECASE)
+    if m and not neg:  # "Beatrix stepped down as chair of the board"
+        subject, obj = _subj(r, m.group("s"), prev, spk), r.value(m.group("o"), keep_prepositions=True)
+        if subject and obj and _is_role(obj, loose=True):
+            return [Claim(subject, "role", obj, polarity=False)]
+        return [Claim(subject, None, obj, polarity=False)] if subject and obj else []
+    m = re.match(r"^(?P<t>.+?)\s+(?:has|have)\s+no\s+(?P<z>[\w -]+?)(?:\s+(?:for now|yet|anymore|at the moment|"
+                 r"right now))?$", c, re.IGNORECASE)
+    if m and not neg:  # "the payments team has no lead for now"
+        thing = r.subject(m.group("t"), spk)
+        if thing and len(m.group("z").split()) <= 3:
+            return [Claim(thing, m.group("z"), None, polarity=False)]
     m = re.match(_S + r"(?:moved out of|moved away from)\s+(?P<o>.+)$", c, re.IGNORECASE)
     if m and not neg:
         subject, obj = _subj(r, m.group("s"), prev, spk), r.value(m.group("o"))
@@ -1027,14 +1169,23 @@ _ROLE_RE = re.compile(
 )
 
 
-def _is_role(text: str) -> bool:
+def _is_role(text: str, *, loose: bool = False) -> bool:
+    """A job title: "CTO", "release manager", "head of design", "chair of the board".
+
+    ``loose`` (after "as a"): any word ending like a job ("geologist", "technician").
+    """
     words = [w for w in re.split(r"[\s/]+", text.casefold()) if w]
     if not words or len(words) > 5:
         return False
+    if "of" in words:  # "head of design", "VP of Sales", "chair of the board"
+        head = words[: words.index("of")]
+        return bool(head) and head[-1] in lexicon.ROLES | {"chair", "dean", "lead", "vp"}
     if words[0] in ("vp", "head", "director", "chief") and len(words) > 1:
         return True
-    return words[-1] in lexicon.ROLES and all(
-        w in lexicon.ROLE_MODIFIERS or w in lexicon.ROLES for w in words
+    if words[-1] in lexicon.ROLES and len(words) <= 3:
+        return True
+    return loose and len(words) <= 3 and bool(
+        re.search(r"(?:ist|er|or|ian|ant|ent|ect|eer|ive)$", words[-1])
     )
 
 
@@ -1043,7 +1194,7 @@ def _copular(r: Reader, c: str, neg: bool, prev: str | None, spk: str | None) ->
     # "the new Z is B" / "our Z is B" / "X's Z is B" / "the Z of T is B" / "Z is now B"
     m = re.match(r"^(?:(?P<own>our|my|their|the|his|her|its)\s+|(?P<poss>[\w .&-]+?)'s?\s+)"
                  r"(?P<new>new\s+)?(?P<z>[\w -]+?)(?:\s+of\s+(?P<t>[\w .&-]+?))?\s+"
-                 r"(?:is|are|=)\s+(?P<now>now\s+)?(?P<o>.+)$", c, re.IGNORECASE)
+                 r"(?:is|are|=|has been|have been)\s+(?P<now>now\s+)?(?P<o>.+)$", c, re.IGNORECASE)
     if m:
         return _slot_claim(r, m.group("own"), m.group("poss") or m.group("t"), m.group("z"),
                            m.group("o"), neg, change=bool(m.group("new") or m.group("now")),
@@ -1052,6 +1203,7 @@ def _copular(r: Reader, c: str, neg: bool, prev: str | None, spk: str | None) ->
     m = _ROLE_RE.match(c)
     if m:
         subject_raw, value = m.group("s"), m.group("o")
+        value = re.sub(r"(?i)^(?:still|now|also|currently|actually|officially)\s+", "", value)
         possessive = re.match(r"(?i)^(?:my|our|his|her|their|[\w.-]+'s)\s", value) or (
             (m.group("art") or "").strip().casefold() in ("our", "their")
         )
@@ -1072,6 +1224,16 @@ def _copular(r: Reader, c: str, neg: bool, prev: str | None, spk: str | None) ->
             if org and not neg:
                 out.append(Claim(subject, "works_at", r.value(org) or org))
             return out
+    m = re.match(r"^(?:(?:our|my|the)\s+)?new\s+(?P<z>[\w -]+?)(?:\s+as of\s+\w+|\s+starting\s+\w+)?\s*"
+                 r"[:=—–-]\s*(?P<o>.+)$", c, re.IGNORECASE)
+    if m and not neg and (
+        " ".join(m.group("z").casefold().split()) in lexicon.SLOT_PREDICATES
+        or re.search(r"(?i)(?:manager|lead|owner|provider|contact|vendor|host|tool|address)$",
+                     m.group("z").strip())
+    ):  # "New manager as of Monday: Henrik." (not "new customer: Pinecrest")
+        obj = r.value(m.group("o"), keep_prepositions=True)
+        if obj and is_name_like(obj):
+            return [Claim(r._first_person(spk), m.group("z").strip(), obj, change=True)]
     m = re.match(r"^(?P<s>.+?)\s+(?:has|have|got)\s+(?:a\s+)?new\s+(?P<z>[\w -]+?)\s*(?::|,|-|is)\s*"
                  r"(?P<o>.+)$", c, re.IGNORECASE)
     if m and not neg:  # "Hugo has a new email: hugo@..."

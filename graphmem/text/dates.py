@@ -187,11 +187,8 @@ def _relative(which: str, unit: str, at: dt.datetime, today: dt.datetime) -> dt.
         return _day(at.year + q // 4, (q % 4) * 3 + 1)
     if unit in _SEASONS:
         return _season(unit, at).replace(year=_season(unit, at).year + step)
-    if unit in _WEEKDAYS:
-        if which == "next":
-            return _weekday(unit, today, back=False)
-        back = _weekday(unit, today, back=True)
-        return back - dt.timedelta(days=7) if which == "last" and back > today - dt.timedelta(7) else back
+    if unit in _WEEKDAYS:  # "last Tuesday", "this Tuesday": the most recent one
+        return _weekday(unit, today, back=which != "next")
     month = _MONTHS[unit]
     if which == "this":
         return _day(at.year, month)
@@ -217,10 +214,14 @@ def find_dates(text: str, at: dt.datetime) -> Iterator[tuple[dt.datetime, str, t
         bare = re.fullmatch(rf"{_MONTH}|{'|'.join(_SEASONS)}", expr, re.IGNORECASE)
         if bare and not prep:
             continue  # "may" the verb, "May" the name, "spring" the framework
+        role = "end" if prep.split(" ")[0] in _END_PREPS and prep not in _START_PREPS else "start"
         when = _resolve(expr, at)
         if when is None:
             continue
-        role = "end" if prep.split(" ")[0] in _END_PREPS and prep not in _START_PREPS else "start"
+        if role == "end" and when <= at and re.fullmatch(rf"{_MONTH}|{'|'.join(_WEEKDAYS)}", expr, re.I):
+            # "until June" said in January: the coming June
+            ahead = _resolve(f"next {expr}", at)
+            when = ahead if ahead is not None else when
         yield when, role, (m.start(), m.end())
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 __all__ = [
     "CATEGORIES",
+    "is_speaker",
     "DISCOURSE",
     "HYPOTHETICAL",
     "PAST",
@@ -52,6 +53,10 @@ DISCOURSE = (
     "for the record",
     "ok",
     "okay",
+    "no",
+    "nope",
+    "small correction",
+    "quick correction",
     "so",
     "well",
     "oh",
@@ -120,8 +125,6 @@ PAST = (
     "previously",
     "formerly",
     "originally",
-    "back in",
-    "back then",
     "before joining",
     "before that",
     "before moving",
@@ -267,6 +270,9 @@ SLOT_PREDICATES = {
     "e-mail": "email",
     "phone": "phone",
     "phone number": "phone",
+    "number": "phone",
+    "mobile": "phone",
+    "cell": "phone",
     "title": "role",
     "job title": "role",
     "position": "role",
@@ -294,3 +300,31 @@ SLOT_PREDICATES = {
 PEOPLE_SLOTS = frozenset(
     {"owner", "team_lead", "reports_to", "married_to", "role", "email", "phone", "knows"}
 )
+
+
+#: Speaker labels of transcripts that mean the user or the agent itself.
+SELF_SPEAKERS = frozenset({"user", "me", "human", "assistant", "ai", "bot", "agent", "system"})
+_NOT_SPEAKERS = frozenset(
+    """correction update note fyi psa news reminder todo warning important context summary
+    background decision result results status question answer edit erratum""".split()
+)
+
+
+def is_speaker(label: str) -> bool:
+    """Whether ``label`` before a colon names who speaks ("user:", "Caroline:", "Dr Lee:").
+
+    >>> is_speaker("assistant"), is_speaker("Caroline"), is_speaker("Research log")
+    (True, True, False)
+    >>> is_speaker("Correction")
+    False
+    """
+    words = label.split()
+    low = label.casefold().strip()
+    if low in SELF_SPEAKERS:
+        return True
+    return (
+        0 < len(words) <= 3
+        and low not in _NOT_SPEAKERS
+        and all(w[:1].isupper() for w in words)
+        and not any(ch.isdigit() for ch in label)
+    )

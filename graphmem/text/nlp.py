@@ -18,12 +18,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from graphmem.errors import ExtraUnavailable
+from graphmem.text.lexicon import is_speaker
 
 __all__ = ["Sentence", "sentences"]
 
 _TURN = re.compile(r"^\s*(?:[-*>]\s*)?(?:\*\*)?(?P<who>[A-Za-z][\w .'-]{0,30}?)(?:\*\*)?\s*:\s+")
 _LOCK = threading.Lock()
 _NLP: list[Any] = []
+_ABBREVIATION = re.compile(
+    r"(?:^|\s)(?:Dr|Mr|Mrs|Ms|Prof|St|Inc|Ltd|Co|Jr|Sr|Mt|vs|etc|e\.g|i\.e|approx|No)\.$"
+)
 #: Longest text handed to spaCy at once (its own limit is 1,000,000 characters).
 _CHUNK = 100_000
 
@@ -62,11 +66,9 @@ def _turns(text: str) -> list[tuple[str | None, str]]:
             turns.append((None, ""))  # a paragraph break
             continue
         m = _TURN.match(line)
-        if m and len(m.group("who").split()) <= 3 and not m.group("who")[:1].isdigit():
-            who = m.group("who").strip()
-            if who.casefold() not in ("correction", "update", "note", "fyi", "psa", "news"):
-                turns.append((who, line[m.end() :]))
-                continue
+        if m and is_speaker(m.group("who").strip()):
+            turns.append((m.group("who").strip(), line[m.end() :]))
+            continue
         if turns and turns[-1][1] and not line.lstrip().startswith(("-", "*", "•")):
             speaker, prev = turns[-1]
             turns[-1] = (speaker, f"{prev} {line.strip()}")
@@ -101,9 +103,12 @@ def sentences(text: str) -> list[Sentence]:
             s = text[start:end].strip()
             if not s:
                 continue
-            if out and out[-1].turn == i and start > 0 and not text[start - 1].isspace():
-                # "Socket.IO", "Node.js": a full stop inside a name is no sentence boundary
-                out[-1] = Sentence(out[-1].text + s, speaker, i)
+            if out and out[-1].turn == i and (
+                (start > 0 and not text[start - 1].isspace()) or _ABBREVIATION.search(out[-1].text)
+            ):
+                # "Socket.IO", "Node.js", "Dr. Mensah": a full stop inside a name
+                glue = "" if not text[start - 1].isspace() else " "
+                out[-1] = Sentence(out[-1].text + glue + s, speaker, i)
             else:
                 out.append(Sentence(s, speaker, i))
     return out

@@ -123,6 +123,17 @@ class Resolver:
             found = None if general is None else self.lookup(general)
         return found or Predicate(name=predicate_name(name), cardinality=DEFAULT_CARDINALITY)
 
+    def _split_thing(self, c: Claim, start: dt.datetime) -> Claim | None:
+        """ "the grpc gateway port" names the grpc gateway's port when only that reads."""
+        words = c.subject.split()
+        if len(words) < 2 or self._values(c.subject, start):
+            return None
+        for k in range(len(words) - 1, 0, -1):
+            head, slot = " ".join(words[:k]), " ".join(words[k:])
+            if self._known(slot) and self._values(head, start):
+                return replace(c, subject=head, predicate=slot)
+        return None
+
     def _known(self, slot: str) -> bool:
         return self.lookup(slot) is not None or " ".join(slot.casefold().split()) in (
             lexicon.SLOT_PREDICATES
@@ -171,6 +182,8 @@ class Resolver:
 
     def _act(self, op: str, c: Claim, s: str, p: str, o: str, start: dt.datetime) -> Action:
         end = c.valid_to if op == "assert" else None
+        if end is not None and end <= start:
+            end = None  # an end before the start is no interval: keep what is known
         return Action(op, s, self.predicate(p).name, o, start, end, c)
 
     def _resolve(self, c: Claim, start: dt.datetime) -> list[Action] | None:
@@ -182,7 +195,7 @@ class Resolver:
         if not c.polarity:
             return self._ends(c, c.subject, pred.name, c.object, start)
         assert c.object is not None
-        if pred.cardinality == "one" and c.also and any(
+        if pred.cardinality == "one" and c.also and not c.change and any(
             v.predicate == pred.name and self.key(v.object) != self.key(c.object)
             for v in self._values(c.subject, start)
         ):
@@ -252,6 +265,9 @@ class Resolver:
             return self._ends(c, c.subject, None, c.object, start)
         assert c.object is not None
         new = c.object
+        split = self._split_thing(c, start)
+        if split is not None:  # "changed the grpc gateway port to 50052": its port
+            return self._resolve(split, start)
         if c.replaces:
             return self._replace(c, new, c.replaces, start)
         values = self._values(c.subject, start)
@@ -292,8 +308,12 @@ class Resolver:
         old_key = self.key(old)
         subjects = [c.subject] + ([self.owner] if c.subject != self.owner else [])
         found: list[tuple[str, _Value]] = []
+        def holds(value: str) -> bool:  # "replaced Kong" names "Kong 3.4" too
+            k = self.key(value)
+            return k == old_key or k.startswith(old_key + " ")
+
         for s in subjects:
-            found = [(s, v) for v in self._values(s, start) if self.key(v.object) == old_key]
+            found = [(s, v) for v in self._values(s, start) if holds(v.object)]
             if found:
                 break
         if not found and self.owner in subjects:
