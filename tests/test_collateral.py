@@ -14,7 +14,7 @@ from graphmem.admission import AdmissionPolicy
 
 ENGINE = os.environ.get("GRAPHMEM_ENGINE", "kuzu")
 
-NOTE = "we deploy with Docker Compose"
+NOTE = "the weekly demo happens on Fridays"
 
 
 def _third_parties() -> list[dict[str, str]]:
@@ -52,12 +52,15 @@ def test_contradictions_never_touch_a_third_subject(clock):
         )
         clock.advance(days=1)
         assert (
-            mem.remember("We no longer deploy with Docker Compose", subject="api").decision
+            mem.remember("The weekly demo no longer happens on Fridays", subject="api").decision
             is gm.Decision.INVALIDATE
         )
-        mem.remember("we deployed with Docker Compose", subject="api")
+        mem.remember("the weekly demo happened on Fridays", subject="api")
         clock.advance(days=1)
-        mem.remember("we deploy with docker compose", subject="api")
+        mem.remember("the weekly demo happens on fridays", subject="api")
+        # Text claims too: 300 services run on Laravel; only the api's fact may change.
+        assert mem.remember("We migrated the api to Rust.").decision is gm.Decision.SUPERSEDE
+        mem.remember("Alice left Globex and joined Initech.")
         mem.retract("Alice", "works for")
 
         closed = [c for c in mem.changes(since=start) if c.action != "learned"]

@@ -1,4 +1,4 @@
-"""Rule 5 of SPEC section 3: free-text notes, compared only with the same subject's notes."""
+"""Free-text notes (texts without a claim), compared only with the same subject's notes."""
 
 import graphmem as gm
 from graphmem.similarity import text_similarity
@@ -6,12 +6,12 @@ from graphmem.timeutil import ManualClock
 
 clock = ManualClock("2026-06-10")
 notes = [
-    "We deploy with Docker Compose",
-    "we deploy with docker compose.",  # equal normalised text
-    "We now deploy with Docker Compose",  # similarity >= 0.97
-    "We deploy with Docker Compose v2",  # similarity >= 0.88: replaces the note
-    "Staging runs on a single VM",  # below 0.88: a separate note
-    "We no longer deploy with Docker Compose v2",  # negation cue and similarity >= 0.88
+    "The weekly demo happens on Fridays",
+    "the weekly demo happens on fridays.",  # equal normalised text
+    "The weekly demo now happens on Fridays",  # similarity >= 0.97
+    "The weekly demo happened on Fridays",  # similarity >= 0.88: replaces the note
+    "Release notes go out every Monday",  # below 0.88: a separate note
+    "The weekly demo no longer happens on Fridays",  # negation cue and similarity >= 0.88
 ]
 
 with gm.open(clock=clock) as mem:
