@@ -323,7 +323,11 @@ def _mark_superseded(
     if not ended and not changed:
         return
     pairs = sorted(
-        {(k.subject_id, k.predicate) for group in (*ended.values(), *changed.values()) for k in group}
+        {
+            (k.subject_id, k.predicate)
+            for group in (*ended.values(), *changed.values())
+            for k in group
+        }
     )
     versions: dict[tuple[str, str], list[store_search.FactView]] = {}
     for v in store_search.versions_of(store, pairs, known_at=known_at):

@@ -7,9 +7,12 @@ against the graph, a text without claims kept as a note).
 
 >>> import datetime as dt
 >>> at = dt.datetime(2026, 6, 10, tzinfo=dt.timezone.utc)
->>> [(c.subject, c.predicate, c.object, c.polarity) for c in extract(
-...     "Alice moved to Berlin and joined Globex. She no longer works at Acme.", at=at)]
-[('Alice', 'lives_in', 'Berlin', True), ('Alice', 'works_at', 'Globex', True), ('Alice', 'works_at', 'Acme', False)]
+>>> said = extract("Alice moved to Berlin and joined Globex. She no longer works at Acme.", at=at)
+>>> for c in said:
+...     print(c.subject, c.predicate, c.object, c.polarity)
+Alice lives_in Berlin True
+Alice works_at Globex True
+Alice works_at Acme False
 
 What the rules cover and what they leave alone is documented in :mod:`graphmem.text.claims`
 (the sentence rules) and :mod:`graphmem.text.resolve` (change statements against the graph).

@@ -700,7 +700,7 @@ class Memory:
             batch = WriteBatch(
                 self._store, now, self._store.current_versions(subject_ids), entities=new_entities
             )
-            results = []
+            results: list[WriteResult] = []
             admitted: list[str] = []
             for c in checked:
                 subj, obj, pred = entities[c["subject"]], entities[c["object"]], c["predicate"]

@@ -53,8 +53,8 @@ from typing import TYPE_CHECKING
 from graphmem.admission import shown
 from graphmem.contradiction import decide_text, normalize_text
 from graphmem.errors import InvalidInput
-from graphmem.normalize import clean_name
 from graphmem.models import Decision, Fact, TextResult
+from graphmem.normalize import clean_name
 from graphmem.similarity import Similarity, nearest
 from graphmem.temporal import Close, Plan, plan_retract, shortened
 from graphmem.timeutil import TimeLike, fmt, to_utc

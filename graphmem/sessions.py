@@ -182,6 +182,7 @@ def add_sessions(
         mem: the memory.
         items: dictionaries with :func:`add_session`'s parameters as keys
             (:data:`SESSION_FIELDS`), or :class:`~graphmem.models.Session` models.
+        extract: read each session's text for claims (default), in the same transaction.
 
     Returns:
         The stored sessions, in input order.
@@ -272,8 +273,9 @@ def _check(
             )
     sid = _optional_str(where, "session_id", item.get("session_id"))
     if sid is not None:
-        sid = check_size(check_text(sid, what=f"{where}session_id"), what=f"{where}session_id",
-                         limit=MAX_ID).strip()
+        sid = check_size(
+            check_text(sid, what=f"{where}session_id"), what=f"{where}session_id", limit=MAX_ID
+        ).strip()
         if not sid:
             raise InvalidInput(f"{where}session_id is blank; pass a non-blank id or None")
     text = _optional_str(where, "text", item.get("text"))
@@ -381,11 +383,13 @@ _NOT_TOPICS = frozenset(
     february march april may june july august september october november december
     correction update note fyi btw also then now there here what when where why how who
     which should could would will can do did does is are was were after before since
-    last next this""".split()
+    last next this""".split()  # noqa: SIM905
 )
 
 
-def topic_terms(text: str, reading: Sequence[tuple[str, Sequence[Any]]], owner: str) -> dict[str, int]:
+def topic_terms(
+    text: str, reading: Sequence[tuple[str, Sequence[Any]]], owner: str
+) -> dict[str, int]:
     """The topics a text names: its claims' subjects and objects, and its proper nouns.
 
     Counts are occurrences in the text (at least 1). Values that are not topics (numbers,

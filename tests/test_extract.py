@@ -31,44 +31,67 @@ def _claims(text: str, **kw: object) -> list[tuple[str, str | None, str | None, 
         ("Since 2024-05-01, the api runs on Go.", [("api", "runs_on", "Go", True)]),
         ("The web app is written in Python.", [("web app", "written_in", "Python", True)]),
         ("The blog is hosted on Netlify.", [("blog", "hosted_on", "Netlify", True)]),
-        ("The api is deployed with Docker Compose.", [("api", "deploys_with", "Docker Compose", True)]),
-        ("We deploy the billing service with Kubernetes.",
-         [("billing service", "deploys_with", "Kubernetes", True)]),
+        (
+            "The api is deployed with Docker Compose.",
+            [("api", "deploys_with", "Docker Compose", True)],
+        ),
+        (
+            "We deploy the billing service with Kubernetes.",
+            [("billing service", "deploys_with", "Kubernetes", True)],
+        ),
         ("Alice reports to Dana.", [("Alice", "reports_to", "Dana", True)]),
         ("Grace owns billing.", [("billing", "owner", "Grace", True)]),
         ("Bob leads the platform team.", [("platform team", "team_lead", "Bob", True)]),
         ("Alice prefers tea over coffee.", [("Alice", "prefers", "tea", True)]),
         ("The storefront is built with Remix.", [("storefront", "runs_on", "Remix", True)]),
         ("The API listens on port 8080.", [("API", "port", "8080", True)]),
-        ("The frontend uses React and TypeScript.",
-         [("frontend", "uses", "React", True), ("frontend", "uses", "TypeScript", True)]),
+        (
+            "The frontend uses React and TypeScript.",
+            [("frontend", "uses", "React", True), ("frontend", "uses", "TypeScript", True)],
+        ),
         # copular and possessive
         ("Our embeddings provider is OpenAI.", [("self", "embeddings provider", "OpenAI", True)]),
         ("The team lead is Bob.", [("self", "team lead", "Bob", True)]),
         ("Zoe's email is zoe@example.com.", [("Zoe", "email", "zoe@example.com", True)]),
         ("The API's database is Postgres.", [("API", "database", "Postgres", True)]),
         ("Dave is the CTO.", [("Dave", "role", "CTO", True)]),
-        ("Erin works as a senior data scientist at Pied Piper.",
-         [("Erin", "role", "senior data scientist", True), ("Erin", "works_at", "Pied Piper", True)]),
-        ("Frank was promoted to head of engineering.", [("Frank", "role", "head of engineering", True)]),
+        (
+            "Erin works as a senior data scientist at Pied Piper.",
+            [
+                ("Erin", "role", "senior data scientist", True),
+                ("Erin", "works_at", "Pied Piper", True),
+            ],
+        ),
+        (
+            "Frank was promoted to head of engineering.",
+            [("Frank", "role", "head of engineering", True)],
+        ),
         ("Bob is the VP of Sales.", [("Bob", "role", "VP of Sales", True)]),
         # change statements: the relation is resolved against the graph when written (None)
         ("We migrated the API to Go.", [("API", None, "Go", True)]),
-        ("We switched our embeddings provider to Cohere.",
-         [("self", "embeddings provider", "Cohere", True)]),
+        (
+            "We switched our embeddings provider to Cohere.",
+            [("self", "embeddings provider", "Cohere", True)],
+        ),
         ("Carol is the new team lead.", [("self", "team lead", "Carol", True)]),
         ("Heidi took over billing from Grace.", [("billing", None, "Heidi", True)]),
-        ("Ownership of the billing service moved to Heidi.",
-         [("billing service", "owner", "Heidi", True)]),
-        ("Alice left Acme and joined Globex.",
-         [("Alice", None, "Acme", False), ("Alice", "works_at", "Globex", True)]),
+        (
+            "Ownership of the billing service moved to Heidi.",
+            [("billing service", "owner", "Heidi", True)],
+        ),
+        (
+            "Alice left Acme and joined Globex.",
+            [("Alice", None, "Acme", False), ("Alice", "works_at", "Globex", True)],
+        ),
         # negation and correction
         ("Alice no longer works at Acme.", [("Alice", "works_at", "Acme", False)]),
         ("Alice doesn't work at Acme anymore.", [("Alice", "works_at", "Acme", False)]),
         ("The api stopped using Redis.", [("api", "uses", "Redis", False)]),
         ("We stopped using Jenkins.", [("self", "uses", "Jenkins", False)]),
-        ("Correction: Alice works at Globex, not Acme.",
-         [("Alice", "works_at", "Globex", True), ("Alice", "works_at", "Acme", False)]),
+        (
+            "Correction: Alice works at Globex, not Acme.",
+            [("Alice", "works_at", "Globex", True), ("Alice", "works_at", "Acme", False)],
+        ),
         # chat style and transcripts
         ("fyi the staging db is on postgres 13", [("staging db", "runs_on", "postgres 13", True)]),
         ("user: I work at Monzo.\nassistant: Noted.", [("self", "works_at", "Monzo", True)]),
@@ -139,7 +162,9 @@ def test_odd_text_never_raises(text: str) -> None:
 
 def test_ingest_text_applies_the_contradiction_rules(mem: gm.Memory, clock: ManualClock) -> None:
     first = ingest_text(
-        mem, "Alice works at Acme. The api runs on Laravel and uses Redis.", at="2024-01-01",
+        mem,
+        "Alice works at Acme. The api runs on Laravel and uses Redis.",
+        at="2024-01-01",
         source="s1",
     )
     assert [r.decision.value for r in first] == ["add", "add", "add"]
@@ -167,7 +192,8 @@ def test_unresolvable_change_stays_a_note(mem: gm.Memory) -> None:
     mem.add_fact("api", "written_in", "PHP")
     [result] = mem.ingest_text("We migrated the api to Go.")  # runs_on or written_in? unsure
     assert result.decision is gm.Decision.ADD
-    assert result.fact is not None and result.fact.predicate == "note"
+    assert result.fact is not None
+    assert result.fact.predicate == "note"
     assert {f.object for f in mem.facts(subject="api")} == {"Laravel", "PHP"}
 
 

@@ -30,7 +30,10 @@ def notes(mem, subject=DEFAULT_SUBJECT, **kw):
 def test_add_then_noop_reinforces(mem, clock):
     first = mem.remember("The weekly demo happens on Fridays", subject="api")
     assert first.decision is D.ADD
-    assert (first.fact.predicate, first.fact.object) == ("note", "The weekly demo happens on Fridays")
+    assert (first.fact.predicate, first.fact.object) == (
+        "note",
+        "The weekly demo happens on Fridays",
+    )
     assert first.fact.kind == "insight"
     assert first.fact.statement == first.fact.object
     clock.advance(days=1)
@@ -104,7 +107,10 @@ def test_unrelated_note_is_added_next_to_the_others(mem):
     r = mem.remember("the release train leaves on Tuesdays", subject="api")
     assert r.decision is D.ADD
     assert r.superseded == ()
-    assert notes(mem, "api") == ["the release train leaves on Tuesdays", "the weekly demo happens on Fridays"]
+    assert notes(mem, "api") == [
+        "the release train leaves on Tuesdays",
+        "the weekly demo happens on Fridays",
+    ]
 
 
 def test_default_subject_is_the_unnamed_scope(mem):
@@ -116,7 +122,9 @@ def test_default_subject_is_the_unnamed_scope(mem):
 def test_candidates_are_only_the_same_subjects_notes(mem):
     for s in ("api", "web", "worker"):
         mem.remember("the weekly demo happens on Fridays", subject=s)
-    mem.add_fact("api", "deploys_with", "Docker Compose", statement="the weekly demo happens on Fridays")
+    mem.add_fact(
+        "api", "deploys_with", "Docker Compose", statement="the weekly demo happens on Fridays"
+    )
     r = mem.remember("the weekly demo no longer happens on Fridays", subject="api")
     assert r.decision is D.INVALIDATE
     assert len(r.superseded) == 1

@@ -19,8 +19,9 @@ ONTOLOGY = Ontology.default()
 
 
 def fact(s: str, p: str, o: str, start: dt.datetime = T0) -> Fact:
-    return Fact(id=f"f-{s}-{p}-{o}", subject=s, predicate=p, object=o, valid_from=start,
-                recorded_at=T0)
+    return Fact(
+        id=f"f-{s}-{p}-{o}", subject=s, predicate=p, object=o, valid_from=start, recorded_at=T0
+    )
 
 
 def resolver(facts: Sequence[Fact], owner: str = "self") -> Resolver:
@@ -55,44 +56,69 @@ def writes(facts: Sequence[Fact], *claims: Claim) -> list[tuple[str, str, str, s
     ("facts", "claim", "want"),
     [
         # the only slot of a compatible family: Go replaces Laravel, not the port
-        ([fact("API", "runs_on", "Laravel"), fact("API", "port", "8080")],
-         Claim("API", None, "Go", change=True), [("assert", "API", "runs_on", "Go")]),
+        (
+            [fact("API", "runs_on", "Laravel"), fact("API", "port", "8080")],
+            Claim("API", None, "Go", change=True),
+            [("assert", "API", "runs_on", "Go")],
+        ),
         # two slots of the stack family: unsure, so no write (the caller keeps a note)
-        ([fact("API", "runs_on", "Laravel"), fact("API", "written_in", "PHP")],
-         Claim("API", None, "Go", change=True), None),
+        (
+            [fact("API", "runs_on", "Laravel"), fact("API", "written_in", "PHP")],
+            Claim("API", None, "Go", change=True),
+            None,
+        ),
         # ... unless the verb says which ("ported" means the language)
-        ([fact("API", "runs_on", "Laravel"), fact("API", "written_in", "PHP")],
-         Claim("API", None, "Go", change=True, hint="written_in"),
-         [("assert", "API", "written_in", "Go")]),
+        (
+            [fact("API", "runs_on", "Laravel"), fact("API", "written_in", "PHP")],
+            Claim("API", None, "Go", change=True, hint="written_in"),
+            [("assert", "API", "written_in", "Go")],
+        ),
         # the replaced value names the slot
-        ([fact("self", "uses", "Jenkins"), fact("self", "uses", "Redis")],
-         Claim("self", None, "GitHub Actions", replaces="Jenkins", change=True),
-         [("end", "self", "uses", "Jenkins"), ("assert", "self", "uses", "GitHub Actions")]),
+        (
+            [fact("self", "uses", "Jenkins"), fact("self", "uses", "Redis")],
+            Claim("self", None, "GitHub Actions", replaces="Jenkins", change=True),
+            [("end", "self", "uses", "Jenkins"), ("assert", "self", "uses", "GitHub Actions")],
+        ),
         # "we" replaced a value held by one of our things: the facts pointing at the value
-        ([fact("CI", "runs_on", "Jenkins")],
-         Claim("self", None, "GitHub Actions", replaces="Jenkins", change=True),
-         [("assert", "CI", "runs_on", "GitHub Actions")]),
+        (
+            [fact("CI", "runs_on", "Jenkins")],
+            Claim("self", None, "GitHub Actions", replaces="Jenkins", change=True),
+            [("assert", "CI", "runs_on", "GitHub Actions")],
+        ),
         # a named subject never borrows another subject's fact
-        ([fact("Billing", "owner", "Grace")],
-         Claim("Payments", None, "Heidi", replaces="Grace", change=True), None),
+        (
+            [fact("Billing", "owner", "Grace")],
+            Claim("Payments", None, "Heidi", replaces="Grace", change=True),
+            None,
+        ),
         # a technical change never fills a people slot
-        ([fact("CRM", "runs_on", "Salesforce"), fact("CRM", "owner", "Omar")],
-         Claim("CRM", None, "HubSpot", change=True), [("assert", "CRM", "runs_on", "HubSpot")]),
+        (
+            [fact("CRM", "runs_on", "Salesforce"), fact("CRM", "owner", "Omar")],
+            Claim("CRM", None, "HubSpot", change=True),
+            [("assert", "CRM", "runs_on", "HubSpot")],
+        ),
         # "took over billing from Grace": the people slot holding Grace
-        ([fact("billing", "owner", "Grace"), fact("billing", "runs_on", "Stripe")],
-         Claim("billing", None, "Heidi", replaces="Grace", change=True, hint="owner"),
-         [("assert", "billing", "owner", "Heidi")]),
+        (
+            [fact("billing", "owner", "Grace"), fact("billing", "runs_on", "Stripe")],
+            Claim("billing", None, "Heidi", replaces="Grace", change=True, hint="owner"),
+            [("assert", "billing", "owner", "Heidi")],
+        ),
         # nothing known, a hint: the hinted slot
-        ([], Claim("Alice", None, "Berlin", change=True, hint="lives_in"),
-         [("assert", "Alice", "lives_in", "Berlin")]),
+        (
+            [],
+            Claim("Alice", None, "Berlin", change=True, hint="lives_in"),
+            [("assert", "Alice", "lives_in", "Berlin")],
+        ),
         # nothing known, no hint: no write
         ([], Claim("API", None, "Go", change=True), None),
         # a number never replaces a name
         ([fact("API", "runs_on", "Laravel")], Claim("API", None, "9090", change=True), None),
         # "replaced Kong with Envoy" names "Kong 3.4" too
-        ([fact("gateway", "runs_on", "Kong 3.4")],
-         Claim("gateway", None, "Envoy", replaces="Kong", change=True),
-         [("assert", "gateway", "runs_on", "Envoy")]),
+        (
+            [fact("gateway", "runs_on", "Kong 3.4")],
+            Claim("gateway", None, "Envoy", replaces="Kong", change=True),
+            [("assert", "gateway", "runs_on", "Envoy")],
+        ),
     ],
 )
 def test_change_statements(
@@ -110,7 +136,8 @@ def test_also_never_supersedes_a_single_value() -> None:
     ]
     # a change verb with "also" is still a change ("and he also moved to Nairobi")
     assert writes(
-        [fact("Olu", "lives_in", "Lagos")], Claim("Olu", "lives_in", "Nairobi", also=True, change=True)
+        [fact("Olu", "lives_in", "Lagos")],
+        Claim("Olu", "lives_in", "Nairobi", also=True, change=True),
     ) == [("assert", "Olu", "lives_in", "Nairobi")]
 
 
@@ -121,8 +148,10 @@ def test_ends_and_the_value_that_takes_their_place() -> None:
         facts,
         Claim("self", "deploys_with", "Docker Compose", polarity=False),
         Claim("self", "uses", "Kubernetes", now=True),
-    ) == [("end", "self", "deploys_with", "Docker Compose"),
-          ("assert", "self", "deploys_with", "Kubernetes")]
+    ) == [
+        ("end", "self", "deploys_with", "Docker Compose"),
+        ("assert", "self", "deploys_with", "Kubernetes"),
+    ]
     # "The worker isn't on Node.js anymore, we moved it to Deno": the slot just ended
     assert writes(
         [fact("worker", "runs_on", "Node.js")],
@@ -130,9 +159,9 @@ def test_ends_and_the_value_that_takes_their_place() -> None:
         Claim("worker", None, "Deno", change=True),
     ) == [("end", "worker", "runs_on", "Node.js"), ("assert", "worker", "runs_on", "Deno")]
     # "dropped Redis": whatever the subject's facts hold about it
-    assert writes([fact("self", "uses", "Redis")], Claim("self", None, "Redis", polarity=False)) == [
-        ("end", "self", "uses", "Redis")
-    ]
+    assert writes(
+        [fact("self", "uses", "Redis")], Claim("self", None, "Redis", polarity=False)
+    ) == [("end", "self", "uses", "Redis")]
     # nothing to end: nothing to write
     assert writes([], Claim("Bob", "works_at", "Acme", polarity=False)) == []
 
@@ -144,7 +173,9 @@ def test_correction_replaces_from_the_old_start() -> None:
 
 
 def test_slot_words_map_to_general_relations_unless_the_user_defined_them() -> None:
-    assert writes([], Claim("Zoe", "employer", "Globex")) == [("assert", "Zoe", "works_at", "Globex")]
+    assert writes([], Claim("Zoe", "employer", "Globex")) == [
+        ("assert", "Zoe", "works_at", "Globex")
+    ]
     assert writes([], Claim("self", "embeddings provider", "OpenAI")) == [
         ("assert", "self", "embeddings_provider", "OpenAI")
     ]
@@ -155,9 +186,10 @@ def test_slot_words_map_to_general_relations_unless_the_user_defined_them() -> N
 
 
 def test_an_end_before_the_start_is_dropped() -> None:
-    [action] = resolver([]).resolve(
-        Claim("API", "runs_on", "Go", valid_to=AT - dt.timedelta(days=30)), AT
-    ) or []
+    [action] = (
+        resolver([]).resolve(Claim("API", "runs_on", "Go", valid_to=AT - dt.timedelta(days=30)), AT)
+        or []
+    )
     assert action.valid_to is None
 
 

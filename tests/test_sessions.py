@@ -158,7 +158,9 @@ def test_session_writes_go_through_the_clock_check(mem: gm.Memory, clock: Manual
 def test_text_fallback_mentions_known_entities_and_named_topics(mem: gm.Memory) -> None:
     mem.add_fact("New York", "located_in", "USA")
     mem.define_entity("Kubernetes", aliases=["k8s"])
-    s = mem.add_session("Moved k8s to New York, new york! The plan is cheap.", started_at="2025-12-01")
+    s = mem.add_session(
+        "Moved k8s to New York, new york! The plan is cheap.", started_at="2025-12-01"
+    )
     assert s.mentions == {"Kubernetes": 1, "New York": 2}  # not "Moved", not "The"
     s = mem.add_session(
         "Yesterday Alice presented the Kuzu benchmark to Globex. Globex liked it.",

@@ -45,8 +45,11 @@ VALID = [gm.to_utc(f"20{y}-06-01") for y in (24, 25, 26, 27)]
 
 def text(rng: random.Random) -> str:
     return rng.choice(TEMPLATES).format(
-        tool=rng.choice(TOOLS), tool2=rng.choice(TOOLS), person=rng.choice(PEOPLE),
-        org=rng.choice(ORGS), org2=rng.choice(ORGS),
+        tool=rng.choice(TOOLS),
+        tool2=rng.choice(TOOLS),
+        person=rng.choice(PEOPLE),
+        org=rng.choice(ORGS),
+        org2=rng.choice(ORGS),
     )
 
 
@@ -59,7 +62,10 @@ OPS = st.lists(
 
 def snapshot(mem: gm.Memory, known_at: dt.datetime) -> dict[dt.datetime, list[tuple[str, ...]]]:
     return {
-        v: sorted((f.id, f.subject, f.predicate, f.object) for f in mem.facts(valid_at=v, known_at=known_at))
+        v: sorted(
+            (f.id, f.subject, f.predicate, f.object)
+            for f in mem.facts(valid_at=v, known_at=known_at)
+        )
         for v in VALID
     }
 
@@ -110,7 +116,12 @@ def test_known_at_answers_never_change_under_text_writes(ops: list[tuple[str, in
 
 
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(st.tuples(st.sampled_from(["remember", "session"]), st.integers(0, 10**6)),
-                min_size=1, max_size=6))
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["remember", "session"]), st.integers(0, 10**6)),
+        min_size=1,
+        max_size=6,
+    )
+)
 def test_reading_is_deterministic(ops: list[tuple[str, int]]) -> None:
     assert run(ops, check=False) == run(ops, check=False)

@@ -35,9 +35,11 @@ A change statement that does not say which relation it changes carries ``predica
 :mod:`graphmem.text.resolve` finds the relation in the graph, or keeps the text as a note.
 
 >>> from graphmem.text.claims import read_sentence
->>> [(c.subject, c.predicate, c.object, c.polarity) for c in read_sentence("Alice left Acme and joined Globex.")]
+>>> said = read_sentence("Alice left Acme and joined Globex.")
+>>> [(c.subject, c.predicate, c.object, c.polarity) for c in said]
 [('Alice', None, 'Acme', False), ('Alice', 'works_at', 'Globex', True)]
->>> [(c.subject, c.predicate, c.object, c.replaces) for c in read_sentence("We migrated the API to Go.")]
+>>> said = read_sentence("We migrated the API to Go.")
+>>> [(c.subject, c.predicate, c.object, c.replaces) for c in said]
 [('API', None, 'Go', None)]
 >>> read_sentence("Should we move the API to Rust?")
 []
@@ -165,7 +167,8 @@ def clean(sentence: str, *, speaker_known: bool = False) -> tuple[str, str | Non
 
 
 _PREAMBLE = re.compile(
-    r"^(?:(?:can|could|would|will) you (?:please )?|please )?(?:note|remember|record|log|keep in mind|"
+    r"^(?:(?:can|could|would|will) you (?:please )?|please )?"
+    r"(?:note|remember|record|log|keep in mind|"
     r"be aware|know) (?:down )?(?:that )?(?=\S)|^(?:just )?so you know,?\s+|^for the record,?\s+",
     re.IGNORECASE,
 )
@@ -180,7 +183,7 @@ _REPORTED = re.compile(
 
 _CONDITIONAL_START = frozenset(
     """if unless when whenever whether suppose supposing imagine assuming hypothetically once
-    maybe perhaps""".split()
+    maybe perhaps""".split()  # noqa: SIM905
 )
 
 
@@ -206,7 +209,7 @@ def sentence_skipped(text: str) -> str | None:
 
 _QUESTION_START = frozenset(
     """should shall could would can do does did is are was were will what why how when where
-    who which whom whose have has any anyone anybody""".split()
+    who which whom whose have has any anyone anybody""".split()  # noqa: SIM905
 )
 
 
@@ -356,11 +359,19 @@ class Reader:
         if ", " in text:
             text = text.rsplit(", ", 1)[1]
         text = re.split(r"\s+(?:that|which|who|whose)\s+", text, maxsplit=1)[0]
-        text = re.sub(r"(?i)(?:\s+(?:have|has|had|will|would|did|do|does|am|is|are|was|were|been|"
-                      r"just))+$", "", text)
-        text = re.sub(r"(?i)(?:\s+(?:now|still|also|currently|already|finally|officially|"
-                      r"recently|just|actually|then|too|even|again|mostly|apparently|both|all|"
-                      r"each))+$", "", text)
+        text = re.sub(
+            r"(?i)(?:\s+(?:have|has|had|will|would|did|do|does|am|is|are|was|were|been|"
+            r"just))+$",
+            "",
+            text,
+        )
+        text = re.sub(
+            r"(?i)(?:\s+(?:now|still|also|currently|already|finally|officially|"
+            r"recently|just|actually|then|too|even|again|mostly|apparently|both|all|"
+            r"each))+$",
+            "",
+            text,
+        )
         low = text.casefold()
         words = low.split()
         if not words:
@@ -383,8 +394,10 @@ class Reader:
             text = text.split(None, 1)[1] if len(words) > 1 else text
         text = _strip_det(text)
         parts = text.split()
-        if len(parts) > 1 and re.fullmatch(_RELATION_NOUNS, parts[0].casefold()) and (
-            parts[-1][:1].isupper()
+        if (
+            len(parts) > 1
+            and re.fullmatch(_RELATION_NOUNS, parts[0].casefold())
+            and (parts[-1][:1].isupper())
         ):
             tail = []  # "sister Ana" → Ana
             for w in reversed(parts):
@@ -406,17 +419,31 @@ class Reader:
     def note_subject(self, claim: Claim) -> None:
         """Remember a claim's subject for later pronouns."""
         s = claim.subject
-        people = claim.predicate in ("team_lead", "team lead", "owner", "reports_to", "manager",
-                                     "lead", "married_to")
-        if people and claim.object and claim.polarity and (
-            s == self.owner or s[:1].islower() or claim.predicate in ("team_lead", "owner")
+        people = claim.predicate in (
+            "team_lead",
+            "team lead",
+            "owner",
+            "reports_to",
+            "manager",
+            "lead",
+            "married_to",
+        )
+        if (
+            people
+            and claim.object
+            and claim.polarity
+            and (s == self.owner or s[:1].islower() or claim.predicate in ("team_lead", "owner"))
         ):
             self.last_person = claim.object  # "Our team lead is Bilal, and he ..."
         if s == self.owner:
             return
         person_rel = claim.predicate in ("works_at", "lives_in", "role", "reports_to", "married_to")
-        if person_rel or (s[:1].isupper() and lexicon.category(s) is None and len(s.split()) <= 3
-                          and not s.isupper()):
+        if person_rel or (
+            s[:1].isupper()
+            and lexicon.category(s) is None
+            and len(s.split()) <= 3
+            and not s.isupper()
+        ):
             self.last_person = s
         self.last_thing = s
 
@@ -434,15 +461,33 @@ class Reader:
             text = re.sub(r"\s*[,;].*$|\s+\(.*$", "", text)
         for _ in range(3):
             text = _TRAIL_OBJECT.sub("", text).strip(" ,.")
-        text = re.sub(r"(?i)^(?:actually|now|still|currently|really|officially|also|just)\s+", "",
-                      text)
+        text = re.sub(
+            r"(?i)^(?:actually|now|still|currently|really|officially|also|just)\s+", "", text
+        )
         text = _strip_det(text)
         text = re.sub(r"^(?:our|my|the)\s+", "", text, flags=re.IGNORECASE).strip(" .")
-        text = re.sub(r"(?i)^(?:[\w-]+\s+){1,2}(?:called|named)\s+", "", text)  # "a startup called X"
+        text = re.sub(
+            r"(?i)^(?:[\w-]+\s+){1,2}(?:called|named)\s+", "", text
+        )  # "a startup called X"
         if not text or len(text.split()) > _MAX_NAME_WORDS:
             return None
-        if text.casefold() in ("it", "them", "this", "that", "there", "here", "one", "something",
-                               "anything", "nothing", "everything", "him", "her", "us", "me"):
+        if text.casefold() in (
+            "it",
+            "them",
+            "this",
+            "that",
+            "there",
+            "here",
+            "one",
+            "something",
+            "anything",
+            "nothing",
+            "everything",
+            "him",
+            "her",
+            "us",
+            "me",
+        ):
             return None
         return text
 
@@ -479,8 +524,12 @@ class Reader:
         if not text or sentence_skipped(text) is not None:
             self._names(text)
             return []
-        text = re.sub(r"(?i)^(?:after|following|since|given|with|per)\s+(?:the\s+)?[\w-]+(?:\s+[\w-]+)?"
-                      r",?\s+(?=(?:the|our|my|their|its)\s)", "", text)  # "after the ablations the ..."
+        text = re.sub(
+            r"(?i)^(?:after|following|since|given|with|per)\s+(?:the\s+)?[\w-]+(?:\s+[\w-]+)?"
+            r",?\s+(?=(?:the|our|my|their|its)\s)",
+            "",
+            text,
+        )  # "after the ablations the ..."
         # Lower-case chat ("fyi the staging db is on postgres 13") has no capitals to go by.
         self.chat = text == text.casefold()
         whole = " ".join(sentence.split())
@@ -529,7 +578,11 @@ class Reader:
                     polarity=c.polarity and not retract,
                     sentence=whole,
                 )
-                if c.valid_to is not None and c.valid_from is not None and c.valid_to <= c.valid_from:
+                if (
+                    c.valid_to is not None
+                    and c.valid_from is not None
+                    and c.valid_to <= c.valid_from
+                ):
                     c = replace(c, valid_to=None)
                 out.append(c)
                 self.note_subject(c)
@@ -538,8 +591,7 @@ class Reader:
             self._names(text)
         if ended_by and out:
             first = out[0]
-            out.append(replace(first, object=ended_by, polarity=False, replaces=None,
-                               change=False))
+            out.append(replace(first, object=ended_by, polarity=False, replaces=None, change=False))
         return out
 
     def _clause_claims(
@@ -571,14 +623,23 @@ class Reader:
         dates: tuple[dt.datetime | None, dt.datetime | None],
         whole: str,
     ) -> list[Claim]:
-        """ "My manager Wei lives in Singapore": Wei is my manager too."""
+        """Appositions: "My manager Wei lives in Singapore" says Wei is my manager too."""
         out = []
         for m in _APPOSITION.finditer(text):
-            owner = self._first_person(speaker) if m.group("own").casefold() in ("my", "our") else None
+            owner = (
+                self._first_person(speaker) if m.group("own").casefold() in ("my", "our") else None
+            )
             if owner is None or not m.group("name")[:1].isupper():
                 continue
-            out.append(Claim(owner, m.group("rel").casefold(), m.group("name"),
-                             valid_from=dates[0], sentence=whole))
+            out.append(
+                Claim(
+                    owner,
+                    m.group("rel").casefold(),
+                    m.group("name"),
+                    valid_from=dates[0],
+                    sentence=whole,
+                )
+            )
         return out
 
     def _names(self, text: str) -> None:
@@ -590,9 +651,18 @@ class Reader:
             and lexicon.category(m.group(0)) is None
         ]
         names = [
-            (at, n.split(None, 1)[1] if at == 0 and " " in n and re.match(
-                r"(?:Met|Saw|Called|Caught|Talked|Spoke|Asked|Told|Pinged|Messaged|Emailed|"
-                r"Visited|Thanked|Interviewed|Hired)\b|\w+ed\b", n) else n)
+            (
+                at,
+                n.split(None, 1)[1]
+                if at == 0
+                and " " in n
+                and re.match(
+                    r"(?:Met|Saw|Called|Caught|Talked|Spoke|Asked|Told|Pinged|Messaged|Emailed|"
+                    r"Visited|Thanked|Interviewed|Hired)\b|\w+ed\b",
+                    n,
+                )
+                else n,
+            )
             for at, n in names
         ]
         later = [n for at, n in names if at > 0]
@@ -641,13 +711,15 @@ def _split_correction(text: str) -> tuple[str, str | None]:
 
 
 _RETRACT = re.compile(
-    r"^(?:please\s+)?(?:disregard|ignore|forget|scratch|strike)\s+(?:what\s+(?:i|we)\s+(?:said|told you|"
+    r"^(?:please\s+)?(?:disregard|ignore|forget|scratch|strike)\s+"
+    r"(?:what\s+(?:i|we)\s+(?:said|told you|"
     r"wrote|mentioned)|my\s+(?:earlier|previous|last)\s+(?:note|message|comment|remark)|that)\s+"
     r"(?:about|regarding|on)\s+(?P<rest>.+?)(?:\s*[,;—–-]\s*(?:that|it|this)\s+.*)?$",
     re.IGNORECASE,
 )
 _NOT_TRUE = re.compile(
-    r"(?i)^(?:it|that|this)\s+is\s+(?:not true|false|wrong|incorrect|not the case)\s+that\s+(?P<rest>.+)$"
+    r"(?i)^(?:it|that|this)\s+is\s+(?:not true|false|wrong|incorrect|not the case)\s+that\s+"
+    r"(?P<rest>.+)$"
 )
 _SO_DOES = re.compile(r"(?i)^(?:so|as)\s+(?:does|do|did|is|are|has|have)\s+(?P<s>.+)$")
 _LEAD_NAME = re.compile(r"^([A-Z][\w.-]*(?:\s+[A-Z][\w.-]*)*)\s+(?:is|are|was|has|had)\b")
@@ -661,7 +733,7 @@ _RELATION_NOUNS = (
     "mentor|lead|report"
 )
 _APPOSITION = re.compile(
-    rf"\b(?P<own>my|our)\s+(?P<rel>manager|boss|wife|husband|partner|lead|tech lead|team lead)"
+    r"\b(?P<own>my|our)\s+(?P<rel>manager|boss|wife|husband|partner|lead|tech lead|team lead)"
     r"\s+(?P<name>[A-Z][\w.-]+)\b",
     re.IGNORECASE,
 )
@@ -673,8 +745,21 @@ def _bare_name(clause: str) -> bool:
     return (
         0 < len(words) <= 4
         and (words[0][:1].isupper() or words[0].casefold() in ("the", "our"))
-        and words[0].casefold() not in ("in", "at", "on", "after", "before", "during", "since",
-                                        "for", "with", "yesterday", "today", "then")
+        and words[0].casefold()
+        not in (
+            "in",
+            "at",
+            "on",
+            "after",
+            "before",
+            "during",
+            "since",
+            "for",
+            "with",
+            "yesterday",
+            "today",
+            "then",
+        )
     )
 
 
@@ -687,7 +772,7 @@ _PLURAL = re.compile(
 _NOT_NAMES = frozenset(
     """the we i it our my this that they he she you and but so monday tuesday wednesday
     thursday friday saturday sunday january february march april may june july august
-    september october november december today yesterday""".split()
+    september october november december today yesterday""".split()  # noqa: SIM905
 )
 _VERB_FIRST = re.compile(
     r"(?i)^(?:is|are|was|has|have|joined|left|moved|works|lives|uses|leads|owns|reports|"
@@ -700,15 +785,35 @@ _VERB_FIRST = re.compile(
 def _list_item(clause: str) -> bool:
     words = clause.split()
     return 0 < len(words) <= 3 and words[0].casefold() not in (
-        _FIRST_PERSON | _PERSON_PRONOUNS | _THING_PRONOUNS | {"the", "there", "this"}
-        | {"especially", "mostly", "mainly", "including", "probably", "not", "maybe", "which",
-           "because", "since", "except", "plus", "even", "just", "only"}
+        _FIRST_PERSON
+        | _PERSON_PRONOUNS
+        | _THING_PRONOUNS
+        | {"the", "there", "this"}
+        | {
+            "especially",
+            "mostly",
+            "mainly",
+            "including",
+            "probably",
+            "not",
+            "maybe",
+            "which",
+            "because",
+            "since",
+            "except",
+            "plus",
+            "even",
+            "just",
+            "only",
+        }
     )
 
 
-_CLAUSE_SPLIT = re.compile(r"\s*(?:;|,?\s+(?:and then|and|but|then|while|whereas|so|now that)\s+|"
-                           r",\s+(?!(?:from|to|onto|into|in|on|at|with|for|since|until|as)\b))\s*",
-                           re.IGNORECASE)
+_CLAUSE_SPLIT = re.compile(
+    r"\s*(?:;|,?\s+(?:and then|and|but|then|while|whereas|so|now that)\s+|"
+    r",\s+(?!(?:from|to|onto|into|in|on|at|with|for|since|until|as)\b))\s*",
+    re.IGNORECASE,
+)
 
 
 def _clauses(text: str) -> list[str]:
@@ -763,9 +868,17 @@ _HINTS = {
 
 def _hint(verb: str, subject: str | None, new: str, r: Reader) -> str | None:
     verb = verb.split()[-1].casefold()
-    if verb in ("moved", "relocated") and subject and subject != r.owner and (
-        subject == r.last_person or (subject[:1].isupper() and lexicon.category(subject) is None)
-    ) and lexicon.category(new) is None and (is_name_like(new) or r.chat):
+    if (
+        verb in ("moved", "relocated")
+        and subject
+        and subject != r.owner
+        and (
+            subject == r.last_person
+            or (subject[:1].isupper() and lexicon.category(subject) is None)
+        )
+        and lexicon.category(new) is None
+        and (is_name_like(new) or r.chat)
+    ):
         return "lives_in"
     if verb in ("upgraded", "bumped") and lexicon.category(new) in ("version", "number"):
         return "version"
@@ -796,17 +909,27 @@ def _thing(r: Reader, raw: str | None) -> tuple[str | None, str | None]:
 
 
 @_rule
-def _replaced(r: Reader, c: str, neg: bool, prev: str | None, spk: str | None) -> list[Claim] | None:
+def _replaced(
+    r: Reader, c: str, neg: bool, prev: str | None, spk: str | None
+) -> list[Claim] | None:
     pats = [
-        (r"^(?P<a>.+?)\s+(?:was|has been|got|is|were|have been)\s+(?:replaced|superseded|swapped out)"
-         r"\s+(?:by|with|for)\s+(?P<b>.+?)(?:\s+(?:for|in|on)\s+(?P<t>.+))?$", True),
-        (_S + r"(?:replaced|have replaced|has replaced|swapped out|swapped|substituted|traded)\s+"
-         r"(?P<a>.+?)\s+(?:out\s+)?(?:with|for|by)\s+(?P<b>.+?)(?:\s+(?:for|in|on)\s+(?P<t>.+))?$",
-         False),
-        (r"^(?P<a>.+?)\s+(?:was|has been|got|is|were|have been)\s+(?:replaced|superseded|swapped out)"
-         r"\s+(?:by|with|for)\s+(?P<b>.+?)(?:\s+(?:for|in|on)\s+(?P<t>.+))?$", True),
-        (r"^(?P<b>.+?)\s+(?:replaced|has replaced|superseded|took the place of)\s+(?P<a>.+?)"
-         r"(?:\s+(?:for|in|on)\s+(?P<t>.+))?$", True),
+        (
+            r"^(?P<a>.+?)\s+(?:was|has been|got|is|were|have been)\s+"
+            r"(?:replaced|superseded|swapped out)"
+            r"\s+(?:by|with|for)\s+(?P<b>.+?)(?:\s+(?:for|in|on)\s+(?P<t>.+))?$",
+            True,
+        ),
+        (
+            _S
+            + r"(?:replaced|have replaced|has replaced|swapped out|swapped|substituted|traded)\s+"
+            r"(?P<a>.+?)\s+(?:out\s+)?(?:with|for|by)\s+(?P<b>.+?)(?:\s+(?:for|in|on)\s+(?P<t>.+))?$",
+            False,
+        ),
+        (
+            r"^(?P<b>.+?)\s+(?:replaced|has replaced|superseded|took the place of)\s+(?P<a>.+?)"
+            r"(?:\s+(?:for|in|on)\s+(?P<t>.+))?$",
+            True,
+        ),
     ]
     for pat, passive in pats:
         m = re.match(pat, c, re.IGNORECASE)
@@ -830,17 +953,27 @@ def _replaced(r: Reader, c: str, neg: bool, prev: str | None, spk: str | None) -
 
 
 @_rule
-def _ownership(r: Reader, c: str, neg: bool, prev: str | None, spk: str | None) -> list[Claim] | None:
-    m = re.match(r"^(?:the\s+)?(?:ownership|ownership of|owner of)\s+(?:of\s+)?(?P<t>.+?)\s+"
-                 r"(?:moved|passed|went|was transferred|transferred|was handed|shifted|changed)"
-                 r"(?:\s+from\s+(?P<a>.+?))?\s+to\s+(?P<b>.+)$", c, re.IGNORECASE)
+def _ownership(
+    r: Reader, c: str, neg: bool, prev: str | None, spk: str | None
+) -> list[Claim] | None:
+    m = re.match(
+        r"^(?:the\s+)?(?:ownership|ownership of|owner of)\s+(?:of\s+)?(?P<t>.+?)\s+"
+        r"(?:moved|passed|went|was transferred|transferred|was handed|shifted|changed)"
+        r"(?:\s+from\s+(?P<a>.+?))?\s+to\s+(?P<b>.+)$",
+        c,
+        re.IGNORECASE,
+    )
     if m and not neg:
         thing, new = r.subject(m.group("t")), r.value(m.group("b"))
         if not thing or not new:
             return []
         return [Claim(thing, "owner", new, replaces=r.value(m.group("a")), change=True)]
-    m = re.match(_S + r"(?:took over|has taken over|takes over|inherited)\s+(?P<t>.+?)"
-                 r"(?:\s+from\s+(?P<a>.+))?$", c, re.IGNORECASE)
+    m = re.match(
+        _S + r"(?:took over|has taken over|takes over|inherited)\s+(?P<t>.+?)"
+        r"(?:\s+from\s+(?P<a>.+))?$",
+        c,
+        re.IGNORECASE,
+    )
     if m and not neg:
         new = _subj(r, m.group("s"), prev, spk)
         thing, slot = _thing(r, m.group("t"))
@@ -848,10 +981,21 @@ def _ownership(r: Reader, c: str, neg: bool, prev: str | None, spk: str | None) 
             return []
         if slot:  # "took over our on-call rotation" → self on_call_rotation
             return [Claim(r.owner, slot, new, replaces=r.value(m.group("a")), change=True)]
-        return [Claim(thing or r.owner, None, new, replaces=r.value(m.group("a")), change=True,
-                      hint="owner")]
-    m = re.match(_S + r"(?:handed|handed over|passed|gave)\s+(?P<t>.+?)\s+(?:over\s+)?to\s+(?P<b>.+)$",
-                 c, re.IGNORECASE)
+        return [
+            Claim(
+                thing or r.owner,
+                None,
+                new,
+                replaces=r.value(m.group("a")),
+                change=True,
+                hint="owner",
+            )
+        ]
+    m = re.match(
+        _S + r"(?:handed|handed over|passed|gave)\s+(?P<t>.+?)\s+(?:over\s+)?to\s+(?P<b>.+)$",
+        c,
+        re.IGNORECASE,
+    )
     if m and not neg:
         old = _subj(r, m.group("s"), prev, spk)
         thing, _ = _thing(r, m.group("t"))
@@ -865,15 +1009,20 @@ def _ownership(r: Reader, c: str, neg: bool, prev: str | None, spk: str | None) 
 @_rule
 def _change(r: Reader, c: str, neg: bool, prev: str | None, spk: str | None) -> list[Claim] | None:
     active = re.match(
-        _S + r"(?P<v>" + _CHANGE_VERBS + r")\s+(?:back\s+)?(?:(?!from\b|to\b|back\b|off\b)(?P<t>.+?)\s+)?"
+        _S
+        + r"(?P<v>"
+        + _CHANGE_VERBS
+        + r")\s+(?:back\s+)?(?:(?!from\b|to\b|back\b|off\b)(?P<t>.+?)\s+)?"
         r"(?:(?:from|off of|off|away from)\s+(?P<a>.+?)\s+)?"
         r"(?:to|onto|into|in|over to|with|on)\s+(?P<b>.+)$",
         c,
         re.IGNORECASE,
     )
     passive = re.match(
-        r"^(?P<t>.+?)\s+(?:was|has been|got|is|were|have been|is now)\s+(?P<v>" + _PASSIVE_CHANGE
-        + r")\s+(?:(?:from|off of|off|away from)\s+(?P<a>.+?)\s+)?(?:to|onto|into|in|over to|with|on)\s+"
+        r"^(?P<t>.+?)\s+(?:was|has been|got|is|were|have been|is now)\s+(?P<v>"
+        + _PASSIVE_CHANGE
+        + r")\s+(?:(?:from|off of|off|away from)\s+(?P<a>.+?)\s+)?"
+        r"(?:to|onto|into|in|over to|with|on)\s+"
         r"(?P<b>.+)$",
         c,
         re.IGNORECASE,
@@ -899,13 +1048,14 @@ def _change(r: Reader, c: str, neg: bool, prev: str | None, spk: str | None) -> 
             subject = thing or r.owner
             if slot:
                 return [Claim(subject, slot, new, replaces=old, change=True)]
-        subject = _subj(r, gd.get("s"), prev, spk)
+        found = _subj(r, gd.get("s"), prev, spk)
+        if found is None:
+            return []
+        subject = found
         raw_t = (gd.get("t") or "").strip(" ,")
         if raw_t and old and re.fullmatch(r"[a-z]+s", raw_t):
             raw_t = ""  # "changed hospitals, from A to B": a kind of thing, not the thing
         thing, slot = _thing(r, raw_t or None)
-        if subject is None:
-            return []
         if thing:
             subject = thing
     if re.search(r"(?i)\b(?:team|squad|group|department)$", new) and not gd.get("t"):
@@ -918,7 +1068,7 @@ def _change(r: Reader, c: str, neg: bool, prev: str | None, spk: str | None) -> 
 
 
 def _bare_value(value: str | None) -> str | None:
-    """ "port 6379" → "6379", "version 2.1" → "2.1": the value a slot holds."""
+    """Return the value a slot holds: "port 6379" → "6379", "version 2.1" → "2.1"."""
     if value is None:
         return None
     return re.sub(r"(?i)^(?:port|version|v(?=\d))\s*(?=[\d.]+$)", "", value) or value
@@ -926,71 +1076,137 @@ def _bare_value(value: str | None) -> str | None:
 
 _VERBS: list[tuple[str, str, str]] = [
     # (pattern after the subject, predicate, direction: "sp" subject->object, "ps" object->subject)
-    (r"(?:listens|is listening|listen|runs|is running|is served|serves|is exposed|is available|"
-     r"is reachable)\s+on\s+port\s+(?P<o>\d+)", "port", "sp"),
-    (r"(?:works|work|working|is working|has been working|have been working|has worked|"
-     r"have worked|is employed|"
-     r"employed|is a contractor)\s+(?:at|for|with)\s+(?P<o>.+)", "works_at", "sp"),
-    (r"(?:joined|has joined|have joined|started at|started working at|started working for|"
-     r"began working at|got hired by|was hired by|got a job at|is hired by|signed with)\s+"
-     r"(?P<o>.+)", "works_at", "sp"),
+    (
+        r"(?:listens|is listening|listen|runs|is running|is served|serves|is exposed|is available|"
+        r"is reachable)\s+on\s+port\s+(?P<o>\d+)",
+        "port",
+        "sp",
+    ),
+    (
+        r"(?:works|work|working|is working|has been working|have been working|has worked|"
+        r"have worked|is employed|"
+        r"employed|is a contractor)\s+(?:at|for|with)\s+(?P<o>.+)",
+        "works_at",
+        "sp",
+    ),
+    (
+        r"(?:joined|has joined|have joined|started at|started working at|started working for|"
+        r"began working at|got hired by|was hired by|got a job at|is hired by|signed with)\s+"
+        r"(?P<o>.+)",
+        "works_at",
+        "sp",
+    ),
     (r"(?:is|are) (?:now )?(?:employed|hired)\s+(?:at|by)\s+(?P<o>.+)", "works_at", "sp"),
     (r"(?:is|are)\s+(?:now\s+)?at\s+(?P<o>[A-Z][\w.&' -]*)$", "works_at", "person"),
-    (r"(?:lives|live|living|is living|resides|reside|is based|are based|settled|has settled|"
-     r"has lived|have lived|has been living|have been living)\s+"
-     r"in\s+(?P<o>.+)", "lives_in", "sp"),
+    (
+        r"(?:lives|live|living|is living|resides|reside|is based|are based|settled|has settled|"
+        r"has lived|have lived|has been living|have been living)\s+"
+        r"in\s+(?P<o>.+)",
+        "lives_in",
+        "sp",
+    ),
     (r"(?:relocated|moved)\s+to\s+(?P<o>.+)", "lives_in", "sp"),
     (r"(?:worked|was working)\s+(?:at|for)\s+(?P<o>.+)", "works_at", "past"),
     (r"(?:lived|was living)\s+in\s+(?P<o>.+)", "lives_in", "past"),
     (r"(?:is|are)\s+(?:now\s+)?in\s+(?P<o>[A-Z][\w.' -]*)$", "lives_in", "person"),
     (r"(?:is|are)\s+(?:located|situated|headquartered)\s+in\s+(?P<o>.+)", "located_in", "sp"),
-    (r"(?:is|are|was|has been|have been)\s+(?:written|implemented|coded|developed)\s+in\s+"
-     r"(?P<o>.+)", "written_in",
-     "sp"),
-    (r"(?:runs|run|is running|are running|running)\s+on\s+(?:top of\s+)?(?P<o>.+)", "runs_on",
-     "sp"),
+    (
+        r"(?:is|are|was|has been|have been)\s+(?:written|implemented|coded|developed)\s+in\s+"
+        r"(?P<o>.+)",
+        "written_in",
+        "sp",
+    ),
+    (
+        r"(?:runs|run|is running|are running|running)\s+on\s+(?:top of\s+)?(?P<o>.+)",
+        "runs_on",
+        "sp",
+    ),
     (r"(?:is|are)\s+(?:built|based)\s+(?:on|with|using|in)\s+(?P<o>.+)", "runs_on", "sp"),
     (r"(?:is|are)\s+powered\s+by\s+(?P<o>.+)", "runs_on", "sp"),
-    (r"(?:is|are)\s+(?:hosted|deployed|running)\s+(?:on|at|in|by|to)\s+(?P<o>.+)", "hosted_on",
-     "sp"),
+    (
+        r"(?:is|are)\s+(?:hosted|deployed|running)\s+(?:on|at|in|by|to)\s+(?P<o>.+)",
+        "hosted_on",
+        "sp",
+    ),
     (r"(?:hosts?|deploys?|deploying)\s+(?:it\s+)?(?:on|to)\s+(?P<o>.+)", "hosted_on", "sp"),
-    (r"(?:hosts?|hosting)\s+(?P<t>(?!on\b|it\b)[\w .'-]+?)\s+(?:on|at|with|in)\s+(?P<o>.+)",
-     "hosted_on", "tp"),
-    (r"(?:deploys?|deploying|ships?|shipping)\s+(?P<t>(?!with\b|using\b|via\b|to\b|on\b)"
-     r"[\w .'-]+?)\s+(?:with|using|via|through)\s+(?P<o>.+)", "deploys_with", "tp"),
-    (r"(?:deploys?|deploying|ships?|shipping|release|releases)\s+(?:with|using|via|through|by)\s+"
-     r"(?P<o>.+)", "deploys_with", "sp"),
-    (r"(?:is|are)\s+(?:deployed|shipped|released)\s+(?:with|using|via|through)\s+(?P<o>.+)",
-     "deploys_with", "sp"),
-    (r"(?:reports|report|reporting|is reporting)\s+(?:directly\s+)?to\s+(?P<o>.+)", "reports_to",
-     "sp"),
+    (
+        r"(?:hosts?|hosting)\s+(?P<t>(?!on\b|it\b)[\w .'-]+?)\s+(?:on|at|with|in)\s+(?P<o>.+)",
+        "hosted_on",
+        "tp",
+    ),
+    (
+        r"(?:deploys?|deploying|ships?|shipping)\s+(?P<t>(?!with\b|using\b|via\b|to\b|on\b)"
+        r"[\w .'-]+?)\s+(?:with|using|via|through)\s+(?P<o>.+)",
+        "deploys_with",
+        "tp",
+    ),
+    (
+        r"(?:deploys?|deploying|ships?|shipping|release|releases)\s+(?:with|using|via|through|by)\s+"
+        r"(?P<o>.+)",
+        "deploys_with",
+        "sp",
+    ),
+    (
+        r"(?:is|are)\s+(?:deployed|shipped|released)\s+(?:with|using|via|through)\s+(?P<o>.+)",
+        "deploys_with",
+        "sp",
+    ),
+    (
+        r"(?:reports|report|reporting|is reporting)\s+(?:directly\s+)?to\s+(?P<o>.+)",
+        "reports_to",
+        "sp",
+    ),
     (r"(?:is|are)\s+managed\s+by\s+(?P<o>[A-Z].+)", "reports_to", "sp"),
     (r"(?:is|are)\s+(?:owned|maintained)\s+by\s+(?P<o>.+)", "owner", "sp"),
-    (r"(?:owns|own|maintains|maintain|is responsible for|are responsible for|is in charge of)\s+"
-     r"(?P<o>.+)", "owner", "ps"),
+    (
+        r"(?:owns|own|maintains|maintain|is responsible for|are responsible for|is in charge of)\s+"
+        r"(?P<o>.+)",
+        "owner",
+        "ps",
+    ),
     (r"(?:is|are)\s+(?:led|headed|run)\s+by\s+(?P<o>.+)", "team_lead", "sp"),
-    (r"(?:leads|lead|heads|is leading|is heading|manages|runs)\s+(?P<o>(?:the\s+)?.+?\s+"
-     r"(?:team|squad|group|department|org|organization|project|effort|initiative|guild))$",
-     "team_lead", "ps"),
+    (
+        r"(?:leads|lead|heads|is leading|is heading|manages|runs)\s+(?P<o>(?:the\s+)?.+?\s+"
+        r"(?:team|squad|group|department|org|organization|project|effort|initiative|guild))$",
+        "team_lead",
+        "ps",
+    ),
     (r"(?:leads|is leading|heads|is heading)\s+(?P<o>.+)", "team_lead", "ps"),
     (r"(?:is|are)\s+(?:a\s+)?(?:member|part)\s+of\s+(?P<o>.+)", "member_of", "sp"),
     (r"(?:is|are)\s+on\s+the\s+(?P<o>.+?\s+team)$", "member_of", "sp"),
-    (r"(?:is married to|married|got married to|is engaged to|wed)\s+(?P<o>[A-Z].+)", "married_to",
-     "sp"),
-    (r"(?:prefers|prefer|preferred|favors|favours)\s+(?P<o>.+?)(?:\s+(?:over|to)\s+.+)?$",
-     "prefers", "sp"),
-    (r"(?:likes|like|loves|love|enjoys|enjoy|is into|are into|am into|got into|gets into|"
-     r"is really into|am really into)\s+(?P<o>.+)", "likes", "sp"),
-    (r"(?:uses|use|is using|are using|using|relies on|rely on|relying on|adopted|has adopted|"
-     r"have adopted|started using|standardized on|standardised on|depend on|depends on)\s+"
-     r"(?P<o>.+?)(?:\s+for\s+.+)?$", "uses", "sp"),
+    (
+        r"(?:is married to|married|got married to|is engaged to|wed)\s+(?P<o>[A-Z].+)",
+        "married_to",
+        "sp",
+    ),
+    (
+        r"(?:prefers|prefer|preferred|favors|favours)\s+(?P<o>.+?)(?:\s+(?:over|to)\s+.+)?$",
+        "prefers",
+        "sp",
+    ),
+    (
+        r"(?:likes|like|loves|love|enjoys|enjoy|is into|are into|am into|got into|gets into|"
+        r"is really into|am really into)\s+(?P<o>.+)",
+        "likes",
+        "sp",
+    ),
+    (
+        r"(?:uses|use|is using|are using|using|relies on|rely on|relying on|adopted|has adopted|"
+        r"have adopted|started using|standardized on|standardised on|depend on|depends on)\s+"
+        r"(?P<o>.+?)(?:\s+for\s+.+)?$",
+        "uses",
+        "sp",
+    ),
     (r"(?:is|are)\s+(?:now\s+)?(?:on|at)\s+(?:version|v)\s?(?P<o>[\w.]+)", "version", "sp"),
     (r"(?:is|are)\s+(?:now\s+)?on\s+(?P<o>.+)", "runs_on", "weak"),
 ]
 _VERB_RES = [
     # "is hosted on", "has been hosted on": the present perfect states what holds now
-    (re.compile(_S + pat.replace(r"(?:is|are)\s+", r"(?:is|are|has been|have been)\s+"), re.I),
-     pred, d)
+    (
+        re.compile(_S + pat.replace(r"(?:is|are)\s+", r"(?:is|are|has been|have been)\s+"), re.I),
+        pred,
+        d,
+    )
     for pat, pred, d in _VERBS
 ]
 _ON_NOT_PLATFORM = re.compile(
@@ -1027,34 +1243,80 @@ def _verbs(r: Reader, c: str, neg: bool, prev: str | None, spk: str | None) -> l
             return []  # "joined the call", "lives in fear"
         if direction == "tp":  # "we deploy the workers with Ansible": the workers'
             t = m.group("t").strip()
-            if not (t[:1].isupper() or t.split()[0].casefold() in (
-                "the", "our", "my", "its", "their", "this", "that", "each", "every", "all"
-            )):
+            if not (
+                t[:1].isupper()
+                or t.split()[0].casefold()
+                in ("the", "our", "my", "its", "their", "this", "that", "each", "every", "all")
+            ):
                 continue  # "deploys go through Kamal": no thing
             subject = r.subject(t) or subject
             direction = "sp"
-        based = pred == "lives_in" and re.match(r"(?i)\s*(?:is|are)\s+based\b", c[len(raw_s):])
-        if (pred == "lives_in" or direction == "person") and not based and not _person_like(
-            r, subject, raw_s
+        based = pred == "lives_in" and re.match(r"(?i)\s*(?:is|are)\s+based\b", c[len(raw_s) :])
+        if (
+            (pred == "lives_in" or direction == "person")
+            and not based
+            and not _person_like(r, subject, raw_s)
         ):
             return []  # "sessions live in redis", "the meeting is at Google"
-        if direction == "person" and (any(ch.isdigit() for ch in obj) or obj.casefold() in (
-            "noon", "midnight", "home", "work", "lunch", "school", "dinner", "breakfast", "office",
-            "the office", "gym", "the gym", "church", "capacity", "risk", "peace", "war", "least",
-            "most", "best", "first", "last", "large", "hand", "stake", "play", "rest", "fault",
-        )):
+        if direction == "person" and (
+            any(ch.isdigit() for ch in obj)
+            or obj.casefold()
+            in (
+                "noon",
+                "midnight",
+                "home",
+                "work",
+                "lunch",
+                "school",
+                "dinner",
+                "breakfast",
+                "office",
+                "the office",
+                "gym",
+                "the gym",
+                "church",
+                "capacity",
+                "risk",
+                "peace",
+                "war",
+                "least",
+                "most",
+                "best",
+                "first",
+                "last",
+                "large",
+                "hand",
+                "stake",
+                "play",
+                "rest",
+                "fault",
+            )
+        ):
             return []  # "lunch is at noon", "Alice is at home"
         if pred == "works_at" and re.search(r"(?i)\b(?:team|squad|group|project|guild)$", obj):
             pred = "member_of"
-        if pred == "runs_on" and (_ON_NOT_PLATFORM.search(obj) or (direction == "weak" and not (
-            is_name_like(obj) or r.chat or lexicon.category(obj) or _tool_word(obj)
-        ))):
+        if pred == "runs_on" and (
+            _ON_NOT_PLATFORM.search(obj)
+            or (
+                direction == "weak"
+                and not (is_name_like(obj) or r.chat or lexicon.category(obj) or _tool_word(obj))
+            )
+        ):
             return []  # "Alice is on vacation"; "runs on cron" is fine
-        verb = c[len(raw_s):].split(None, 1)[0].casefold() if c[len(raw_s):].strip() else ""
-        if not raw_s.strip() and verb in ("use", "like", "prefer", "deploy", "host", "run", "report"):
+        verb = c[len(raw_s) :].split(None, 1)[0].casefold() if c[len(raw_s) :].strip() else ""
+        if not raw_s.strip() and verb in (
+            "use",
+            "like",
+            "prefer",
+            "deploy",
+            "host",
+            "run",
+            "report",
+        ):
             return []  # "use CET": an instruction, not a statement
-        if pred == "uses" and not (is_name_like(obj) or r.chat or lexicon.category(obj)
-                                   or _tool_word(obj)):
+        if pred == "uses" and not (
+            is_name_like(obj) or r.chat or lexicon.category(obj) or _tool_word(obj)
+        ):
             return []  # "memory use dropped"
         if pred in ("team_lead", "owner") and direction == "ps":
             thing = r.subject(obj) if obj.casefold() not in ("it",) else r.last_thing
@@ -1063,10 +1325,12 @@ def _verbs(r: Reader, c: str, neg: bool, prev: str | None, spk: str | None) -> l
             return [Claim(thing, pred, subject, polarity=not neg)]
         if pred in _MULTI and not neg:
             return [Claim(subject, pred, o) for o in _items(obj)]
-        verb = c[len(raw_s):].strip().split(None, 1)[0].casefold()
-        moved = verb in ("joined", "moved", "relocated", "has", "have") and pred in (
-            "works_at", "lives_in"
-        ) and not re.match(r"(?i)\s*ha(?:s|ve)\s+(?:worked|lived|been)", c[len(raw_s):])
+        verb = c[len(raw_s) :].strip().split(None, 1)[0].casefold()
+        moved = (
+            verb in ("joined", "moved", "relocated", "has", "have")
+            and pred in ("works_at", "lives_in")
+            and not re.match(r"(?i)\s*ha(?:s|ve)\s+(?:worked|lived|been)", c[len(raw_s) :])
+        )
         out = [Claim(subject, pred, obj, polarity=not neg, change=moved)]
         role = re.search(r"(?i)\s+as\s+(?:an?\s+|the\s+|our\s+)?(?P<role>[\w /-]+)$", m.group("o"))
         if pred == "works_at" and role and _is_role(role.group("role"), loose=True) and not neg:
@@ -1076,7 +1340,7 @@ def _verbs(r: Reader, c: str, neg: bool, prev: str | None, spk: str | None) -> l
 
 
 def _tool_word(value: str) -> bool:
-    """ "npm", "cron", "pnpm": one lower-case word that is not an English inflection."""
+    """Whether a value is a tool's name ("npm", "cron"): one word, not an English inflection."""
     return (
         " " not in value
         and len(value) >= 2
@@ -1087,7 +1351,7 @@ def _tool_word(value: str) -> bool:
 
 _NOT_TOOLS = frozenset(
     """it them this that these those everything something anything nothing time money
-    tabs spaces less more much many some all both less fewer most""".split()
+    tabs spaces less more much many some all both less fewer most""".split()  # noqa: SIM905
 )
 
 
@@ -1095,13 +1359,21 @@ def _person_like(r: Reader, subject: str, raw: str) -> bool:
     low = raw.strip().casefold().split()
     if subject == r.owner or (low and low[-1] in _PERSON_PRONOUNS | _FIRST_PERSON):
         return True
-    if len(low) >= 2 and low[0] in ("my", "our", "his", "her", "their") and re.fullmatch(
-        _RELATION_NOUNS + "|parents|kids|family|children|grandparents|in-laws|folks", low[-1]
+    if (
+        len(low) >= 2
+        and low[0] in ("my", "our", "his", "her", "their")
+        and re.fullmatch(
+            _RELATION_NOUNS + "|parents|kids|family|children|grandparents|in-laws|folks", low[-1]
+        )
     ):
         return True  # "my parents live in Porto"
     if r.chat:  # "nadia is based in nairobi": a lone lower-case word is a name
-        return len(subject.split()) == 1 and lexicon.category(subject) is None and not re.search(
-            r"(?i)(?:db|api|service|server|site|app|cache|queue|sessions?|data|logs?)$", subject
+        return (
+            len(subject.split()) == 1
+            and lexicon.category(subject) is None
+            and not re.search(
+                r"(?i)(?:db|api|service|server|site|app|cache|queue|sessions?|data|logs?)$", subject
+            )
         )
     return subject[:1].isupper() and not subject.isupper() and lexicon.category(subject) is None
 
@@ -1114,15 +1386,20 @@ def _items(value: str) -> Iterator[str]:
 
 
 @_rule
-def _negative_verbs(r: Reader, c: str, neg: bool, prev: str | None, spk: str | None) -> list[Claim] | None:
+def _negative_verbs(
+    r: Reader, c: str, neg: bool, prev: str | None, spk: str | None
+) -> list[Claim] | None:
     m = re.match(_S + r"(?:left|quit)\s+for\s+(?P<b>.+)$", c, re.IGNORECASE)
     if m and not neg:  # "Zainab left for Canva"
         subject, new = _subj(r, m.group("s"), prev, spk), r.value(m.group("b"))
         if subject and new and is_name_like(new):
             return [Claim(subject, None, new, change=True, hint="works_at")]
-    m = re.match(_S + r"(?:left|has left|have left|quit|resigned from|was laid off from|"
-                 r"was fired from|departed|exited)\s+(?P<o>.+?)(?:\s+for\s+(?P<b>.+))?$", c,
-                 re.IGNORECASE)
+    m = re.match(
+        _S + r"(?:left|has left|have left|quit|resigned from|was laid off from|"
+        r"was fired from|departed|exited)\s+(?P<o>.+?)(?:\s+for\s+(?P<b>.+))?$",
+        c,
+        re.IGNORECASE,
+    )
     if m and not neg:
         subject, obj = _subj(r, m.group("s"), prev, spk), r.value(m.group("o"))
         if not subject or not obj or obj.casefold() in ("company", "the company", "job", "team"):
@@ -1134,15 +1411,27 @@ def _negative_verbs(r: Reader, c: str, neg: bool, prev: str | None, spk: str | N
             return [Claim(subject, None, new, replaces=obj, change=True)]
         # "left Acme", "left Dublin", "left the platform team": whatever holds that value
         return [Claim(subject, None, obj, polarity=False, hint="works_at")]
-    m = re.match(_S + r"(?:stepped down|resigned|retired|was removed|stepped away)\s+(?:as|from)\s+"
-                 r"(?:the\s+|our\s+|their\s+)?(?P<o>.+)$", c, re.IGNORECASE)
+    m = re.match(
+        _S + r"(?:stepped down|resigned|retired|was removed|stepped away)\s+(?:as|from)\s+"
+        r"(?:the\s+|our\s+|their\s+)?(?P<o>.+)$",
+        c,
+        re.IGNORECASE,
+    )
     if m and not neg:  # "Beatrix stepped down as chair of the board"
-        subject, obj = _subj(r, m.group("s"), prev, spk), r.value(m.group("o"), keep_prepositions=True)
+        subject, obj = (
+            _subj(r, m.group("s"), prev, spk),
+            r.value(m.group("o"), keep_prepositions=True),
+        )
         if subject and obj and _is_role(obj, loose=True):
             return [Claim(subject, "role", obj, polarity=False)]
         return [Claim(subject, None, obj, polarity=False)] if subject and obj else []
-    m = re.match(r"^(?P<t>.+?)\s+(?:has|have)\s+no\s+(?P<z>[\w -]+?)(?:\s+(?:for now|yet|anymore|at the moment|"
-                 r"right now))?$", c, re.IGNORECASE)
+    m = re.match(
+        r"^(?P<t>.+?)\s+(?:has|have)\s+no\s+(?P<z>[\w -]+?)"
+        r"(?:\s+(?:for now|yet|anymore|at the moment|"
+        r"right now))?$",
+        c,
+        re.IGNORECASE,
+    )
     if m and not neg:  # "the payments team has no lead for now"
         thing = r.subject(m.group("t"), spk)
         if thing and len(m.group("z").split()) <= 3:
@@ -1151,9 +1440,12 @@ def _negative_verbs(r: Reader, c: str, neg: bool, prev: str | None, spk: str | N
     if m and not neg:
         subject, obj = _subj(r, m.group("s"), prev, spk), r.value(m.group("o"))
         return [Claim(subject, "lives_in", obj, polarity=False)] if subject and obj else []
-    m = re.match(_S + r"(?:dropped|got rid of|retired|deprecated|sunset|sunsetted|decommissioned|"
-                 r"ditched|abandoned|removed|turned off|shut down|phased out|killed)\s+(?P<o>.+)$",
-                 c, re.IGNORECASE)
+    m = re.match(
+        _S + r"(?:dropped|got rid of|retired|deprecated|sunset|sunsetted|decommissioned|"
+        r"ditched|abandoned|removed|turned off|shut down|phased out|killed)\s+(?P<o>.+)$",
+        c,
+        re.IGNORECASE,
+    )
     if m and not neg:
         subject, obj = _subj(r, m.group("s"), prev, spk), r.value(m.group("o"))
         return [Claim(subject, None, obj, polarity=False)] if subject and obj else []
@@ -1184,21 +1476,35 @@ def _is_role(text: str, *, loose: bool = False) -> bool:
         return True
     if words[-1] in lexicon.ROLES and len(words) <= 3:
         return True
-    return loose and len(words) <= 3 and bool(
-        re.search(r"(?:ist|er|or|ian|ant|ent|ect|eer|ive)$", words[-1])
+    return (
+        loose
+        and len(words) <= 3
+        and bool(re.search(r"(?:ist|er|or|ian|ant|ent|ect|eer|ive)$", words[-1]))
     )
 
 
 @_rule
 def _copular(r: Reader, c: str, neg: bool, prev: str | None, spk: str | None) -> list[Claim] | None:
     # "the new Z is B" / "our Z is B" / "X's Z is B" / "the Z of T is B" / "Z is now B"
-    m = re.match(r"^(?:(?P<own>our|my|their|the|his|her|its)\s+|(?P<poss>[\w .&-]+?)'s?\s+)"
-                 r"(?P<new>new\s+)?(?P<z>[\w -]+?)(?:\s+of\s+(?P<t>[\w .&-]+?))?\s+"
-                 r"(?:is|are|=|has been|have been)\s+(?P<now>now\s+)?(?P<o>.+)$", c, re.IGNORECASE)
+    m = re.match(
+        r"^(?:(?P<own>our|my|their|the|his|her|its)\s+|(?P<poss>[\w .&-]+?)'s?\s+)"
+        r"(?P<new>new\s+)?(?P<z>[\w -]+?)(?:\s+of\s+(?P<t>[\w .&-]+?))?\s+"
+        r"(?:is|are|=|has been|have been)\s+(?P<now>now\s+)?(?P<o>.+)$",
+        c,
+        re.IGNORECASE,
+    )
     if m:
-        return _slot_claim(r, m.group("own"), m.group("poss") or m.group("t"), m.group("z"),
-                           m.group("o"), neg, change=bool(m.group("new") or m.group("now")),
-                           speaker=spk, chat=r.chat)
+        return _slot_claim(
+            r,
+            m.group("own"),
+            m.group("poss") or m.group("t"),
+            m.group("z"),
+            m.group("o"),
+            neg,
+            change=bool(m.group("new") or m.group("now")),
+            speaker=spk,
+            chat=r.chat,
+        )
     # "B is the new Z [of T]" / "B is our Z" / "B is X's Z" / "Alice is the CTO"
     m = _ROLE_RE.match(c)
     if m:
@@ -1210,9 +1516,24 @@ def _copular(r: Reader, c: str, neg: bool, prev: str | None, spk: str | None) ->
         value = r.value(value, keep_prepositions=True) or value
         org = m.group("org")
         title_head = value.casefold().split()[-1] if value.split() else ""
-        if org and (not org[:1].isupper() or (m.group("prep").casefold() == "of" and title_head in (
-            "vp", "head", "director", "chief", "president", "manager", "lead", "dean", "chair"
-        ))):  # "head of design", "VP of Sales": part of the title
+        if org and (
+            not org[:1].isupper()
+            or (
+                m.group("prep").casefold() == "of"
+                and title_head
+                in (
+                    "vp",
+                    "head",
+                    "director",
+                    "chief",
+                    "president",
+                    "manager",
+                    "lead",
+                    "dean",
+                    "chair",
+                )
+            )
+        ):  # "head of design", "VP of Sales": part of the title
             value, org = f"{value} {m.group('prep')} {org}", None
         article = (m.group("art") or "").strip().casefold()
         lead = value.casefold().endswith("lead") and article in ("a", "an", "")
@@ -1224,44 +1545,84 @@ def _copular(r: Reader, c: str, neg: bool, prev: str | None, spk: str | None) ->
             if org and not neg:
                 out.append(Claim(subject, "works_at", r.value(org) or org))
             return out
-    m = re.match(r"^(?:(?:our|my|the)\s+)?new\s+(?P<z>[\w -]+?)(?:\s+as of\s+\w+|\s+starting\s+\w+)?\s*"
-                 r"[:=—–-]\s*(?P<o>.+)$", c, re.IGNORECASE)
-    if m and not neg and (
-        " ".join(m.group("z").casefold().split()) in lexicon.SLOT_PREDICATES
-        or re.search(r"(?i)(?:manager|lead|owner|provider|contact|vendor|host|tool|address)$",
-                     m.group("z").strip())
+    m = re.match(
+        r"^(?:(?:our|my|the)\s+)?new\s+(?P<z>[\w -]+?)(?:\s+as of\s+\w+|\s+starting\s+\w+)?\s*"
+        r"[:=—–-]\s*(?P<o>.+)$",
+        c,
+        re.IGNORECASE,
+    )
+    if (
+        m
+        and not neg
+        and (
+            " ".join(m.group("z").casefold().split()) in lexicon.SLOT_PREDICATES
+            or re.search(
+                r"(?i)(?:manager|lead|owner|provider|contact|vendor|host|tool|address)$",
+                m.group("z").strip(),
+            )
+        )
     ):  # "New manager as of Monday: Henrik." (not "new customer: Pinecrest")
         obj = r.value(m.group("o"), keep_prepositions=True)
         if obj and is_name_like(obj):
             return [Claim(r._first_person(spk), m.group("z").strip(), obj, change=True)]
-    m = re.match(r"^(?P<s>.+?)\s+(?:has|have|got)\s+(?:a\s+)?new\s+(?P<z>[\w -]+?)\s*(?::|,|-|is)\s*"
-                 r"(?P<o>.+)$", c, re.IGNORECASE)
+    m = re.match(
+        r"^(?P<s>.+?)\s+(?:has|have|got)\s+(?:a\s+)?new\s+(?P<z>[\w -]+?)\s*(?::|,|-|is)\s*"
+        r"(?P<o>.+)$",
+        c,
+        re.IGNORECASE,
+    )
     if m and not neg:  # "Hugo has a new email: hugo@..."
         subject = _subj(r, m.group("s"), prev, spk)
         obj = r.value(m.group("o"), keep_prepositions=True)
         if subject and obj:
             return [Claim(subject, m.group("z").strip(), obj, change=True)]
         return []
-    m = re.match(r"^(?P<b>.+?)\s+(?:is|are)\s+(?P<now>now\s+)?(?:(?P<own>our|my|the|his|her|their)\s+|"
-                 r"(?P<poss>[\w .&-]+?)'s\s+)(?P<new>new\s+)?(?P<z>[\w -]+?)"
-                 r"(?:\s+(?:of|for|on)\s+(?P<t>.+))?$", c, re.IGNORECASE)
+    m = re.match(
+        r"^(?P<b>.+?)\s+(?:is|are)\s+(?P<now>now\s+)?(?:(?P<own>our|my|the|his|her|their)\s+|"
+        r"(?P<poss>[\w .&-]+?)'s\s+)(?P<new>new\s+)?(?P<z>[\w -]+?)"
+        r"(?:\s+(?:of|for|on)\s+(?P<t>.+))?$",
+        c,
+        re.IGNORECASE,
+    )
     if m:
         value = m.group("b")
         if value.casefold().split()[-1] in _FIRST_PERSON | _PERSON_PRONOUNS | _THING_PRONOUNS:
             value = _subj(r, value, prev, spk) or ""
-        return _slot_claim(r, m.group("own"), m.group("poss") or m.group("t"), m.group("z"),
-                           value, neg, change=bool(m.group("new") or m.group("now")),
-                           speaker=spk, chat=r.chat)
+        return _slot_claim(
+            r,
+            m.group("own"),
+            m.group("poss") or m.group("t"),
+            m.group("z"),
+            value,
+            neg,
+            change=bool(m.group("new") or m.group("now")),
+            speaker=spk,
+            chat=r.chat,
+        )
     return None
 
 
-def _slot_claim(r: Reader, own: str | None, owner_name: str | None, slot: str, value: str,
-                neg: bool, *, change: bool, speaker: str | None, chat: bool) -> list[Claim]:
-    slot = re.sub(r"(?i)(?:\s+(?:again|now|too|anymore|still|currently|today))+$", "",
-                  " ".join(slot.split())).strip(" -")
+def _slot_claim(
+    r: Reader,
+    own: str | None,
+    owner_name: str | None,
+    slot: str,
+    value: str,
+    neg: bool,
+    *,
+    change: bool,
+    speaker: str | None,
+    chat: bool,
+) -> list[Claim]:
+    slot = re.sub(
+        r"(?i)(?:\s+(?:again|now|too|anymore|still|currently|today))+$", "", " ".join(slot.split())
+    ).strip(" -")
     words = slot.casefold().split()
-    if not words or len(words) > 4 or words[-1] in lexicon.SLOT_STOPWORDS or any(
-        w in ("is", "are", "was", "were", "be", "been", "not", "and", "or") for w in words
+    if (
+        not words
+        or len(words) > 4
+        or words[-1] in lexicon.SLOT_STOPWORDS
+        or any(w in ("is", "are", "was", "were", "be", "been", "not", "and", "or") for w in words)
     ):
         return []
     own_low = (own or "").casefold()
@@ -1282,8 +1643,12 @@ def _slot_claim(r: Reader, own: str | None, owner_name: str | None, slot: str, v
         # "the CTO is Alice": Alice's role
         return [Claim(obj, "role", slot, polarity=not neg)]
     known = " ".join(words) in lexicon.SLOT_PREDICATES
-    if own_low == "the" and not owner_name and not (
-        change or known or (is_name_like(obj) and not chat) or any(ch.isdigit() for ch in obj)
+    if (
+        own_low == "the"
+        and not owner_name
+        and not (
+            change or known or (is_name_like(obj) and not chat) or any(ch.isdigit() for ch in obj)
+        )
     ):
         return []  # "the weather is nice", "the coffee machine is broken"
     if not (is_name_like(obj) or chat or own_low in ("our", "my") or owner_name):
@@ -1293,7 +1658,9 @@ def _slot_claim(r: Reader, own: str | None, owner_name: str | None, slot: str, v
     return [Claim(subject, slot, obj, polarity=not neg, change=change)]
 
 
-def read_sentence(sentence: str, *, at: dt.datetime | None = None, owner: str = OWNER) -> list[Claim]:
+def read_sentence(
+    sentence: str, *, at: dt.datetime | None = None, owner: str = OWNER
+) -> list[Claim]:
     """Return the claims of one sentence read on its own (no pronoun context).
 
     Args:

@@ -73,7 +73,7 @@ DATE_PATTERN = re.compile(
     + rf"|{_MONTH}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}"
     + rf"|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\.?,?\s+\d{{4}}"
     + rf"|(?:early|mid|late)[- ]{_MONTH}(?:\s+\d{{4}})?"
-    + rf"|(?:early|mid|late)[- ]\d{{4}}"
+    + r"|(?:early|mid|late)[- ]\d{4}"
     + rf"|{_MONTH}\.?\s+\d{{4}}"
     + rf"|{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?"
     + rf"|(?:last|this|next)\s+(?:week|month|year|quarter|{'|'.join(_SEASONS)}|{'|'.join(_WEEKDAYS)}|{_MONTH})"  # noqa: E501
@@ -218,7 +218,11 @@ def find_dates(text: str, at: dt.datetime) -> Iterator[tuple[dt.datetime, str, t
         when = _resolve(expr, at)
         if when is None:
             continue
-        if role == "end" and when <= at and re.fullmatch(rf"{_MONTH}|{'|'.join(_WEEKDAYS)}", expr, re.I):
+        if (
+            role == "end"
+            and when <= at
+            and re.fullmatch(rf"{_MONTH}|{'|'.join(_WEEKDAYS)}", expr, re.I)
+        ):
             # "until June" said in January: the coming June
             ahead = _resolve(f"next {expr}", at)
             when = ahead if ahead is not None else when
@@ -229,7 +233,8 @@ def strip_dates(text: str, at: dt.datetime) -> str:
     """Return ``text`` without its date expressions (and their prepositions).
 
     >>> import datetime as dt
-    >>> strip_dates("Alice joined Globex last week", dt.datetime(2026, 6, 10, tzinfo=dt.timezone.utc))
+    >>> at = dt.datetime(2026, 6, 10, tzinfo=dt.timezone.utc)
+    >>> strip_dates("Alice joined Globex last week", at)
     'Alice joined Globex'
     """
     spans = [span for _, _, span in find_dates(text, at)]

@@ -94,7 +94,7 @@ HYPOTHETICAL = frozenset(
     hopefully want wants wanted aim aims aiming evaluate evaluating trial trialing piloting
     prototype prototyping exploring explore discussing discussed debating debate maybe
     eventually someday soon tomorrow next upcoming need needs must let's lets try trying
-    tried attempt attempting""".split()
+    tried attempt attempting""".split()  # noqa: SIM905
 )
 #: Phrases of the same kind that are more than one word.
 HYPOTHETICAL_PHRASES = (
@@ -147,14 +147,14 @@ ROLES = frozenset(
     researcher manager intern consultant contractor advisor accountant recruiter sre devops
     pm tpm em owner principal fellow editor writer lawyer doctor nurse teacher professor
     student admin administrator operator specialist coordinator officer associate partner
-    secretary treasurer head""".split()
+    secretary treasurer head""".split()  # noqa: SIM905
 )
 ROLE_MODIFIERS = frozenset(
     """senior junior staff principal lead chief associate assistant deputy interim acting
     new former software backend frontend front-end back-end fullstack full-stack data ml ai
     platform infrastructure security product project program engineering marketing sales
     design qa test mobile ios android web cloud site reliability solutions research
-    general technical executive managing regional""".split()
+    general technical executive managing regional""".split()  # noqa: SIM905
 )
 
 #: Slot words that are not attributes ("our goal is speed", "the problem is latency").
@@ -163,7 +163,7 @@ SLOT_STOPWORDS = frozenset(
     questions reason reasons point answer best worst same first last only rest weather
     mood feeling hope fear concern worry bottleneck priority focus mistake bug risk result
     outcome decision agreement consensus story truth fact deal catch trick key secret
-    difference situation status quo""".split()
+    difference situation status quo""".split()  # noqa: SIM905
 )
 
 #: Categories of common values, so a change statement can find the slot it fills.
@@ -171,36 +171,36 @@ CATEGORIES: dict[str, frozenset[str]] = {
     "language": frozenset(
         """go golang rust python java kotlin scala typescript javascript ruby php elixir
         erlang haskell c c++ c# csharp swift clojure ocaml zig perl lua dart r julia
-        fortran cobol nim crystal f#""".split()
+        fortran cobol nim crystal f#""".split()  # noqa: SIM905
     ),
     "framework": frozenset(
         """laravel django flask fastapi rails express nestjs spring next.js nextjs nuxt
         react vue angular svelte gin echo fiber phoenix symfony asp.net .net dotnet node
         node.js nodejs deno bun actix axum rocket tornado starlette sinatra hapi koa
-        remix gatsby ember electron flutter""".split()
+        remix gatsby ember electron flutter""".split()  # noqa: SIM905
     ),
     "database": frozenset(
         """postgres postgresql mysql mariadb sqlite mongodb mongo redis cassandra dynamodb
         cockroachdb cockroach oracle mssql sqlserver elasticsearch opensearch clickhouse
         snowflake bigquery redshift neo4j kuzu duckdb couchdb firestore supabase
-        planetscale timescaledb memcached etcd""".split()
+        planetscale timescaledb memcached etcd""".split()  # noqa: SIM905
     ),
     "cloud": frozenset(
         """aws gcp azure heroku vercel netlify fly.io digitalocean linode hetzner
-        cloudflare render railway ovh vultr on-prem""".split()
+        cloudflare render railway ovh vultr on-prem""".split()  # noqa: SIM905
     ),
     "ci": frozenset(
         """jenkins circleci travis travisci buildkite teamcity bamboo drone
-        github-actions gitlab-ci""".split()
+        github-actions gitlab-ci""".split()  # noqa: SIM905
     ),
     "deploy": frozenset(
         """docker kubernetes k8s helm nomad ansible terraform pulumi chef puppet
         argocd argo flux docker-compose compose swarm ecs eks gke aks openshift
-        capistrano""".split()
+        capistrano""".split()  # noqa: SIM905
     ),
     "llm": frozenset(
         """openai anthropic cohere mistral gemini claude gpt-4 gpt-4o llama voyage
-        huggingface ollama""".split()
+        huggingface ollama""".split()  # noqa: SIM905
     ),
 }
 _PHRASES = {
@@ -244,6 +244,7 @@ def category(value: str) -> str | None:
         if head in _PHRASES:
             return _PHRASES[head]
     return None
+
 
 #: Slot words in "our Z is ..." / "X's Z is ..." that mean a general relation, used when the
 #: memory's ontology does not know the word itself (the user's vocabulary wins).
@@ -306,7 +307,7 @@ PEOPLE_SLOTS = frozenset(
 SELF_SPEAKERS = frozenset({"user", "me", "human", "assistant", "ai", "bot", "agent", "system"})
 _NOT_SPEAKERS = frozenset(
     """correction update note fyi psa news reminder todo warning important context summary
-    background decision result results status question answer edit erratum""".split()
+    background decision result results status question answer edit erratum""".split()  # noqa: SIM905
 )
 
 

@@ -1,4 +1,4 @@
-"""Sentences and turns of a text: the only module that imports spaCy.
+r"""Sentences and turns of a text: the only module that imports spaCy.
 
 The default pipeline is ``spacy.blank("en")`` with the rule-based ``sentencizer``: no model to
 download, deterministic, tens of thousands of short sentences per second. A text is first cut
@@ -6,7 +6,7 @@ into lines; a line that starts with a speaker (``user:``, ``assistant:``, ``Caro
 turn of its own, and the speaker is kept with each of its sentences. Lines that continue a
 paragraph are joined before sentence splitting.
 
->>> [(s.text, s.speaker) for s in sentences("user: We moved to Go. It is fast\\nassistant: Noted.")]
+>>> [(s.text, s.speaker) for s in sentences("user: We moved to Go. It is fast\nassistant: Noted.")]
 [('We moved to Go.', 'user'), ('It is fast', 'user'), ('Noted.', 'assistant')]
 """
 
@@ -103,8 +103,13 @@ def sentences(text: str) -> list[Sentence]:
             s = text[start:end].strip()
             if not s:
                 continue
-            if out and out[-1].turn == i and (
-                (start > 0 and not text[start - 1].isspace()) or _ABBREVIATION.search(out[-1].text)
+            if (
+                out
+                and out[-1].turn == i
+                and (
+                    (start > 0 and not text[start - 1].isspace())
+                    or _ABBREVIATION.search(out[-1].text)
+                )
             ):
                 # "Socket.IO", "Node.js", "Dr. Mensah": a full stop inside a name
                 glue = "" if not text[start - 1].isspace() else " "

@@ -217,8 +217,9 @@ def write(
                 )
             pred = mem.ontology.resolve(fact.predicate)
             plan = plan_assert(fact, same, cardinality=pred.cardinality)
-            plan.closes = [Close(c.fact, c.superseded_by, _said(c.reason, row.claim))
-                           for c in plan.closes]
+            plan.closes = [
+                Close(c.fact, c.superseded_by, _said(c.reason, row.claim)) for c in plan.closes
+            ]
             return plan
 
         results = mem._write(rows, planner=planner, also=also)  # noqa: SLF001

@@ -119,12 +119,14 @@ class Resolver:
         """The relation a slot word names: the ontology's, else a general one, else new."""
         found = self.lookup(name)
         if found is None:
-            general = lexicon.SLOT_PREDICATES.get(" ".join(name.casefold().replace("_", " ").split()))
+            general = lexicon.SLOT_PREDICATES.get(
+                " ".join(name.casefold().replace("_", " ").split())
+            )
             found = None if general is None else self.lookup(general)
         return found or Predicate(name=predicate_name(name), cardinality=DEFAULT_CARDINALITY)
 
     def _split_thing(self, c: Claim, start: dt.datetime) -> Claim | None:
-        """ "the grpc gateway port" names the grpc gateway's port when only that reads."""
+        """Read "the grpc gateway port" as the grpc gateway's port when only that reads."""
         words = c.subject.split()
         if len(words) < 2 or self._values(c.subject, start):
             return None
@@ -195,9 +197,14 @@ class Resolver:
         if not c.polarity:
             return self._ends(c, c.subject, pred.name, c.object, start)
         assert c.object is not None
-        if pred.cardinality == "one" and c.also and not c.change and any(
-            v.predicate == pred.name and self.key(v.object) != self.key(c.object)
-            for v in self._values(c.subject, start)
+        if (
+            pred.cardinality == "one"
+            and c.also
+            and not c.change
+            and any(
+                v.predicate == pred.name and self.key(v.object) != self.key(c.object)
+                for v in self._values(c.subject, start)
+            )
         ):
             return None  # "Alice also works at Globex": an addition, never a supersession
         name = pred.name
@@ -212,8 +219,13 @@ class Resolver:
             out.append(self._act("end", c, c.subject, name, c.replaces, start))
         if c.correction and self.predicate(name).cardinality == "one":
             # The old value was wrong, not outdated: the new one replaces it from its start.
-            olds = [v for v in self._values(c.subject, start) if v.predicate == name
-                    and self.key(v.object) != self.key(c.object) and v.valid_from <= start]
+            olds = [
+                v
+                for v in self._values(c.subject, start)
+                if v.predicate == name
+                and self.key(v.object) != self.key(c.object)
+                and v.valid_from <= start
+            ]
             if len(olds) == 1 and c.valid_from is None:
                 start = olds[0].valid_from
         out.append(self._act("assert", c, c.subject, name, c.object, start))
@@ -275,7 +287,7 @@ class Resolver:
         if len(held) == 1:  # "went back to Terraform": a value it has already
             return [self._act("assert", c, c.subject, held.pop(), new, start)]
         people = c.hint in lexicon.PEOPLE_SLOTS
-        slots = {}
+        slots: dict[str, list[str]] = {}
         for v in values:
             pred = self.predicate(v.predicate)
             if (
@@ -288,8 +300,9 @@ class Resolver:
             return [self._act("assert", c, c.subject, c.hint, new, start)]
         fits = [p for p, olds in slots.items() if all(compatible(new, o) for o in olds)]
         same_family = [
-            p for p in fits if _family(new) is not None and all(
-                _family(o) == _family(new) for o in slots[p])
+            p
+            for p in fits
+            if _family(new) is not None and all(_family(o) == _family(new) for o in slots[p])
         ]
         chosen = same_family if len(same_family) == 1 else fits
         if len(chosen) == 1:
@@ -308,6 +321,7 @@ class Resolver:
         old_key = self.key(old)
         subjects = [c.subject] + ([self.owner] if c.subject != self.owner else [])
         found: list[tuple[str, _Value]] = []
+
         def holds(value: str) -> bool:  # "replaced Kong" names "Kong 3.4" too
             k = self.key(value)
             return k == old_key or k.startswith(old_key + " ")
