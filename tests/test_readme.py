@@ -9,17 +9,23 @@ ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 
 
-def test_python_example_runs_and_prints_what_the_readme_shows(tmp_path, monkeypatch, capsys):
-    (code,) = re.findall(r"```python\n(.*?)```", README, flags=re.S)
-    (shown,) = re.findall(r"```text\n(.*?)```", README, flags=re.S)
+def test_python_examples_run_and_print_what_the_readme_shows(tmp_path, monkeypatch, capsys):
+    codes = re.findall(r"```python\n(.*?)```", README, flags=re.S)
+    shown = re.findall(r"```text\n(.*?)```", README, flags=re.S)
+    assert len(codes) == len(shown) == 2
     monkeypatch.chdir(tmp_path)
-    exec(compile(code, "README.md", "exec"), {})
-    out = capsys.readouterr().out
-    assert out == shown
+    outs = []
+    for code, want in zip(codes, shown, strict=True):
+        exec(compile(code, "README.md", "exec"), {})
+        outs.append(capsys.readouterr().out)
+        assert outs[-1] == want
     # The belief that changed: Laravel believed on June 5, Go known for June 5 since June 10.
-    believed, known = out.splitlines()[2], out.splitlines()[3]
+    believed, known = outs[0].splitlines()[2], outs[0].splitlines()[3]
     assert believed.startswith("api runs_on Laravel")
     assert known.startswith("api runs_on Go")
+    # Text: the replaced values are never shown as current.
+    assert "was Laravel" in outs[1]
+    assert "was Acme" in outs[1]
 
 
 def test_command_line_section_names_real_commands():
