@@ -7,6 +7,8 @@ or ``python -m tests.text_eval`` for the table and every failing story.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import datetime as dt
 import re
 from collections import Counter
@@ -19,9 +21,17 @@ from graphmem.normalize import entity_key
 from graphmem.ontology import Ontology
 
 SUPERSESSION_PRECISION_FLOOR = 0.97  # a wrong supersession is worse than a missed one
-SUPERSESSION_RECALL_FLOOR = 0.90
-CLAIM_PRECISION_FLOOR = 0.85
-CLAIM_RECALL_FLOOR = 0.80
+SUPERSESSION_RECALL_FLOOR = 0.95
+CLAIM_PRECISION_FLOOR = 0.97
+CLAIM_RECALL_FLOOR = 0.95
+#: The other two corpora, written by authors who did not see the rules: the held-out one was
+#: used for a second round of fixes, the test one (written last) was not tuned on. Their floors
+#: sit a little under what they measured when they were added (see docs/concepts/text.md).
+OTHER_CORPORA = {
+    # corpus: (supersession precision, supersession recall, claim precision, claim recall)
+    "text_corpus_holdout.jsonl": (0.97, 0.80, 0.95, 0.88),
+    "text_corpus_test.jsonl": (0.97, 0.75, 0.95, 0.85),
+}
 
 STORY_KEYS = {
     "id",
@@ -266,7 +276,9 @@ def validate(story: dict[str, Any]) -> None:
         crowded = [slot for slot, count in slots.items() if count > 1]
         assert not crowded, f"{sid} session {i}: single-valued {crowded} has two values"
         empty = not claims[i] and not ends[i]
-        assert empty == (i in notes), f"{sid} session {i}: a note iff no claim and no end"
+        # A session keeps its own text (no note copy); a remembered text without claims is a note.
+        noted = empty and story["via"] == "remember"
+        assert noted == (i in notes), f"{sid} session {i}: a note iff remembered, no claim, no end"
 
     current = {key(*_row(r, 3, f"{sid} current")) for r in story["current"]}
     not_current = {key(*_row(r, 3, f"{sid} not_current")) for r in story["not_current"]}
@@ -462,3 +474,18 @@ def test_claim_precision(report: text_eval.Report) -> None:
 
 def test_claim_recall(report: text_eval.Report) -> None:
     assert report.claims.recall >= CLAIM_RECALL_FLOOR
+
+
+@pytest.mark.parametrize("name", sorted(OTHER_CORPORA))
+def test_unseen_corpora(name: str) -> None:
+    stories = text_eval.load_corpus(Path(text_eval.CORPUS_PATH).parent / name)
+    for story in stories:
+        validate({**story, "id": "s" + str(story["id"])[1:]})  # h001 / t001 ids
+    result = text_eval.evaluate(stories)
+    print("\n" + name + "\n" + text_eval.format_report(result, max_failures=10))
+    sup_p, sup_r, claim_p, claim_r = OTHER_CORPORA[name]
+    assert not result.errors, [(s.id, s.error) for s in result.errors]
+    assert result.supersessions.precision >= sup_p
+    assert result.supersessions.recall >= sup_r
+    assert result.claims.precision >= claim_p
+    assert result.claims.recall >= claim_r
