@@ -145,9 +145,7 @@ class AdmissionPolicy(BaseModel):
     @classmethod
     def off(cls) -> AdmissionPolicy:
         """Return a policy that admits everything valid: no clamping, no rate limits."""
-        return cls(
-            rate_limits={}, clamp=False, min_statement_chars=1, max_statement_chars=MAX_NAME
-        )
+        return cls(rate_limits={}, clamp=False, min_statement_chars=1, max_statement_chars=MAX_NAME)
 
     def rate_limit(self, kind: str) -> int | None:
         """Return how many writes of ``kind`` are allowed per window (``None``: unlimited)."""

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from graphmem.errors import InvalidInput
 from graphmem.models import WriteResult
+from graphmem.normalize import check_text
 from graphmem.text.claims import OWNER, Claim
 from graphmem.timeutil import TimeLike, to_utc
 
@@ -90,6 +91,7 @@ def ingest_text(
         raise InvalidInput(f"source={source!r} must be a string or None")
     if not text.strip():
         return []
+    check_text(text, what="text")  # at most MAX_TEXT characters, no lone surrogates
     when = mem.now() if at is None else to_utc(at, name="at")
     [results] = write(mem, [Segment(text, when, source)], owner=mem.owner)
     return results

@@ -78,9 +78,10 @@ def open(  # noqa: A001 - the public name is part of the contract: gm.open()
             limits per kind); default :class:`~graphmem.admission.AdmissionPolicy()`. Use
             ``AdmissionPolicy.unlimited()`` for backfills, ``AdmissionPolicy.off()`` to admit
             everything valid.
-        similarity: how ``remember`` compares texts; default
-            :func:`graphmem.similarity.text_similarity` (offline). Pass
-            :class:`graphmem.similarity.EmbeddingSimilarity` to use embeddings.
+        similarity: how free-text notes are compared; default
+            :func:`graphmem.similarity.default_similarity` (WordLlama's bundled model, offline;
+            the lexical :func:`~graphmem.similarity.text_similarity` where it is missing). Any
+            :class:`~graphmem.similarity.Similarity` plugs in.
         ontology: the predicates a new database starts with: ``"default"`` (the shipped
             general agent-memory relations), ``None`` (none: every predicate is defined by use
             or by ``define_predicate``) or the path of a JSON file in the format of
@@ -138,11 +139,11 @@ class Memory:
         ontology: str | os.PathLike[str] | None = "default",
     ) -> None:
         from graphmem.ontology import choose_ontology
-        from graphmem.similarity import text_similarity
+        from graphmem.similarity import default_similarity
 
         chosen = choose_ontology(ontology)  # before the store: a bad value creates nothing
         self.admission = admission if admission is not None else AdmissionPolicy()
-        self.similarity: Similarity = similarity or text_similarity
+        self.similarity: Similarity = similarity or default_similarity()
         self._rate = RateLimiter(
             self.admission,
             seed=lambda since: parse_window(self._store.get_meta("rate_window"), since),

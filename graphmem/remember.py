@@ -62,7 +62,7 @@ from graphmem.timeutil import TimeLike, fmt, to_utc
 if TYPE_CHECKING:
     from graphmem.memory import Memory
 
-__all__ = ["DEFAULT_SUBJECT", "NOTE", "plan_note", "remember"]
+__all__ = ["DEFAULT_SUBJECT", "NOTE", "negated_topic", "plan_note", "remember"]
 
 #: The predicate of free-text memories (multi-valued, defined in the default ontology).
 NOTE = "note"
@@ -77,6 +77,23 @@ def _text_of(note: Fact) -> str:
 def _quote(text: str, limit: int = 80) -> str:
     text = " ".join(text.split())
     return repr(text if len(text) <= limit else text[: limit - 1] + "…")
+
+
+def negated_topic(text: str) -> str:
+    """What a negating text negates, for comparing it with notes; other texts unchanged.
+
+    >>> negated_topic("The weekly demo no longer happens on Fridays")
+    'The weekly demo happens on Fridays'
+    >>> negated_topic("The demo happens on Fridays")
+    'The demo happens on Fridays'
+    """
+    from graphmem.contradiction import negates
+    from graphmem.text.claims import denegate
+
+    if not negates(text):
+        return text
+    positive, _ = denegate(text.replace("’", "'").replace("n't", " not"))
+    return positive or text
 
 
 def plan_note(new: Fact, current: Sequence[Fact], *, similarity: Similarity) -> Plan:
@@ -115,7 +132,9 @@ def plan_note(new: Fact, current: Sequence[Fact], *, similarity: Similarity) -> 
         )
     else:
         # nearest() stops at the first 1.0 (equal normalised text scores 1.0 by contract).
-        chosen = nearest(text, [(_text_of(v), v) for v in notes], similarity)
+        # A negating text is compared as what it negates: "the demo no longer happens on
+        # Fridays" is about "the demo happens on Fridays" (the cue itself is not the topic).
+        chosen = nearest(negated_topic(text), [(_text_of(v), v) for v in notes], similarity)
         decision = decide_text(text, None if chosen is None else (_text_of(chosen[0]), chosen[1]))
 
     if chosen is None or decision is Decision.ADD:

@@ -279,6 +279,9 @@ def _check(
         if not sid:
             raise InvalidInput(f"{where}session_id is blank; pass a non-blank id or None")
     text = _optional_str(where, "text", item.get("text"))
+    for key in ("text", "title", "summary", "source"):
+        if item.get(key) is not None:  # a transcript may be long; 1 MB is not a session
+            check_text(item[key], what=f"{where}{key}")
     fields = {
         "id": sid or "s" + new_id()[1:],
         "started_at": started,

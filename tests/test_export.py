@@ -654,7 +654,8 @@ def test_check_reports_a_supersede_cycle() -> None:
     ]
     problems, _ = check_rows(rows, predicates=[{"name": "p", "cardinality": "many"}])
     cycles = [p for p in problems if p.code == "superseded-by-cycle"]
-    assert len(cycles) == 1 and set(cycles[0].fids) == {"a", "b", "c"}
+    assert len(cycles) == 1
+    assert set(cycles[0].fids) == {"a", "b", "c"}
 
 
 @pytest.mark.parametrize("key", ["schema_version", "last_write"])
@@ -665,9 +666,9 @@ def test_import_never_trusts_meta_from_the_file(
     lines = _export(mem, "jsonl").splitlines()
     lines.insert(1, json.dumps({"type": "meta", "key": key, "value": "999"}))
     path = os.path.join(os.fspath(tmp_path), "copy.kuzu")
-    with gm.open(path, engine=ENGINE) as copy:
-        with pytest.raises(gm.InvalidInput, match=rf"line 2: a meta record sets '{key}'"):
-            ex.import_memory(copy, io.StringIO("\n".join(lines)))
+    message = rf"line 2: a meta record sets '{key}'"
+    with gm.open(path, engine=ENGINE) as copy, pytest.raises(gm.InvalidInput, match=message):
+        ex.import_memory(copy, io.StringIO("\n".join(lines)))
     with gm.open(path, engine=ENGINE) as copy:  # still opens: nothing was written
         assert copy.count_versions() == 0
         assert db.all_meta(copy._store)["schema_version"] != "999"
@@ -699,7 +700,8 @@ def test_deeply_nested_json_is_invalid_input(mem: gm.Memory, tmp_path: os.PathLi
     for args in (["import", bad], ["add-many", bad]):
         result = runner.invoke(cli, ["--db", db_path, "--engine", ENGINE, *args])
         assert result.exit_code == 1, result.output
-        assert "line 3" in result.output and "nested too deeply" in result.output
+        assert "line 3" in result.output
+        assert "nested too deeply" in result.output
         assert not isinstance(result.exception, RecursionError)
         assert "Traceback" not in result.output
 

@@ -611,11 +611,14 @@ def test_cli(cli_db: str, args: list[str], via_env: bool) -> None:
     assert result.exit_code in (0, 1, 2), (args, result.output)
     assert "Traceback" not in result.output
     if result.exit_code == 1 and args[0] != "check":
-        last = result.output.rstrip("\n").splitlines()[-1]
-        assert last.startswith("Error: "), result.output
+        last = result.stderr.rstrip("\n").splitlines()[-1]
+        if "--json" in args:  # errors under --json are one JSON object on stderr
+            assert "error" in json.loads(last), result.output
+        else:
+            assert last.startswith("Error: "), result.output
         assert len(last) <= 2200
     if result.exit_code == 0 and "--json" in args:
-        json.loads(result.output)
+        json.loads(result.stdout)
 
 
 # -- after the whole run ----------------------------------------------------------------------

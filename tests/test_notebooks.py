@@ -22,12 +22,14 @@ IDS = [p.stem for p in NOTEBOOKS]
 PRIVATE = re.compile(r"\.\s*_[a-zA-Z]|graphmem\.[\w.]*\._")
 
 
-def test_the_four_notebooks_exist() -> None:
+def test_the_six_notebooks_exist() -> None:
     assert IDS == [
         "01-quickstart",
         "02-what-did-we-believe",
         "03-contradictions-and-why",
         "04-topics-and-hotness",
+        "05-text-memory",
+        "06-episodic-recall",
     ]
 
 

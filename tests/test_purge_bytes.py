@@ -151,10 +151,12 @@ def test_purge_through_a_symlink_rewrites_the_real_file(tmp_path: Path) -> None:
         clock.advance(days=1)
         mem.purge("Qwzx Purgeme", reason="erasure request")
         assert len(mem.facts(predicate="works_at")) == 30  # the reopened store works
-    assert link.is_symlink() and os.path.realpath(link) == str(real)
+    assert link.is_symlink()
+    assert os.path.realpath(link) == str(real)
     hits = _found(real_dir, SECRETS)
     assert not hits, f"purged content is still in the real file: {hits}"
-    assert _work_dirs(real_dir) == [] and _work_dirs(link_dir) == []
+    assert _work_dirs(real_dir) == []
+    assert _work_dirs(link_dir) == []
     with gm.open(str(real), engine=ENGINE, read_only=True) as a:
         assert not a.facts(subject="Qwzx Purgeme")
         assert len(a.facts(predicate="works_at")) == 30
@@ -189,8 +191,8 @@ def test_a_killed_purge_leaves_no_purged_bytes_after_the_next_open(
         time.sleep(kill)
         proc.send_signal(signal.SIGKILL)
     out, _ = proc.communicate(timeout=60)
-    assert proc.returncode == -signal.SIGKILL
     finished = b"done" in out
+    assert proc.returncode == (0 if finished else -signal.SIGKILL)
     if mode == "after-commit":
         # The dangerous state: the purge is committed, its strings are still in the file.
         with gm.open(path, engine=ENGINE, read_only=True) as mem:

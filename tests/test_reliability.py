@@ -73,6 +73,13 @@ def _tmpfs(where: Path, size: str) -> Iterator[Path]:
         subprocess.run(["umount", "-l", str(where)], check=False)
 
 
+@pytest.mark.xfail(
+    ENGINE == "ladybug",
+    strict=True,
+    reason="ladybug 0.22 refuses to open a write-ahead log whose last record a full disk cut "
+    "short ('Checksum verification failed, the WAL file is corrupted'); graphmem reports it "
+    "as a StoreError",
+)
 def test_a_write_that_failed_on_a_full_disk_is_absent(tmp_path: Path) -> None:
     with _tmpfs(tmp_path / "disk", "20m") as disk:
         path = str(disk / "mem.kuzu")

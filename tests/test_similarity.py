@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import graphmem as gm
 from graphmem.contradiction import decide_text, normalize_text
 from graphmem.errors import InvalidInput
 from graphmem.models import Decision
@@ -298,3 +299,36 @@ def test_embedding_similarity_is_symmetric_and_bounded(a: str, b: str) -> None:
     assert score == similarity(b, a)
     assert 0.0 <= score <= 1.0
     assert similarity(a, a) == 1.0
+
+
+# -- the default: WordLlama's bundled model ----------------------------------------------------
+
+
+def test_wordllama_loads_its_bundled_files_without_the_network(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import socket
+
+    from graphmem.similarity import wordllama_similarity
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("WordLlama tried to reach the network")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+    sim = wordllama_similarity()
+    assert sim("We deploy with Docker Compose", "we deploy with docker compose.") == 1.0
+    paraphrase = sim("the standup starts at nine", "our standup begins at 9")
+    unrelated = sim("the standup starts at nine", "release notes go out every Monday")
+    assert paraphrase >= 0.88 > unrelated  # the lexical default scores the paraphrase 0.41
+    assert sim("a b c", "x y z") == sim("x y z", "a b c")
+
+
+def test_memory_default_is_wordllama_and_plugs_out() -> None:
+    from graphmem.similarity import DefaultSimilarity
+
+    with gm.open() as mem:
+        assert isinstance(mem.similarity, DefaultSimilarity)
+        assert mem.similarity.name == "wordllama"
+    with gm.open(similarity=text_similarity) as mem:
+        assert mem.similarity is text_similarity

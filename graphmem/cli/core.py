@@ -307,8 +307,7 @@ def history(
 ) -> None:
     """The timeline of SUBJECT [PREDICATE], ordered by valid_from."""
     if all_:
-        if not as_json:  # --json output stays one JSON document
-            click.echo("note: --all is deprecated; use --include-expired", err=True)
+        click.echo("note: --all is deprecated; use --include-expired", err=True)
         include_expired = True
     with open_memory(ctx, read_only=True) as mem:
         rows = mem.history(subject, predicate, include_expired=include_expired)

@@ -20,7 +20,10 @@ numbers below are Kuzu 0.11.3; STACK_NOTES §2):
   logged writes and loses the copied rows (a torn write, Kuzu 0.11.3 and ladybug 0.22, found
   for issue #7), and a rolled-back transaction that COPY-ed into a non-empty rel table corrupts
   it (later writes resurrect the rolled-back rows). A transaction holding *only* COPYs commits
-  all or nothing. So :meth:`insert_facts` defers a big batch, with the entities and predicates
+  all or nothing, except on Kuzu 0.11.3, where a killed COPY also damages the primary-key
+  indexes (issue 16): there the new nodes are written with logged statements and committed,
+  the log is checkpointed, and only the versions are copied (:meth:`_copy_after_checkpoint`).
+  So :meth:`insert_facts` defers a big batch, with the entities and predicates
   it creates, to the commit: when the transaction did nothing else it commits as COPYs only
   (the ``last_write`` marker follows in a second transaction and is repaired on open after a
   crash in between); otherwise the rows are written one statement each. Nothing is ever copied
@@ -36,6 +39,7 @@ import contextlib
 import datetime as dt
 import functools
 import importlib
+import json
 import os
 import re
 import sys
@@ -67,6 +71,8 @@ SMALL_BATCH = 64
 POINT_VS_SCAN = 1000
 #: Prepared statements kept per connection.
 STATEMENT_CACHE = 256
+#: Meta key: the nodes a Kuzu bulk write committed before its version COPY (undone on open).
+_COPY_PENDING = "copy_pending"
 #: A commit checkpoints when the write-ahead log is at least this big (Kuzu's default
 #: automatic threshold, 16 MiB).
 CHECKPOINT_BYTES = 16 * 2**20
@@ -240,6 +246,7 @@ class KuzuStore:
         self._pending_entities: dict[str, Entity] = {}
         self._pending_predicates: dict[str, Predicate] = {}
         self._pending_marker: str | None = None
+        self._copy_pending = False  # a copy_pending record waits for the copy's commit
         self._has_fts: bool | None = None
         #: The last checkpoint's failure (``None`` when it worked): commits stay in the log.
         self.checkpoint_error: str | None = None
@@ -284,10 +291,13 @@ class KuzuStore:
                     "/ --read-only), not both: stop that process (e.g. the MCP server) or wait "
                     f"for it to finish (docs/concurrency.md) [{msg}]"
                 ) from exc
-            raise StoreError(
-                f"cannot open database {path!r}: {msg}; if the file is damaged, run "
-                "'graphmem check' on a copy or restore the last backup (graphmem import)"
-            ) from exc
+            hint = ""
+            if path is not None and os.path.exists(target):
+                hint = (
+                    "; if the file is damaged, restore the last backup into a new database "
+                    "(graphmem --db NEW_PATH import BACKUP.jsonl) and run 'graphmem check' on it"
+                )
+            raise StoreError(f"cannot open database {path!r}: {msg}{hint}") from exc
 
     def _detach(self) -> None:
         """Close the engine's handles but keep this store's claim (vacuum swaps the file)."""
@@ -312,9 +322,11 @@ class KuzuStore:
 
     def _open(self, target: str, *, read_only: bool) -> Any:
         options: dict[str, Any] = {}
-        if not read_only and target != ":memory:":
-            # Checkpoints run after COMMIT returned (_checkpoint), never inside it: an
+        if self.engine == "kuzu" and not read_only and target != ":memory:":
+            # Kuzu: checkpoints run after COMMIT returned (_checkpoint), never inside it: an
             # automatic one that fails (a full disk) made COMMIT raise for a committed write.
+            # Not ladybug: with automatic checkpoints off, ladybug 0.22 lost acknowledged
+            # commits after a SIGKILL (test_crash, issue 16).
             options["auto_checkpoint"] = False
         try:
             return self._mod.Database(target, read_only=read_only, **options)
@@ -345,6 +357,7 @@ class KuzuStore:
         except RuntimeError as exc:
             with contextlib.suppress(RuntimeError):
                 self._conn.execute("ROLLBACK")
+            self._copy_pending = False  # its record stays: the next open undoes the nodes
             msg = " ".join(str(exc).split())
             raise StoreError(
                 f"{self.engine} could not commit the write: {msg}; nothing of it was written "
@@ -354,7 +367,7 @@ class KuzuStore:
 
     def _checkpoint(self) -> None:
         """Merge the write-ahead log into the file once it exceeds :data:`CHECKPOINT_BYTES`."""
-        if self.path is None or self.read_only:
+        if self.path is None or self.read_only or self.engine != "kuzu":
             return
         try:
             size = os.path.getsize(os.fspath(self.path) + ".wal")
@@ -501,15 +514,20 @@ class KuzuStore:
         self._in_tx = False
         marker, self._pending_marker = self._pending_marker, None
         self._commit()
-        if copied and marker is not None:
+        pending, self._copy_pending = self._copy_pending, False
+        if copied and (marker is not None or pending):
             # Its own transaction: a logged write must not share a COPY's commit. A crash right
             # before it leaves the marker behind the data; _recover fixes that on open.
             with self.transaction():
-                self.set_meta("last_write", marker)
+                if marker is not None:
+                    self.set_meta("last_write", marker)
+                if pending:
+                    self._q("MATCH (m:Meta {key: $k}) DELETE m", {"k": _COPY_PENDING}, write=True)
 
     def _discard_pending(self) -> None:
         self._discard_pending_rows()
         self._pending_marker = None
+        self._copy_pending = False
 
     def _commit_pending(self) -> bool:
         """Write the deferred rows before COMMIT; return whether they went as COPYs only."""
@@ -553,13 +571,19 @@ class KuzuStore:
 
         So nodes never go through ``COPY`` here, and the log is empty when the copy starts. A
         crash between the two commits leaves the call's new entities and predicates without
-        versions (no version is half-written; ``graphmem check`` lists the entities as
-        ``entity-orphan``; repeating the call completes it). A failure removes them again.
+        versions; the first commit records them (the ``copy_pending`` metadata), and the next
+        writable open removes those that no version uses (:meth:`_undo_copy_pending`), so the
+        call is whole or absent. A failure removes them at once.
         """
         if preds:
             self._save_predicates(preds)
         if ents:
             self._create_entities(ents)
+        if preds or ents:
+            # Undone on open if the copy never commits (_undo_copy_pending).
+            record = {"entities": [e.id for e in ents], "predicates": [p.name for p in preds]}
+            self.set_meta(_COPY_PENDING, json.dumps(record))
+            self._copy_pending = True
         self._commit()
         try:
             self._execute("CHECKPOINT", {})
@@ -579,6 +603,8 @@ class KuzuStore:
                     "UNWIND $n AS n MATCH (p:Predicate {name: n}) DELETE p",
                     {"n": [p.name for p in preds]},
                 )
+            self._execute("MATCH (m:Meta {key: $k}) DELETE m", {"k": _COPY_PENDING})
+            self._copy_pending = False
             self._commit()
             self._execute("BEGIN TRANSACTION", {})  # the caller's ROLLBACK ends this one
             raise
@@ -652,6 +678,8 @@ class KuzuStore:
         Only a crash between a COPY-only commit and its marker's commit leaves the ``last_write``
         marker behind the data; a writable open moves it up to the newest system time stored.
         """
+        if not self.read_only:
+            self._undo_copy_pending()
         rows = self._q(
             "MATCH ()-[r:Fact]->() RETURN max(r.recorded_at), max(r.expired_at), count(r)"
         )
@@ -664,6 +692,41 @@ class KuzuStore:
             with self.transaction():
                 self.set_max_system_time(newest)
         return entities + int(rows[0][2])
+
+    def _undo_copy_pending(self) -> None:
+        """Remove the nodes of a bulk write whose version COPY never committed (Kuzu).
+
+        The entities and predicates :meth:`_copy_after_checkpoint` committed first are removed
+        when no version, mention or alias uses them; when the copy did commit, they are all in
+        use and only the record goes.
+        """
+        value = self.get_meta(_COPY_PENDING)
+        if value is None:
+            return
+        try:
+            record = json.loads(value)
+            ids = [str(i) for i in record.get("entities", [])]
+            names = [str(n) for n in record.get("predicates", [])]
+        except (ValueError, AttributeError, TypeError):
+            ids, names = [], []
+        with self.transaction():
+            if ids:
+                self._q(
+                    "UNWIND $ids AS i MATCH (e:Entity {id: i}) "
+                    "WHERE NOT EXISTS { MATCH (e)-[:Fact]-() } "
+                    "AND NOT EXISTS { MATCH (:Session)-[:MENTIONS]->(e) } "
+                    "AND (e.aliases IS NULL OR size(e.aliases) = 0) DELETE e",
+                    {"ids": ids},
+                    write=True,
+                )
+            for name in names:
+                used = self._q(
+                    "MATCH ()-[r:Fact]->() WITH r WHERE r.predicate = $p RETURN count(r)",
+                    {"p": name},
+                )
+                if not used or not used[0][0]:
+                    self._q("MATCH (p:Predicate {name: $p}) DELETE p", {"p": name}, write=True)
+            self._q("MATCH (m:Meta {key: $k}) DELETE m", {"k": _COPY_PENDING}, write=True)
 
     def fts_available(self) -> bool:
         """Return whether the engine has the full-text-search extension (Kuzu has it built in).

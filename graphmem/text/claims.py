@@ -227,7 +227,10 @@ def skipped(text: str) -> str | None:
     words = _words(low)
     if not words:
         return "empty"
-    if any(w in lexicon.HYPOTHETICAL for w in words):
+    # A capitalised word inside the sentence is a name ("Hope House", "Will Smith"), not a cue.
+    said = _WORD.findall(text.strip())
+    cues = [w.casefold() for i, w in enumerate(said) if i == 0 or not w[:1].isupper()]
+    if any(w in lexicon.HYPOTHETICAL for w in cues):
         return "hypothetical"
     padded = f" {' '.join(words)} "
     if any(f" {p} " in padded for p in lexicon.HYPOTHETICAL_PHRASES):
@@ -610,7 +613,13 @@ class Reader:
             found = self._clause(f"{who}{glue}{clause}", subject, speaker)
         if found is None:
             last = before[-1] if before else None
-            if last and last.object and last.predicate in _MULTI and _list_item(clause):
+            if (
+                last
+                and last.object
+                and last.predicate in _MULTI
+                and _list_item(clause)
+                and (self.chat or is_name_like(clause) or _tool_word(clause))
+            ):
                 item = self.value(clause)  # "we use Redis and Postgres": one more value
                 if item:
                     return [replace(last, object=item)]
@@ -848,7 +857,7 @@ _S = r"^(?P<s>.*?)\s*\b"
 _CHANGE_VERBS = (
     r"(?:migrated|moved|switched|ported|rewrote|re-wrote|rebuilt|re-built|upgraded|bumped|"
     r"converted|transitioned|changed|updated|shifted|swapped|replatformed|re-platformed|"
-    r"went|have migrated|has migrated|have moved|has moved|have switched|has switched|"
+    r"have migrated|has migrated|have moved|has moved|have switched|has switched|"
     r"finished migrating|completed the migration of|finished moving|moved over|switched over|"
     r"reverted|returned|went back)"
 )

@@ -213,7 +213,9 @@ def write(
                     targets,
                     at=fact.valid_from,
                     now=fact.recorded_at,
-                    reason=_said(f"ended, learned {fmt(fact.recorded_at)}{src}", row.claim),
+                    reason=(
+                        f"said {_quote(row.claim.sentence)}, learned {fmt(fact.recorded_at)}{src}"
+                    ),
                 )
             pred = mem.ontology.resolve(fact.predicate)
             plan = plan_assert(fact, same, cardinality=pred.cardinality)
