@@ -115,7 +115,7 @@ from graphmem.episodic import (
     render_line,
 )
 from graphmem.errors import GraphmemError, InvalidInput, StoreError
-from graphmem.normalize import entity_key
+from graphmem.normalize import STOPWORDS, entity_key
 from graphmem.store import lines as store_lines
 from graphmem.store import search as store_search
 from graphmem.store.kuzu_store import KuzuStore
@@ -163,16 +163,7 @@ FACT_SHARE = 0.4
 #: Session lines considered: at least this many, more for big budgets (budget_tokens / 12).
 LINE_HITS = 40
 
-_STOPWORDS = frozenset(
-    """a about above after again against all am an and any are as at be because been before
-    being below between both but by can could did do does doing down during each few for from
-    further had has have having he her here hers herself him himself his how i if in into is it
-    its itself just me more most my myself no nor not now of off on once only or other our ours
-    ourselves out over own same she should so some such than that the their theirs them
-    themselves then there these they this those through to too under until up very was we were
-    what when where which while who whom why will with would you your yours yourself
-    yourselves tell know currently current today""".split()  # noqa: SIM905
-)
+_STOPWORDS = STOPWORDS
 _WORD = re.compile(r"[^\W_]+(?:[+#]+|(?:[.'-][^\W_]+)*)", re.UNICODE)
 _EDGE = ".,;:!?\"'()[]{}<>«»“”‘’`"
 _CONNECTORS = frozenset({"of", "&", "de", "la", "le", "van", "von", "der", "du", "da", "del", "y"})

@@ -24,6 +24,7 @@ __all__ = [
     "MAX_KEY",
     "MAX_NAME",
     "MAX_TEXT",
+    "STOPWORDS",
     "check_size",
     "check_text",
     "clean_name",
@@ -41,6 +42,17 @@ MAX_NAME = 100_000
 #: The longest other text accepted, in characters: statements (which admission control bounds
 #: further, 10,000 by default), reasons, sources, kinds and descriptions.
 MAX_TEXT = 1_000_000
+#: English stop words left out of keyword matching (context, search, the line index).
+STOPWORDS = frozenset(
+    """a about above after again against all am an and any are as at be because been before
+    being below between both but by can could did do does doing down during each few for from
+    further had has have having he her here hers herself him himself his how i if in into is it
+    its itself just me more most my myself no nor not now of off on once only or other our ours
+    ourselves out over own same she should so some such than that the their theirs them
+    themselves then there these they this those through to too under until up very was we were
+    what when where which while who whom why will with would you your yours yourself
+    yourselves tell know currently current today""".split()  # noqa: SIM905
+)
 _WS = re.compile(r"\s+")
 _NON_WORD = re.compile(r"[^0-9a-z_]+")
 _CAMEL = re.compile(r"([a-z0-9])([A-Z])")

@@ -9,9 +9,9 @@ import pytest
 from click.testing import CliRunner
 
 import graphmem as gm
-from graphmem.similarity import text_similarity
 from graphmem.audit import Change, Explanation, PurgeSummary, classify_close
 from graphmem.cli import cli
+from graphmem.similarity import text_similarity
 
 ENGINE = os.environ.get("GRAPHMEM_ENGINE", "kuzu")
 
@@ -87,11 +87,23 @@ def test_why_of_a_multi_valued_fact_stays_on_its_object(mem, clock):
 
 
 def test_why_follows_note_supersessions(mem, clock):
-    a = mem.remember("the weekly demo happens on Fridays", subject="api", similarity=text_similarity, source="s-1")
+    a = mem.remember(
+        "the weekly demo happens on Fridays",
+        subject="api",
+        similarity=text_similarity,
+        source="s-1",
+    )
     clock.advance(days=1)
-    b = mem.remember("the weekly demo happened on Fridays", subject="api", similarity=text_similarity, source="s-2")
+    b = mem.remember(
+        "the weekly demo happened on Fridays",
+        subject="api",
+        similarity=text_similarity,
+        source="s-2",
+    )
     clock.advance(days=1)
-    c = mem.remember("the weekly demo no longer happens on Fridays", subject="api", similarity=text_similarity)
+    c = mem.remember(
+        "the weekly demo no longer happens on Fridays", subject="api", similarity=text_similarity
+    )
     assert (b.decision, c.decision) == (D.SUPERSEDE, D.INVALIDATE)
     e = mem.why(a.fact.id)
     texts = [f.statement for f in e.chain]
@@ -153,7 +165,9 @@ def test_changes_of_notes(mem, clock):
     clock.advance(days=1)
     mem.remember("the weekly demo happened on Fridays", subject="api", similarity=text_similarity)
     clock.advance(days=1)
-    mem.remember("the weekly demo no longer happens on Fridays", subject="api", similarity=text_similarity)
+    mem.remember(
+        "the weekly demo no longer happens on Fridays", subject="api", similarity=text_similarity
+    )
     assert [c.action for c in mem.changes(since="2026-01-01")] == [
         "learned",
         "learned",

@@ -48,9 +48,19 @@ def test_add_then_noop_reinforces(mem, clock):
 
 
 def test_supersede_replaces_the_nearest_note_and_keeps_its_past(mem, clock):
-    old = mem.remember("the weekly demo happens on Fridays", subject="api", source="s-1", similarity=text_similarity)
+    old = mem.remember(
+        "the weekly demo happens on Fridays",
+        subject="api",
+        source="s-1",
+        similarity=text_similarity,
+    )
     clock.set("2026-03-01")
-    new = mem.remember("the weekly demo happened on Fridays", subject="api", source="s-2", similarity=text_similarity)
+    new = mem.remember(
+        "the weekly demo happened on Fridays",
+        subject="api",
+        source="s-2",
+        similarity=text_similarity,
+    )
     assert new.decision is D.SUPERSEDE
     (closed,) = new.superseded
     assert closed.id == old.fact.id

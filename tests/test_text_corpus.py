@@ -7,11 +7,10 @@ or ``python -m tests.text_eval`` for the table and every failing story.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import datetime as dt
 import re
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import pytest

@@ -48,6 +48,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from graphmem.errors import StoreError
+from graphmem.normalize import STOPWORDS
 from graphmem.store.kuzu_store import SMALL_BATCH, KuzuStore
 from graphmem.timeutil import from_store, to_store
 
@@ -88,16 +89,6 @@ K1, B = 1.2, 0.75
 #: in-memory index is built at once: cheaper than a full-text query there).
 COLD_FTS_MIN = 20_000
 
-STOPWORDS = frozenset(
-    """a about above after again against all am an and any are as at be because been before
-    being below between both but by can could did do does doing down during each few for from
-    further had has have having he her here hers herself him himself his how i if in into is it
-    its itself just me more most my myself no nor not now of off on once only or other our ours
-    ourselves out over own same she should so some such than that the their theirs them
-    themselves then there these they this those through to too under until up very was we were
-    what when where which while who whom why will with would you your yours yourself
-    yourselves tell know currently current today""".split()  # noqa: SIM905
-)
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 _SPEAKER = re.compile(r"^([^\W\d_][\w.'’ -]{0,38}?)\s*:\s+(?=\S)")
 _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
