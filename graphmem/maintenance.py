@@ -35,6 +35,7 @@ from typing import Any, NamedTuple, Union
 
 from graphmem.errors import InvalidInput
 from graphmem.fileio import append_durable, atomic_write
+from graphmem.timeutil import to_utc
 
 __all__ = [
     "MIN_INTERVAL",
@@ -219,6 +220,36 @@ class ConsolidateState:
             return cls.from_json(json.loads(raw.decode("utf-8")))
         except ValueError:  # UnicodeDecodeError, JSONDecodeError and InvalidInput alike
             return cls()
+
+    def recovered(self, log: StrPath) -> ConsolidateState:
+        """Return this state, or the newer run the log's last line records.
+
+        A run appends its log line first and saves the state second, so the log line is the
+        run's commit point: a run killed between the two is still a run. Only the last line
+        is read (from the end of the file).
+
+        Raises:
+            OSError: the log exists but cannot be read.
+        """
+        try:
+            with open(log, "rb") as f:
+                f.seek(0, os.SEEK_END)
+                size = f.tell()
+                f.seek(max(0, size - 65536))
+                tail = f.read().splitlines()
+        except FileNotFoundError:
+            return self
+        for line in reversed(tail):
+            try:
+                record = json.loads(line.decode("utf-8"))
+                at = to_utc(record["at"], name="at")
+                total = record["sessions_total"]
+            except (ValueError, KeyError, TypeError):
+                continue  # a partial line left by a crash
+            if isinstance(total, int) and (self.last_run_at is None or at > self.last_run_at):
+                return ConsolidateState(at, total)
+            return self
+        return self
 
     def save(self, path: StrPath, *, replace: Replace = os.replace) -> None:
         """Write the state file atomically: temp file, fsync, then rename over ``path``.

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import graphmem as gm
 from graphmem.errors import InvalidInput
 from graphmem.maintenance import (
     MIN_INTERVAL,
@@ -289,3 +290,22 @@ def test_paths_sit_next_to_the_database(tmp_path: Path) -> None:
 def test_in_memory_database_needs_explicit_paths(db: str) -> None:
     with pytest.raises(InvalidInput, match="in-memory"):
         maintenance_paths(db)
+
+
+def test_a_run_killed_after_its_log_line_still_counts(tmp_path) -> None:
+    import json
+
+    from graphmem.maintenance import ConsolidateState, append_log
+
+    state, log = tmp_path / "m.json", tmp_path / "m.log.jsonl"
+    ConsolidateState(gm.to_utc("2026-01-01"), 5).save(state)
+    append_log(log, {"at": gm.to_utc("2026-02-01"), "sessions_total": 9})
+    with open(log, "ab") as f:
+        f.write(b'{"at": "2026-03-01T00:00:0')  # a later run killed mid-line
+    got = ConsolidateState.load(state).recovered(log)
+    assert (got.last_run_at, got.session_count) == (gm.to_utc("2026-02-01"), 9)
+    # an older log line never rolls the state back; no log at all changes nothing
+    ConsolidateState(gm.to_utc("2026-04-01"), 12).save(state)
+    assert ConsolidateState.load(state).recovered(log).session_count == 12
+    assert ConsolidateState.load(state).recovered(tmp_path / "none.jsonl").session_count == 12
+    assert json.loads(log.read_text().splitlines()[0])["sessions_total"] == 9

@@ -265,7 +265,7 @@ def maintain(ctx: click.Context, auto: bool, now: str | None, as_json: bool) -> 
     started = time.perf_counter()
     with open_memory(ctx, read_only=True) as mem:
         at = mem.now() if now is None else to_utc(now, name="--now")
-        state = ConsolidateState.load(paths.state)
+        state = ConsolidateState.load(paths.state).recovered(paths.log)
         total = session_count(mem, until=at)
         new_sessions = max(total - state.session_count, 0)
         due = state.is_due(now=at, session_count=total)
@@ -305,7 +305,7 @@ def maintain(ctx: click.Context, auto: bool, now: str | None, as_json: bool) -> 
         "suggestions": [t.model_dump(mode="json") for t in suggestions],
         "duration_ms": round((time.perf_counter() - started) * 1000, 1),
     }
-    append_log(paths.log, record)
+    append_log(paths.log, record)  # the commit point: a kill after it still counts the run
     ConsolidateState(at, total).save(paths.state)
     if as_json:
         echo_json({"ran": True, "due": due, **record, "log": str(paths.log)})
