@@ -10,6 +10,7 @@ import pytest
 
 import graphmem as gm
 from graphmem.admission import AdmissionPolicy, RateLimiter
+from graphmem.similarity import text_similarity
 from graphmem.timeutil import ManualClock
 
 ENGINE = os.environ.get("GRAPHMEM_ENGINE", "kuzu")
@@ -173,10 +174,15 @@ def test_bulk_import_bypasses_rate_limits(mem):
     ]
     assert len(mem.add_facts(rows)) == 100
     # A bulk import is not counted: the 20 insights of the hour are still available.
+    # (lexical similarity: these near-identical texts must stay separate notes)
     for i in range(20):
-        mem.remember(f"insight number {i} about the deployment", subject="ops")
+        mem.remember(
+            f"insight number {i} about the deployment", subject="ops", similarity=text_similarity
+        )
     with pytest.raises(gm.RateLimited, match="'insight'"):
-        mem.remember("one insight too many about the deployment", subject="ops")
+        mem.remember(
+            "one insight too many about the deployment", subject="ops", similarity=text_similarity
+        )
 
 
 def test_rate_window_survives_reopen_without_scanning_facts(db_path, clock):

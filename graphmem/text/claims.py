@@ -362,6 +362,13 @@ class Reader:
         if ", " in text:
             text = text.rsplit(", ", 1)[1]
         text = re.split(r"\s+(?:that|which|who|whose)\s+", text, maxsplit=1)[0]
+        # "Deploys for the mobile backend changed ...": the mobile backend's deploys
+        text = re.sub(
+            r"(?i)^(?:deploys|deployments|builds|releases|hosting|backups|alerts|logs|emails)\s+"
+            r"(?:for|of)\s+",
+            "",
+            text,
+        )
         text = re.sub(
             r"(?i)(?:\s+(?:have|has|had|will|would|did|do|does|am|is|are|was|were|been|"
             r"just))+$",
@@ -516,11 +523,35 @@ class Reader:
             retract = _NOT_TRUE.match(text)  # "It is not true that Sota works at Mercari"
             if retract:
                 text = retract.group("rest")
+        # "update my email, it's x@y.z now": my email is now x@y.z
+        text = re.sub(
+            r"(?i)^(?:please\s+)?(?:update|change)\s+(my|our)\s+([\w -]+?),\s*(?:it|that)\s+is\s+",
+            r"\1 \2 is now ",
+            text,
+        )
         # "Declan, who used to manage Siobhan, left Intercom": the relative clause is aside
         text = re.sub(r",\s+(?:who|which|whose|whom)\b[^,]*,\s*", " ", text)
-        text = re.sub(r"(?i)\b(?:does|do|did)\s+(?!not\b)(?=[a-z]+\b)", "", text)  # "he does live"
+        text = re.sub(r"(?i)(?<!so )(?<!as )\b(?:does|do|did)\s+(?!not\b)(?=[a-z]+\b)", "", text)
         topic = re.match(r"^(?P<topic>[^:]{2,40}?):\s+(?=\S)", text)
-        if topic and not re.search(r"(?i)\b(?:is|are|was|uses?|runs?|new)\b", topic.group("topic")):
+        slot_after_new = (
+            re.search(r"(?i)\bnew\s+([\w -]+?)(?:\s+as of\s+\w+)?\s*$", topic.group("topic"))
+            if topic
+            else None
+        )
+        if (
+            topic
+            and not re.search(r"(?i)\b(?:is|are|was|uses?|runs?)\b", topic.group("topic"))
+            and not (
+                slot_after_new
+                and (
+                    slot_after_new.group(1).casefold() in lexicon.SLOT_PREDICATES
+                    or re.search(
+                        r"(?i)(?:manager|lead|owner|provider|contact|email|address|number|phone)$",
+                        slot_after_new.group(1),
+                    )
+                )
+            )
+        ):
             # "Catching up with Priyanka: she left Stripe", "Research log: the baseline is X"
             self._names(topic.group("topic"))
             text = text[topic.end() :]
@@ -618,7 +649,12 @@ class Reader:
                 and last.object
                 and last.predicate in _MULTI
                 and _list_item(clause)
-                and (self.chat or is_name_like(clause) or _tool_word(clause))
+                and (
+                    self.chat
+                    or is_name_like(clause)
+                    or _tool_word(clause)
+                    or last.object == last.object.casefold()
+                )  # "tennis and running"
             ):
                 item = self.value(clause)  # "we use Redis and Postgres": one more value
                 if item:
@@ -658,6 +694,8 @@ class Reader:
             for m in re.finditer(r"\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)*\b", text)
             if m.group(0).split()[0].casefold() not in _NOT_NAMES
             and lexicon.category(m.group(0)) is None
+            # "a postcard from Porto": a place, not who "she" is
+            and not re.search(r"(?i)\b(?:from|in|at|to|into|near|via|of)\s*$", text[: m.start()])
         ]
         names = [
             (
@@ -792,7 +830,7 @@ _VERB_FIRST = re.compile(
 
 
 def _list_item(clause: str) -> bool:
-    words = clause.split()
+    words = (Reader.value(clause) or "").split()
     return 0 < len(words) <= 3 and words[0].casefold() not in (
         _FIRST_PERSON
         | _PERSON_PRONOUNS
@@ -880,10 +918,9 @@ def _hint(verb: str, subject: str | None, new: str, r: Reader) -> str | None:
     if (
         verb in ("moved", "relocated")
         and subject
-        and subject != r.owner
         and (
-            subject == r.last_person
-            or (subject[:1].isupper() and lexicon.category(subject) is None)
+            subject in (r.owner, r.last_person)
+            or (all(w[:1].isupper() for w in subject.split()) and lexicon.category(subject) is None)
         )
         and lexicon.category(new) is None
         and (is_name_like(new) or r.chat)
@@ -901,7 +938,7 @@ def _thing(r: Reader, raw: str | None) -> tuple[str | None, str | None]:
     """A changed thing: ``(entity, None)`` or ``(None, slot)`` for "our embeddings provider"."""
     if raw is None or not raw.strip():
         return None, None
-    text = re.sub(r"(?i)^\w+ing\s+(?=the\b|our\b|my\b|its\b|[A-Z])", "", raw.strip().strip(","))
+    text = re.sub(r"^[a-z]+ing\s+(?=(?:the|our|my|its)\b|[A-Z])", "", raw.strip().strip(","))
     low = text.casefold()
     if low.startswith(("our ", "my ")) or (low.startswith("your ") and r.agent_speaking):
         return None, text.split(None, 1)[1]
@@ -1023,7 +1060,7 @@ def _change(r: Reader, c: str, neg: bool, prev: str | None, spk: str | None) -> 
         + _CHANGE_VERBS
         + r")\s+(?:back\s+)?(?:(?!from\b|to\b|back\b|off\b)(?P<t>.+?)\s+)?"
         r"(?:(?:from|off of|off|away from)\s+(?P<a>.+?)\s+)?"
-        r"(?:to|onto|into|in|over to|with|on)\s+(?P<b>.+)$",
+        r"(?P<prep>to|onto|into|in|over to|with|on)\s+(?P<b>.+)$",
         c,
         re.IGNORECASE,
     )
@@ -1031,7 +1068,7 @@ def _change(r: Reader, c: str, neg: bool, prev: str | None, spk: str | None) -> 
         r"^(?P<t>.+?)\s+(?:was|has been|got|is|were|have been|is now)\s+(?P<v>"
         + _PASSIVE_CHANGE
         + r")\s+(?:(?:from|off of|off|away from)\s+(?P<a>.+?)\s+)?"
-        r"(?:to|onto|into|in|over to|with|on)\s+"
+        r"(?P<prep>to|onto|into|in|over to|with|on)\s+"
         r"(?P<b>.+)$",
         c,
         re.IGNORECASE,
@@ -1073,7 +1110,18 @@ def _change(r: Reader, c: str, neg: bool, prev: str | None, spk: str | None) -> 
         hint = _hint(verb, subject, new, r)
         if hint == "lives_in":
             return [Claim(subject, "lives_in", new, replaces=old, change=True)]
-    return [Claim(subject, slot, new, replaces=old, change=True, hint=_hint(verb, subject, new, r))]
+    hint = _hint(verb, subject, new, r)
+    if hint is None and verb.split()[-1].casefold() in (
+        "rewrote",
+        "rebuilt",
+        "rewritten",
+        "re-wrote",
+        "re-built",
+        "ported",
+    ):
+        # "rebuilt the blog on Ghost" is what it runs on; "rewrote it in Rust", its language
+        hint = {"in": "written_in", "on": "runs_on", "with": "runs_on"}.get(gd["prep"].casefold())
+    return [Claim(subject, slot, new, replaces=old, change=True, hint=hint)]
 
 
 def _bare_value(value: str | None) -> str | None:
@@ -1207,12 +1255,16 @@ _VERBS: list[tuple[str, str, str]] = [
         "sp",
     ),
     (r"(?:is|are)\s+(?:now\s+)?(?:on|at)\s+(?:version|v)\s?(?P<o>[\w.]+)", "version", "sp"),
+    (r"(?:is|are)\s+used\s+by\s+(?P<o>.+)", "uses", "ps"),
     (r"(?:is|are)\s+(?:now\s+)?on\s+(?P<o>.+)", "runs_on", "weak"),
 ]
 _VERB_RES = [
     # "is hosted on", "has been hosted on": the present perfect states what holds now
     (
-        re.compile(_S + pat.replace(r"(?:is|are)\s+", r"(?:is|are|has been|have been)\s+"), re.I),
+        re.compile(
+            _S + pat.replace(r"(?:is|are)\s+", r"(?:is|are|has been|have been)\s+(?:now\s+)?"),
+            re.I,
+        ),
         pred,
         d,
     )
@@ -1254,11 +1306,13 @@ def _verbs(r: Reader, c: str, neg: bool, prev: str | None, spk: str | None) -> l
             t = m.group("t").strip()
             if not (
                 t[:1].isupper()
+                or t.casefold() in ("everything", "everything else", "it all", "all of it")
                 or t.split()[0].casefold()
                 in ("the", "our", "my", "its", "their", "this", "that", "each", "every", "all")
             ):
                 continue  # "deploys go through Kamal": no thing
-            subject = r.subject(t) or subject
+            if t.casefold() not in ("everything", "everything else", "it all", "all of it"):
+                subject = r.subject(t) or subject  # "we host everything on Hetzner": ours
             direction = "sp"
         based = pred == "lives_in" and re.match(r"(?i)\s*(?:is|are)\s+based\b", c[len(raw_s) :])
         if (
@@ -1312,6 +1366,9 @@ def _verbs(r: Reader, c: str, neg: bool, prev: str | None, spk: str | None) -> l
             )
         ):
             return []  # "Alice is on vacation"; "runs on cron" is fine
+        if pred == "uses" and direction == "ps":  # "Firebase is used by our mobile apps"
+            user = r.subject(m.group("o"), spk)
+            return [Claim(user, "uses", subject, polarity=not neg)] if user else []
         verb = c[len(raw_s) :].split(None, 1)[0].casefold() if c[len(raw_s) :].strip() else ""
         if not raw_s.strip() and verb in (
             "use",
@@ -1478,9 +1535,13 @@ def _is_role(text: str, *, loose: bool = False) -> bool:
     words = [w for w in re.split(r"[\s/]+", text.casefold()) if w]
     if not words or len(words) > 5:
         return False
+    if any(
+        w in ("a", "an") or (w.endswith("ing") and w not in lexicon.ROLE_MODIFIERS) for w in words
+    ):
+        return False  # "hiring a CTO" is no title
     if "of" in words:  # "head of design", "VP of Sales", "chair of the board"
         head = words[: words.index("of")]
-        return bool(head) and head[-1] in lexicon.ROLES | {"chair", "dean", "lead", "vp"}
+        return bool(head) and head[-1] in lexicon.ROLES | {"chair", "dean", "vp"}
     if words[0] in ("vp", "head", "director", "chief") and len(words) > 1:
         return True
     if words[-1] in lexicon.ROLES and len(words) <= 3:
@@ -1490,6 +1551,25 @@ def _is_role(text: str, *, loose: bool = False) -> bool:
         and len(words) <= 3
         and bool(re.search(r"(?:ist|er|or|ian|ant|ent|ect|eer|ive)$", words[-1]))
     )
+
+
+@_rule
+def _update_mine(
+    r: Reader, c: str, neg: bool, prev: str | None, spk: str | None
+) -> list[Claim] | None:
+    """Read instructions: "update my email, it is sam@x.com now", "set our timezone to CET"."""
+    m = re.match(
+        r"^(?:please\s+)?(?:update|change|set|switch)\s+(?P<own>my|our)\s+(?P<z>[\w -]+?)"
+        r"(?:\s+to|\s*,\s*(?:it|that)\s+is)\s+(?P<o>.+)$",
+        c,
+        re.IGNORECASE,
+    )
+    if not m or neg:
+        return None
+    obj = r.value(m.group("o"), keep_prepositions=True)
+    if not obj or not (is_name_like(obj) or r.chat):
+        return []
+    return [Claim(r._first_person(spk), m.group("z").strip(), obj, change=True)]
 
 
 @_rule
@@ -1503,11 +1583,14 @@ def _copular(r: Reader, c: str, neg: bool, prev: str | None, spk: str | None) ->
         re.IGNORECASE,
     )
     if m:
+        slot, owner_name = m.group("z"), m.group("poss") or m.group("t")
+        if m.group("poss") and m.group("t"):  # "Initech's point of contact": one slot
+            slot, owner_name = f"{slot} of {m.group('t')}", m.group("poss")
         return _slot_claim(
             r,
             m.group("own"),
-            m.group("poss") or m.group("t"),
-            m.group("z"),
+            owner_name,
+            slot,
             m.group("o"),
             neg,
             change=bool(m.group("new") or m.group("now")),

@@ -212,8 +212,8 @@ def find_dates(text: str, at: dt.datetime) -> Iterator[tuple[dt.datetime, str, t
         if re.fullmatch(r"\d{4}", expr) and not prep:
             continue  # "port 8080", "2000 users": a bare number is not a date
         bare = re.fullmatch(rf"{_MONTH}|{'|'.join(_SEASONS)}", expr, re.IGNORECASE)
-        if bare and not prep:
-            continue  # "may" the verb, "May" the name, "spring" the framework
+        if bare and (not prep or prep.split()[0] in ("on", "at", "to")):
+            continue  # "may" the verb, "May" the name, "runs on Spring Boot"
         role = "end" if prep.split(" ")[0] in _END_PREPS and prep not in _START_PREPS else "start"
         when = _resolve(expr, at)
         if when is None:

@@ -45,7 +45,6 @@ DISCOURSE = (
     "heads-up",
     "just so you know",
     "quick update",
-    "update",
     "status update",
     "note",
     "news",
