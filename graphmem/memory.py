@@ -149,6 +149,13 @@ class Memory:
             seed=lambda since: parse_window(self._store.get_meta("rate_window"), since),
         )
         self.path = None if path is None else os.path.expanduser(os.fspath(path))
+        if self.path is not None and "://" in self.path:
+            # A server URL (falkordb://host:port/graph) must never become a local directory.
+            raise StoreError(
+                f"{self.path!r} is a server URL, and this graphmem has no server backend: "
+                "FalkorDB support is not implemented yet; open a file path (embedded Kuzu or "
+                "ladybug) instead"
+            )
         if self.path is not None and not read_only:
             parent = os.path.dirname(os.path.abspath(self.path))
             os.makedirs(parent, exist_ok=True)

@@ -280,3 +280,11 @@ def test_valid_from_defaults_to_the_session_time_else_now(mem, clock):
     assert r.fact.valid_from == clock()
     r = mem.add_fact("api", "uses", "Kafka", source="s1", valid_from="2026-01-01")
     assert r.fact.valid_from == dt.datetime(2026, 1, 1, tzinfo=UTC)
+
+
+@pytest.mark.parametrize("url", ["falkordb://127.0.0.1:6390/g", "redis://localhost/0"])
+def test_a_server_url_is_a_clear_error_never_a_local_directory(tmp_path, monkeypatch, url):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(gm.StoreError, match="server URL"):
+        gm.open(url)
+    assert list(tmp_path.iterdir()) == []
