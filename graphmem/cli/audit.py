@@ -50,10 +50,11 @@ def remember(
     source_type: str | None,
     as_json: bool,
 ) -> None:
-    """Store a free-text memory TEXT ('-': standard input), deduplicated against current notes.
+    """Remember TEXT ('-': standard input): its claims become facts, else it is a note.
 
-    Compares with the subject's current notes: adds, reinforces (noop), supersedes or, for a
-    negation ("no longer ..."), invalidates.
+    "We migrated the API to Go" closes what the API ran on; "no longer ..." ends a fact. Text
+    without a claim is a note, compared with the subject's current notes (add, reinforce,
+    supersede or, for a negation, invalidate). Prints every write.
     """
     if text == "-":
         text = sys.stdin.read()
@@ -71,12 +72,15 @@ def remember(
     if as_json:
         echo_json(result)
         return
-    line = f"{result.decision.value}"
-    if result.fact is not None:
-        line += f": {result.fact.subject} note (id {result.fact.id})"
-    click.echo(line)
-    for f in result.superseded:
-        click.echo(f"  closed {f.id}: {f.reason}")
+    for r in result.results or (result,):
+        line = f"{r.decision.value}"
+        if r.fact is not None:
+            f = r.fact
+            what = "note" if f.predicate == "note" else f"{f.predicate} {f.object}"
+            line += f": {f.subject} {what} (id {f.id})"
+        click.echo(line)
+        for f in r.superseded:
+            click.echo(f"  closed {f.id}: {f.reason}")
 
 
 @cli.command()
