@@ -302,11 +302,11 @@ def build_server(mem: Memory | Lender[Memory]) -> Any:
         """Remember something durable: a structured fact or a free-text note.
 
         Either subject + predicate + object (e.g. subject="api", predicate="runs_on",
-        object="Go"), or free text in `text` (e.g. "we deploy with Docker Compose"), optionally
-        about a `subject`. A new value of a single-valued predicate (works_at, lives_in,
-        runs_on, ...) replaces the old one, which is kept as history; text such as "Alice no
-        longer works at Acme" ends the matching fact. valid_from / valid_to: when it is true in
-        the world (YYYY-MM-DD, 'today'; default now / open-ended; valid_to only for structured
+        object="Go"), or free text in `text`, read as claims: "The API runs on Laravel" stores
+        API runs_on Laravel, a later "We migrated the API to Go" replaces it (kept as history),
+        "Alice no longer works at Acme" ends that fact; questions and plans change nothing;
+        text without a claim is kept as a note. "we"/"our" mean `subject` (default: self).
+        valid_from / valid_to: when it is true in the world (YYYY-MM-DD, 'today'; default now / open-ended; valid_to only for structured
         facts). kind: fact | event | insight | directive | identity. importance: 0-10. source:
         the session id; source_ref: your own key, remembering again with the same key replaces
         that fact. Returns the decision (add, noop, supersede, invalidate) and the fact.
