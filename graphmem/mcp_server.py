@@ -306,10 +306,11 @@ def build_server(mem: Memory | Lender[Memory]) -> Any:
         API runs_on Laravel, a later "We migrated the API to Go" replaces it (kept as history),
         "Alice no longer works at Acme" ends that fact; questions and plans change nothing;
         text without a claim is kept as a note. "we"/"our" mean `subject` (default: self).
-        valid_from / valid_to: when it is true in the world (YYYY-MM-DD, 'today'; default now / open-ended; valid_to only for structured
-        facts). kind: fact | event | insight | directive | identity. importance: 0-10. source:
-        the session id; source_ref: your own key, remembering again with the same key replaces
-        that fact. Returns the decision (add, noop, supersede, invalidate) and the fact.
+        valid_from / valid_to: when it is true in the world (YYYY-MM-DD, 'today'; default
+        now / open-ended; valid_to only for structured facts). kind: fact | event | insight |
+        directive | identity. importance: 0-10. source: the session id; source_ref: your own
+        key, remembering again with the same key replaces that fact. Returns the decision
+        (add, noop, supersede, invalidate) and the fact.
         """
         mem = current.mem
         if predicate is not None or object is not None:
