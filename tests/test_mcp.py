@@ -8,6 +8,7 @@ import sys
 from typing import Any
 
 import pytest
+from mcp_tools import call_tool
 
 import graphmem as gm
 from graphmem.timeutil import ManualClock
@@ -85,16 +86,7 @@ class _Tools:
         self.tool_error = tool_error
 
     def __call__(self, name: str, **arguments: Any) -> str:
-        import anyio
-
-        async def call() -> Any:
-            return await self.server.call_tool(name, arguments)
-
-        result = anyio.run(call)
-        blocks = result[0] if isinstance(result, tuple) else result
-        if hasattr(blocks, "content"):
-            blocks = blocks.content
-        return "\n".join(b.text for b in blocks if hasattr(b, "text"))
+        return call_tool(self.server, name, **arguments)
 
 
 @pytest.fixture

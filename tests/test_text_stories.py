@@ -18,6 +18,7 @@ import pytest
 import text_eval
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from mcp_tools import call_tool
 
 import graphmem as gm
 from graphmem.normalize import entity_key
@@ -237,16 +238,7 @@ class _Tools:
         self.server = build_server(mem)
 
     def __call__(self, name: str, **arguments: Any) -> str:
-        import anyio
-
-        async def call() -> Any:
-            return await self.server.call_tool(name, arguments)
-
-        result = anyio.run(call)
-        blocks = result[0] if isinstance(result, tuple) else result
-        if hasattr(blocks, "content"):
-            blocks = blocks.content
-        return "\n".join(b.text for b in blocks if hasattr(b, "text"))
+        return call_tool(self.server, name, **arguments)
 
 
 def _session_id(story: Story, index: int) -> str:
