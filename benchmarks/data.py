@@ -23,10 +23,14 @@ def predicates() -> list[tuple[str, str]]:
     return [(f"p{i:02d}", "one" if i % 2 == 0 else "many") for i in range(N_PREDICATES)]
 
 
-def facts(n: int, *, seed: int = 42) -> Iterator[dict[str, object]]:
-    """Yield ``n`` add_facts rows."""
+def facts(n: int, *, seed: int = 42, entities: int | None = None) -> Iterator[dict[str, object]]:
+    """Yield ``n`` add_facts rows over ``entities`` entities (default ``n // 10``).
+
+    Appends to a store of ``m`` facts draw from that store's ``m // 10`` entities with another
+    seed: new facts about known subjects, some superseding stored ones.
+    """
     rng = random.Random(seed)
-    n_ent = max(n // 10, 10)
+    n_ent = max(n // 10, 10) if entities is None else entities
     weights = [1 / (k + 1) for k in range(N_PREDICATES)]
     names = [p for p, _ in predicates()]
     preds = rng.choices(names, weights, k=n)

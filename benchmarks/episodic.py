@@ -42,7 +42,7 @@ from typing import Any
 
 import graphmem as gm
 from graphmem.episodic import fmt_date
-from graphmem.store import lines as store_lines
+from graphmem.store.textlines import terms
 from graphmem.timeutil import ManualClock
 
 PEOPLE = [
@@ -208,7 +208,7 @@ class BM25Lines:
     def __init__(self, docs: list[tuple[str, str]]) -> None:
         self.ids = [d for d, _ in docs]
         self.texts = [t for _, t in docs]
-        self.tf = [Counter(store_lines.terms(t)) for t in self.texts]
+        self.tf = [Counter(terms(t)) for t in self.texts]
         self.len = [sum(c.values()) for c in self.tf]
         self.avg = sum(self.len) / max(len(self.len), 1)
         self.df: Counter[str] = Counter()
@@ -216,7 +216,7 @@ class BM25Lines:
             self.df.update(c.keys())
 
     def rank(self, query: str) -> list[int]:
-        q = set(store_lines.terms(query))
+        q = set(terms(query))
         n = len(self.ids)
         scores = []
         for i, c in enumerate(self.tf):
@@ -356,8 +356,7 @@ def latency(n_sessions: int, lines_per: int, queries: int = 60) -> dict[str, flo
                 ]
             )
             out["lines"] = float(
-                store_lines.line_counts(mem._store).__len__()
-                and sum(store_lines.line_counts(mem._store).values())
+                mem._store.line_counts().__len__() and sum(mem._store.line_counts().values())
             )
         with gm.open(path, clock=clock) as mem:
             t0 = time.perf_counter()

@@ -57,6 +57,25 @@ SYSTEMS = [
     "replay-kuzu",
     "replay-ladybug",
 ]
+#: Issue 18 workloads (``--systems`` names; sizes are the stores appended to).
+APPEND_SYSTEMS = [
+    "append-kuzu",
+    "append-ladybug",
+    "append-copy-kuzu",
+    "append-copy-ladybug",
+    "append-sqlite",
+    "stream-kuzu",
+    "stream-ladybug",
+    "text-kuzu",
+    "text-ladybug",
+    "demo-kuzu",
+    "demo-ladybug",
+]
+#: The appends after the base store: (facts per call, calls). Every system writes the same
+#: batches in the same order (benchmarks.data with seed 1000 + call number).
+APPEND_PLAN = [(1_000, 5), (10_000, 3), (100, 10)]
+#: Stores smaller than this are not appended to or streamed (the workloads are about big ones).
+APPEND_MIN_FACTS = 100_000
 
 
 # -- helpers ----------------------------------------------------------------------------------
@@ -304,7 +323,7 @@ def work_copy(engine: str, n: int, tmp: str) -> dict[str, Any]:
 
     from benchmarks import data
     from graphmem.normalize import entity_key
-    from graphmem.store.schema import DDL, FACT_COLUMNS
+    from graphmem.store.kuzu.schema import DDL, FACT_COLUMNS
 
     out: dict[str, Any] = {"system": f"copy-{engine}", "facts": n}
     rows = list(data.facts(n))
@@ -475,6 +494,22 @@ def worker(args: argparse.Namespace) -> None:
             result = work_sqlite(n, q, tmp)
         elif system.startswith("replay-"):
             result = work_replay(system.split("-", 1)[1], args.data, tmp)
+        elif system in APPEND_SYSTEMS:
+            from benchmarks import append
+
+            kind, engine = system.rsplit("-", 1)
+            if system == "append-sqlite":
+                result = append.work_append_sqlite(n, tmp)
+            elif kind == "append":
+                result = append.work_append(engine, n, tmp)
+            elif kind == "append-copy":
+                result = append.work_append_copy(engine, n, tmp)
+            elif kind == "stream":
+                result = append.work_stream(engine, n, tmp)
+            elif kind == "text":
+                result = append.work_text(engine, n, tmp)
+            else:
+                result = append.work_demo(engine, tmp)
         else:
             raise SystemExit(f"unknown system {system!r}")
     finally:
@@ -511,7 +546,7 @@ def table(results: list[dict[str, Any]]) -> str:
     )
     lines = [head, "|" + "---|" * 14]
     for r in results:
-        if r["system"].startswith("replay"):
+        if r["system"].startswith("replay") or r["system"] in APPEND_SYSTEMS:
             continue
         hot = r.get("hot_topics_10k_sessions")
         lines.append(
@@ -538,14 +573,58 @@ def table(results: list[dict[str, Any]]) -> str:
                         f"({d['batches']}) | {d['seconds']} | {d['writes_per_s']:,} | "
                         f"{d['versions']:,} |"
                     )
-    return "\n".join(lines)
+    return "\n".join(lines + append_tables(results))
+
+
+def append_tables(results: list[dict[str, Any]]) -> list[str]:
+    """The issue 18 tables: appends side by side with raw COPY and the peer; the rest."""
+    appends = [r for r in results if "append" in r]
+    lines: list[str] = []
+    if appends:
+        sizes = [str(s) for s, _ in APPEND_PLAN]
+        lines += [
+            "",
+            "| append system | store facts | base s | "
+            + " | ".join(f"{int(s):,}/call: facts/s (p50 s/call)" for s in sizes)
+            + " |",
+            "|---|---|---|" + "---|" * len(sizes),
+        ]
+        for r in appends:
+            cells = []
+            for s in sizes:
+                a = r["append"].get(s)
+                cells.append(f"{a['facts_per_s']:,} ({a['p50_call_s']})" if a else "–")
+            lines.append(
+                f"| {r['system']} | {r['facts']:,} | {r['base_s']} | " + " | ".join(cells) + " |"
+            )
+    rest = [r for r in results if r["system"] in APPEND_SYSTEMS and "append" not in r]
+    if rest:
+        lines += ["", "| system | facts | result | peak RSS MB |", "|---|---|---|---|"]
+        for r in rest:
+            if r["system"].startswith("stream"):
+                what = (
+                    f"{r['ingest_s']} s ({r['ingest_facts_per_s']:,} facts/s, {r['chunks']} chunks)"
+                )
+            elif r["system"].startswith("text"):
+                what = (
+                    f"{r['sentences']:,} sentences in {r['sessions']:,} sessions: {r['seconds']} s "
+                    f"({r['sentences_per_s']:,} sentences/s)"
+                )
+            else:
+                what = f"end to end {r['seconds']} s (runs {r['runs_s']})"
+            lines.append(
+                f"| {r['system']} | {r['facts']:,} | {what} | {r.get('peak_rss_mb', '–')} |"
+            )
+    return lines
 
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sizes", default="10k,100k", help="fact counts, e.g. 10k,100k,1m")
     ap.add_argument(
-        "--systems", default=",".join(SYSTEMS), help="comma list of " + ", ".join(SYSTEMS)
+        "--systems",
+        default=",".join(SYSTEMS),
+        help="comma list of " + ", ".join(SYSTEMS + APPEND_SYSTEMS),
     )
     ap.add_argument("--queries", type=int, default=300, help="random subjects per latency metric")
     ap.add_argument("--data", default="/work/shared/data", help="folder with yago11k/wikidata12k")
@@ -562,8 +641,15 @@ def main(argv: list[str] | None = None) -> None:
     systems = [s.strip() for s in args.systems.split(",") if s.strip()]
     info = machine()
     results: list[dict[str, Any]] = []
-    plan = [(s, n) for n in sizes for s in systems if not s.startswith("replay")]
-    plan += [(s, 0) for s in systems if s.startswith("replay")]
+    once = ("replay", "demo", "text")
+    big = ("append", "stream")
+    plan = [
+        (s, n)
+        for n in sizes
+        for s in systems
+        if not s.startswith(once) and (n >= APPEND_MIN_FACTS or not s.startswith(big))
+    ]
+    plan += [(s, 0) for s in systems if s.startswith(once)]
     for system, n in plan:
         cmd = [sys.executable, "-m", "benchmarks.run", "--worker", system, "--size", str(n)]
         cmd += ["--queries", str(args.queries), "--data", args.data]

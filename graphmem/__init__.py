@@ -78,6 +78,7 @@ _SUBMODULES = frozenset(
         "demo",
         "episodic",
         "export",
+        "graphs",
         "hotness",
         "maintenance",
         "plot",
@@ -86,6 +87,7 @@ _SUBMODULES = frozenset(
         "similarity",
         "temporal",
         "timeutil",
+        "topics",
         "triage",
     }
 )

@@ -1,4 +1,6 @@
-"""Admission control on writes (SPEC §4): importance bands, statement bounds, hourly rate limits.
+"""Admission control on writes: importance bands, statement bounds, hourly rate limits.
+
+See docs/concepts/hotness.md#admission.
 
 An :class:`AdmissionPolicy` says what a write may carry; a :class:`RateLimiter` counts writes
 per kind in a sliding one-hour window of **system time** (the injected clock), so tests with a
@@ -62,7 +64,8 @@ __all__ = [
     "shown",
 ]
 
-#: Importance band per kind (SPEC §4): a write's importance is clamped into it.
+#: Importance band per kind (docs/concepts/hotness.md#admission): a write's importance is
+#: clamped into it.
 IMPORTANCE_BANDS: Mapping[str, tuple[float, float]] = MappingProxyType(
     {
         "identity": (7.0, 9.0),

@@ -5,9 +5,9 @@
 - :func:`changes` lists :class:`Change` records (learned, superseded, corrected, retracted,
   purged, and the ontology's defined / redefined predicates) in a system-time window, ordered
   by system time.
-- :func:`purge` is the only hard delete (SPEC §2 rule 1): it removes every version whose subject
-  or object is an entity, the entity, its aliases and mentions, and leaves an audit record that
-  says what was purged without the content. Returns a :class:`PurgeSummary`.
+- :func:`purge` is the only hard delete (docs/concepts/time.md#rule-1): it removes every
+  version whose subject or object is an entity, the entity, its aliases and mentions, and leaves
+  an audit record that says what was purged without the content. Returns a :class:`PurgeSummary`.
 
 >>> import graphmem as gm
 >>> from graphmem.timeutil import ManualClock
@@ -38,15 +38,14 @@ from pydantic import BaseModel, ConfigDict
 
 from graphmem.admission import shown
 from graphmem.errors import InvalidInput, NotFound
+from graphmem.kernel import kernel_of
 from graphmem.models import Fact, Predicate, Session
 from graphmem.normalize import entity_key
-from graphmem.store.audit import audit_records, get_sessions, purge_entity, record_audit
-from graphmem.store.lines import reindex_sessions, sessions_with_lines_containing
-from graphmem.store.search import forget_claims
+from graphmem.store.base import Purge
 from graphmem.timeutil import TimeLike, fmt, to_utc
 
 if TYPE_CHECKING:
-    from graphmem.memory import Memory
+    from graphmem.kernel import MemoryLike
 
 __all__ = [
     "Change",
@@ -217,7 +216,7 @@ class PurgeSummary(_Frozen):
 # -- why ----------------------------------------------------------------------------------------
 
 
-def why(mem: Memory, fact_id: str) -> Explanation:
+def why(mem: MemoryLike, fact_id: str) -> Explanation:
     """Explain a version: its chain of versions and the sessions that asserted them.
 
     Reads the versions of the fact's subject only (one adjacency query) and the named sessions.
@@ -232,21 +231,22 @@ def why(mem: Memory, fact_id: str) -> Explanation:
     Raises:
         NotFound: no version has that id (never written, or purged).
     """
+    kernel = kernel_of(mem)
     if not isinstance(fact_id, str) or not fact_id.strip():
         raise InvalidInput(f"fact_id={shown(fact_id)} must be a non-empty version id")
-    found = mem._store.get_facts([fact_id])  # noqa: SLF001 - the facade's store
+    found = kernel.store.get_facts([fact_id])
     if not found:
         raise NotFound(
-            f"no fact version with id {shown(fact_id)} in memory {mem.path or ':memory:'!r}; "
+            f"no fact version with id {shown(fact_id)} in memory {kernel.where!r}; "
             "ids come from WriteResult.fact.id or facts()/history(include_expired=True)"
         )
     seed = found[0]
-    versions = mem._store.query_facts(subject_id=entity_key(seed.subject))  # noqa: SLF001
+    versions = kernel.store.query_facts(subject_id=entity_key(seed.subject))
     if all(v.id != seed.id for v in versions):
         versions.append(seed)
 
     def slot(v: Fact) -> tuple[str, str | None]:
-        pred = mem.ontology.lookup(v.predicate)
+        pred = kernel.ontology.lookup(v.predicate)
         single = pred is not None and pred.cardinality == "one"
         return (v.predicate, None if single else entity_key(v.object))
 
@@ -273,7 +273,7 @@ def why(mem: Memory, fact_id: str) -> Explanation:
             todo.append(by_id[v.superseded_by])
     ordered = sorted(chain.values(), key=lambda v: (v.recorded_at, v.valid_from, v.id))
     sources = tuple(dict.fromkeys(v.source for v in ordered if v.source))
-    sessions = get_sessions(mem._store, list(sources))  # noqa: SLF001
+    sessions = kernel.store.get_sessions(list(sources))
     return Explanation(fact=seed, chain=tuple(ordered), sessions=tuple(sessions), sources=sources)
 
 
@@ -323,7 +323,7 @@ def _predicate_change(at: dt.datetime, info: dict[str, object]) -> Change | None
     return Change(at=at, action=action, detail=change.describe(), predicate=new)
 
 
-def changes(mem: Memory, *, since: TimeLike, until: TimeLike | None = None) -> list[Change]:
+def changes(mem: MemoryLike, *, since: TimeLike, until: TimeLike | None = None) -> list[Change]:
     """List what was learned, superseded, corrected, retracted or purged in ``[since, until)``.
 
     Changes of the ontology (``define_predicate``, an ontology file given to ``gm.open``) are
@@ -346,6 +346,7 @@ def changes(mem: Memory, *, since: TimeLike, until: TimeLike | None = None) -> l
     Raises:
         InvalidInput: bad times, or ``until`` not after ``since``.
     """
+    kernel = kernel_of(mem)
     start = to_utc(since, name="since")
     end = None if until is None else to_utc(until, name="until")
     if end is not None and end <= start:
@@ -357,7 +358,7 @@ def changes(mem: Memory, *, since: TimeLike, until: TimeLike | None = None) -> l
     def inside(t: dt.datetime | None) -> bool:
         return t is not None and start <= t and (end is None or t < end)
 
-    rows = mem._store.changed_between(start, end)  # noqa: SLF001
+    rows = kernel.store.changed_between(start, end)
     by_id = {f.id: f for f in rows}
     closed_slots = {(_slot(f), f.expired_at) for f in rows if f.expired_at is not None}
     out: list[Change] = []
@@ -375,7 +376,7 @@ def changes(mem: Memory, *, since: TimeLike, until: TimeLike | None = None) -> l
             )
         if inside(f.recorded_at) and (_slot(f), f.recorded_at) not in closed_slots:
             out.append(Change(at=f.recorded_at, action="learned", fact=f))
-    for _, at, action, detail in audit_records(mem._store, since=start, until=end):  # noqa: SLF001
+    for _, at, action, detail in kernel.store.audit_records(since=start, until=end):
         try:
             info = json.loads(detail)
         except ValueError:
@@ -417,11 +418,12 @@ def changes(mem: Memory, *, since: TimeLike, until: TimeLike | None = None) -> l
 # -- purge --------------------------------------------------------------------------------------
 
 
-def purge(mem: Memory, subject: str, *, reason: str) -> PurgeSummary:
+def purge(mem: MemoryLike, subject: str, *, reason: str) -> PurgeSummary:
     """Physically erase an entity and every version about it; leave an audit record.
 
-    The only hard delete (SPEC §2 rule 1), in one transaction. Removes every fact version whose
-    subject **or** object is the entity (in every system and valid time), the entity node with
+    The only hard delete (docs/concepts/time.md#rule-1), in one transaction. Removes every fact
+    version whose subject **or** object is the entity (in every system and valid time), the entity
+    node with
     its aliases, its session mentions, objects of its facts left with no fact, mention or alias
     (such as the text nodes of its notes), and its name and aliases inside session titles,
     texts and summaries (replaced by ``[purged]``; the session lines are split again from the
@@ -429,7 +431,7 @@ def purge(mem: Memory, subject: str, *, reason: str) -> PurgeSummary:
     the reason and the SHA-256 of the normalised name, never the name or the content. After it,
     ``why`` of a purged id raises ``NotFound`` and nothing of it appears in ``facts``,
     ``history(include_expired=True)``, ``changes`` or an export; answers for past ``known_at``
-    change accordingly (the one exception to SPEC §2 rule 2).
+    change accordingly (the one exception to docs/concepts/time.md#rule-2).
 
     Not covered: free text of *other* subjects that names the entity (e.g. a note of ``"self"``
     saying "Alice is allergic to nuts"): store such memories with ``subject="Alice"``.
@@ -447,31 +449,24 @@ def purge(mem: Memory, subject: str, *, reason: str) -> PurgeSummary:
         InvalidInput: blank name or reason.
         ClockError: the clock moved backwards.
     """
+    kernel = kernel_of(mem)
     if not isinstance(reason, str) or not reason.strip():
         raise InvalidInput(f"reason={shown(reason)} must be a non-empty text saying why")
-    store = mem._store  # noqa: SLF001
-    with mem._lock:  # noqa: SLF001
-        now = mem._tick()  # noqa: SLF001
-        eid = mem._entity_id(subject, what="subject")  # noqa: SLF001
+    store = kernel.store
+    with kernel.uow.write() as w:
+        eid = kernel.entity_id(subject, what="subject")
         entity = store.get_entity(eid)
         if entity is None:
             raise NotFound(
-                f"no entity named {shown(subject)} in memory {mem.path or ':memory:'!r}; nothing "
-                "to purge"
+                f"no entity named {shown(subject)} in memory {kernel.where!r}; nothing to purge"
             )
         digest = hashlib.sha256(eid.encode("utf-8", "surrogatepass")).hexdigest()
         audit_id = "a" + uuid.uuid4().hex[:16]
         names = [entity.name, *entity.aliases, subject]
-        with store.transaction():
-            counts = purge_entity(store, eid, names=names)
-            # The redacted session texts are split into lines again: the episodic index
-            # (graphmem.store.lines) must not keep the purged name.
-            reindex_sessions(store, sessions_with_lines_containing(store, names))
-            forget_claims(store)
-            detail = {"subject_sha256": digest, **counts, "reason": reason}
-            record_audit(store, audit_id, at=now, action="purge", detail=json.dumps(detail))
-            store.set_max_system_time(now)
-        for alias in [a for a, owner in mem._aliases.items() if owner == eid]:  # noqa: SLF001
-            del mem._aliases[alias]  # noqa: SLF001
-        mem._last_write = now  # noqa: SLF001
+        detail = {"subject_sha256": digest, "reason": reason}
+        w.changes.purge = Purge(entity_id=eid, names=names, audit_id=audit_id, detail=detail)
+    now = w.at
+    counts = dict(w.applied.purged) if w.applied is not None else {}
+    for alias in [a for a, owner in kernel.aliases.items() if owner == eid]:
+        del kernel.aliases[alias]
     return PurgeSummary(audit_id=audit_id, at=now, subject_sha256=digest, reason=reason, **counts)

@@ -35,13 +35,13 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import ValidationError
 
 from graphmem.errors import IntegrityError
+from graphmem.kernel import kernel_of
 from graphmem.models import Fact
-from graphmem.store import check as raw
-from graphmem.store.schema import DDL, SCHEMA_VERSION
-from graphmem.timeutil import from_store, to_store
+from graphmem.store.kuzu.schema import DDL, SCHEMA_VERSION
+from graphmem.timeutil import UTC
 
 if TYPE_CHECKING:
-    from graphmem.memory import Memory
+    from graphmem.kernel import MemoryLike
 
 __all__ = [
     "CODES",
@@ -194,14 +194,15 @@ class CheckReport:
 
 
 def _ts(value: Any) -> dt.datetime | None:
-    """Return a stored timestamp as naive UTC (the store's representation), else ``None``."""
+    """Return a stored timestamp as aware UTC (a naive one is read as UTC), else ``None``."""
     if isinstance(value, dt.datetime):
-        return value if value.tzinfo is None else to_store(value)
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
     return None
 
 
 def _fmt(value: dt.datetime | None) -> str:
-    return "open" if value is None else value.isoformat(sep=" ")
+    # shown in UTC without the offset, as every time in a report is UTC
+    return "open" if value is None else value.replace(tzinfo=None).isoformat(sep=" ")
 
 
 def _parse_marker(value: Any) -> dt.datetime | None:
@@ -211,7 +212,7 @@ def _parse_marker(value: Any) -> dt.datetime | None:
         parsed = dt.datetime.fromisoformat(value)
     except ValueError:
         return None
-    return parsed if parsed.tzinfo is None else to_store(parsed)
+    return _ts(parsed)
 
 
 class _Collector:
@@ -236,7 +237,7 @@ def check_rows(
     meta: Mapping[str, Any] | None = None,
     tables: Iterable[str] | None = None,
 ) -> tuple[list[Problem], dict[str, int]]:
-    """Check raw stored rows (as :mod:`graphmem.store.check` returns them); pure.
+    """Check raw stored rows (as :mod:`graphmem.store.kuzu.integrity` returns them); pure.
 
     Returns:
         The problems (at most :data:`MAX_PER_CODE` per code) and the omitted counts per code.
@@ -435,7 +436,7 @@ def check_sessions(
     loose_mentions: int = 0,
     orphans: Sequence[str] = (),
 ) -> tuple[list[Problem], dict[str, int]]:
-    """Check sessions and their mentions (rows of :mod:`graphmem.store.check`); pure.
+    """Check sessions and their mentions (rows of :mod:`graphmem.store.kuzu.integrity`); pure.
 
     ``mentions`` are ``{session, entity, count}`` rows whose two ends loaded;
     ``loose_mentions`` counts MENTIONS edges that did not join a session and an entity;
@@ -490,7 +491,7 @@ def _to_fact(row: Mapping[str, Any]) -> Fact:
         if name in ("id", "subject"):
             continue
         value = row.get(name)
-        data[name] = from_store(value) if isinstance(value, dt.datetime) else value
+        data[name] = _ts(value) if isinstance(value, dt.datetime) else value
     data["access_count"] = data.get("access_count") or 0
     data["pinned"] = bool(data.get("pinned"))
     for key in ("importance", "confidence"):
@@ -500,7 +501,7 @@ def _to_fact(row: Mapping[str, Any]) -> Fact:
     return Fact.model_validate(data)
 
 
-#: (recorded_at, expired_at, valid_from, valid_to, row): a version's two intervals, naive UTC.
+#: (recorded_at, expired_at, valid_from, valid_to, row): a version's two intervals (UTC).
 _Span = tuple[dt.datetime, dt.datetime, dt.datetime, dt.datetime, Mapping[str, Any]]
 
 
@@ -508,7 +509,7 @@ def _check_overlaps(
     sid: Any, pred: Any, rows: Sequence[Mapping[str, Any]], out: _Collector
 ) -> None:
     """Sweep system time: at each instant, the visible versions must not overlap in valid time."""
-    far = dt.datetime.max
+    far = dt.datetime.max.replace(tzinfo=UTC)
     spans: list[_Span] = []
     for r in rows:
         rec, vf = _ts(r.get("recorded_at")), _ts(r.get("valid_from"))
@@ -593,7 +594,7 @@ def _check_aliases(entities: Sequence[Mapping[str, Any]], out: _Collector) -> No
             owner.setdefault(alias, e.get("id"))
 
 
-def check(mem: Memory) -> CheckReport:
+def check(mem: MemoryLike) -> CheckReport:
     """Scan the store of ``mem`` and verify every invariant (one pass over all versions).
 
     Args:
@@ -605,18 +606,19 @@ def check(mem: Memory) -> CheckReport:
     Raises:
         StoreError: the store cannot be read.
     """
-    store = mem._store
-    with mem._lock:
-        tables = raw.table_names(store)
-        meta = raw.meta_rows(store) if "Meta" in tables else {}
-        facts = raw.fact_rows(store) if {"Fact", "Entity"} <= tables else []
-        entities = raw.entity_rows(store) if "Entity" in tables else []
-        predicates = raw.predicate_rows(store) if "Predicate" in tables else []
+    kernel = kernel_of(mem)
+    store = kernel.store
+    with kernel.lock:
+        tables = store.table_names()
+        meta = store.raw_meta() if "Meta" in tables else {}
+        facts = store.raw_facts() if {"Fact", "Entity"} <= tables else []
+        entities = store.raw_entities() if "Entity" in tables else []
+        predicates = store.raw_predicates() if "Predicate" in tables else []
         has_sessions = {"Session", "MENTIONS", "Entity"} <= tables
-        sessions = raw.session_rows(store) if has_sessions else []
-        mentions = raw.mention_rows(store) if has_sessions else []
-        loose = raw.loose_mentions(store) if has_sessions else 0
-        orphans = raw.orphan_entities(store) if has_sessions and "Fact" in tables else []
+        sessions = store.raw_sessions() if has_sessions else []
+        mentions = store.raw_mentions() if has_sessions else []
+        loose = store.loose_mentions() if has_sessions else 0
+        orphans = store.orphan_entities() if has_sessions and "Fact" in tables else []
     problems, omitted = check_rows(
         facts, entities=entities, predicates=predicates, meta=meta, tables=tables
     )
@@ -632,10 +634,10 @@ def check(mem: Memory) -> CheckReport:
         "sessions": len(sessions),
         "mentions": len(mentions),
     }
-    return CheckReport(mem.path, tuple(problems), stats, omitted)
+    return CheckReport(kernel.path, tuple(problems), stats, omitted)
 
 
-def versions(mem: Memory) -> list[Fact]:
+def versions(mem: MemoryLike) -> list[Fact]:
     """Return every stored version, current and closed, ordered by ``recorded_at`` and id.
 
     An audit helper (one full scan): tests and backups compare whole stores with it.
@@ -643,8 +645,9 @@ def versions(mem: Memory) -> list[Fact]:
     Raises:
         IntegrityError: a stored version does not load (run :func:`check`).
     """
+    kernel = kernel_of(mem)
     out = []
-    for row in raw.fact_rows(mem._store):
+    for row in kernel.store.raw_facts():
         try:
             out.append(_to_fact(row))
         except (ValidationError, ValueError) as exc:

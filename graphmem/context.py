@@ -1,4 +1,6 @@
-"""Agent context (SPEC §5): the facts and session lines relevant to a query, as one text block.
+"""Agent context: the facts and session lines relevant to a query, as one text block.
+
+See docs/concepts/recall.md#rule-3.
 
 :func:`context` returns a :class:`~graphmem.episodic.Context` (a ``str`` with ``.text`` and
 ``.items``); :func:`search` returns the same candidates as scored
@@ -17,7 +19,7 @@ Memory relevant to "What does the api run on?" (2 facts):
 - api runs_on Go (since 2026-06-01; was Laravel)
 - api deploys_with Docker (since 2024-01-01)
 
-How candidates are found (:mod:`graphmem.store.search` holds the queries)
+How candidates are found (:mod:`graphmem.store.kuzu.search` holds the queries)
     1. *Entity match*: every 1- to 6-word span of the query is normalised like an entity name
        (and resolved through aliases) and looked up by primary key; hits are the **anchors**.
        The words "we", "our", "us" (and "ours", "ourselves") anchor the owner, ``self`` (the
@@ -30,7 +32,7 @@ How candidates are found (:mod:`graphmem.store.search` holds the queries)
        candidates (for a hit named by more than 4 words — a text — only the facts pointing
        at it). Statements are matched in Python over the candidates. The index is built on
        first use (about 1 s per 100k entities); without it (ladybug offline, read-only memory
-       without an index) a scan of entity names stands in, see :mod:`graphmem.store.search`.
+       without an index) a scan of entity names stands in, see :mod:`graphmem.store.kuzu.search`.
     Bounds, so hubs cost one bounded query: 2000 versions per subject timeline, 50 facts per
     entity as the object.
     Only versions with ``recorded_at <= known_at < expired_at`` and
@@ -84,8 +86,9 @@ Rendering and budget
 
 Side effect
     The facts rendered get ``access_count + 1`` and ``last_accessed_at = now`` in one
-    transaction (bookkeeping, SPEC §2 rule 2: no interval changes, so no ``facts(valid_at,
-    known_at)`` answer changes which versions it returns). Nothing is written on a read-only
+    transaction (bookkeeping, docs/concepts/time.md#rule-2: no interval changes, so no
+    ``facts(valid_at, known_at)`` answer changes which versions it returns). Nothing is written on a
+    read-only
     memory. As the access count feeds the decay boost, a later call may rank close facts
     differently: the output is a function of the store's state and the arguments (and the
     clock, when ``valid_at``/``known_at`` default to now).
@@ -115,17 +118,24 @@ from graphmem.episodic import (
     render_line,
 )
 from graphmem.errors import GraphmemError, InvalidInput, StoreError
+from graphmem.kernel import kernel_of
 from graphmem.normalize import STOPWORDS, entity_key
-from graphmem.store import lines as store_lines
-from graphmem.store import search as store_search
-from graphmem.store.kuzu_store import KuzuStore
-from graphmem.store.lines import LineRow
+from graphmem.store.base import Store
+from graphmem.store.records import FactView, LineRow
 from graphmem.timeutil import TimeLike, to_utc
 
 if TYPE_CHECKING:
-    from graphmem.memory import Memory
+    from graphmem.kernel import Kernel, MemoryLike
 
-__all__ = ["CHARS_PER_TOKEN", "Context", "SearchItem", "context", "estimate_tokens", "search"]
+__all__ = [
+    "CHARS_PER_TOKEN",
+    "Context",
+    "SearchItem",
+    "context",
+    "estimate_tokens",
+    "prepare",
+    "search",
+]
 
 _log = logging.getLogger(__name__)
 
@@ -238,7 +248,7 @@ def _spans(query: str) -> list[str]:
 
 @dataclass
 class _Candidate:
-    fact: store_search.FactView
+    fact: FactView
     direction: str
     relevance: float = 0.0
     score: float = 0.0
@@ -257,14 +267,14 @@ class _Candidate:
 
 
 # Whether a store's entity FTS index is usable, so it is not looked up on every call.
-_INDEX_READY: weakref.WeakKeyDictionary[KuzuStore, bool] = weakref.WeakKeyDictionary()
+_INDEX_READY: weakref.WeakKeyDictionary[Store, bool] = weakref.WeakKeyDictionary()
 
 
-def _index_ready(store: KuzuStore) -> bool:
+def _index_ready(store: Store) -> bool:
     ready = _INDEX_READY.get(store)
     if ready is None:
         try:
-            ready = store_search.ensure_entity_index(store)
+            ready = store.ensure_entity_index()
         except StoreError as exc:  # e.g. a full disk: search without the index
             _log.warning("context(): cannot build the full-text index, scanning: %s", exc)
             ready = False
@@ -273,41 +283,37 @@ def _index_ready(store: KuzuStore) -> bool:
 
 
 def _full_text(
-    store: KuzuStore, keywords: Sequence[str], exclude: set[str]
+    store: Store, keywords: Sequence[str], exclude: set[str]
 ) -> tuple[dict[str, float], dict[str, str]]:
     """Return ``{entity id: score in (0, 1]}`` and ``{entity id: name}`` of the best hits."""
     if not keywords:
         return {}, {}
     use_index = _index_ready(store)
     try:
-        hits = store_search.search_entities(
-            store, keywords, limit=FTS_HITS + len(exclude), use_index=use_index
-        )
+        hits = store.search_entities(keywords, limit=FTS_HITS + len(exclude), use_index=use_index)
     except StoreError:
         if not use_index:
             raise
         _INDEX_READY[store] = False  # the index vanished (dropped by another process?)
-        hits = store_search.search_entities(
-            store, keywords, limit=FTS_HITS + len(exclude), use_index=False
-        )
+        hits = store.search_entities(keywords, limit=FTS_HITS + len(exclude), use_index=False)
     kept = [h for h in hits if h[0] not in exclude]
     return {eid: score for eid, _, score in kept}, {eid: name for eid, name, _ in kept}
 
 
-def _anchors(mem: Memory, query: str) -> dict[str, str]:
+def _anchors(kernel: Kernel, query: str) -> dict[str, str]:
     ids = set()
     if _OWNER.search(unicodedata.normalize("NFKC", query)):
-        ids.add(mem._aliases.get(OWNER, OWNER))
+        ids.add(kernel.aliases.get(OWNER, OWNER))
     for span in _spans(query):
         try:
             key = entity_key(span)
         except InvalidInput:
             continue
-        ids.add(mem._aliases.get(key, key))
-    return store_search.find_entities(mem._store, ids)
+        ids.add(kernel.aliases.get(key, key))
+    return kernel.store.find_entities(ids)
 
 
-def _age_days(f: store_search.FactView, *, valid_at: dt.datetime, known_at: dt.datetime) -> float:
+def _age_days(f: FactView, *, valid_at: dt.datetime, known_at: dt.datetime) -> float:
     # Events age on the world axis (when they happened), other kinds on the system axis.
     delta = valid_at - f.valid_from if f.kind == "event" else known_at - f.recorded_at
     return max(delta.total_seconds() / 86400.0, 0.0)
@@ -364,9 +370,9 @@ def _line(c: _Candidate) -> str:
 
 
 def _predecessors(
-    mem: Memory,
+    kernel: Kernel,
     chosen: Sequence[_Candidate],
-    timelines: dict[str, list[store_search.FactView]],
+    timelines: dict[str, list[FactView]],
     *,
     known_at: dt.datetime,
 ) -> None:
@@ -377,7 +383,7 @@ def _predecessors(
     """
 
     def single(predicate: str) -> bool:
-        found = mem.ontology.lookup(predicate)
+        found = kernel.ontology.lookup(predicate)
         return found is not None and found.cardinality == "one"
 
     wanted = [c for c in chosen if single(c.fact.predicate)]
@@ -387,8 +393,8 @@ def _predecessors(
         if c.fact.subject_id not in timelines and pair not in missing:
             missing.append(pair)
     missing = missing[:WAS_LOOKUPS]
-    extra: dict[str, list[store_search.FactView]] = {}
-    for row in store_search.versions_of(mem._store, missing, known_at=known_at):
+    extra: dict[str, list[FactView]] = {}
+    for row in kernel.store.versions_of(missing, known_at=known_at):
         extra.setdefault(row.subject_id, []).append(row)
     for c in wanted:
         f = c.fact
@@ -422,11 +428,11 @@ def _check_query(query: object) -> str:
 
 
 def _gather_facts(
-    mem: Memory, query: str, *, v_at: dt.datetime, k_at: dt.datetime
-) -> tuple[list[_Candidate], dict[str, list[store_search.FactView]], dict[str, str]]:
+    kernel: Kernel, query: str, *, v_at: dt.datetime, k_at: dt.datetime
+) -> tuple[list[_Candidate], dict[str, list[FactView]], dict[str, str]]:
     """Find and rank the fact candidates; return them, the subjects' timelines, the anchors."""
-    store = mem._store
-    anchors = _anchors(mem, query)
+    store = kernel.store
+    anchors = _anchors(kernel, query)
     anchor_words = {w for name in anchors.values() for w in _keywords(name)}
     keywords = [w for w in _keywords(query) if w not in anchor_words]
     hits, hit_names = _full_text(store, keywords, set(anchors))
@@ -435,7 +441,7 @@ def _gather_facts(
     ids = sorted(anchors) + hit_ids
     candidates: dict[str, _Candidate] = {}
 
-    def offer(row: store_search.FactView, direction: str, relevance: float) -> None:
+    def offer(row: FactView, direction: str, relevance: float) -> None:
         c = candidates.get(row.id)
         if c is None:
             candidates[row.id] = _Candidate(row, direction, relevance)
@@ -446,13 +452,13 @@ def _gather_facts(
     # A hit with a long name is a text (a note): only facts pointing at it matter.
     names = {**anchors, **{h: hit_names[h] for h in hit_ids}}
     subjects = [i for i in ids if len(names[i].split()) <= TEXT_WORDS]
-    timelines: dict[str, list[store_search.FactView]] = {i: [] for i in subjects}
-    for row in store_search.facts_from(store, subjects, known_at=k_at):
+    timelines: dict[str, list[FactView]] = {i: [] for i in subjects}
+    for row in store.facts_from(subjects, known_at=k_at):
         timelines[row.via].append(row)
         if row.valid_at(v_at):
             rel = REL_SUBJECT if row.via in anchors else REL_HIT_SUBJECT * hits[row.via]
             offer(row, "out", rel)
-    for row in store_search.facts_to(store, ids, known_at=k_at, valid_at=v_at, limit=IN_LIMIT):
+    for row in store.facts_to(ids, known_at=k_at, valid_at=v_at, limit=IN_LIMIT):
         rel = REL_OBJECT if row.via in anchors else REL_HIT_OBJECT * hits[row.via]
         offer(row, "in", rel)
     terms = _terms(query)
@@ -460,7 +466,7 @@ def _gather_facts(
         c.score = _score(c, terms, valid_at=v_at, known_at=k_at)
     ranked = sorted(candidates.values(), key=_Candidate.sort_key)
     # "was" notes for the best facts (free for anchored subjects; WAS_LOOKUPS queries else).
-    _predecessors(mem, ranked[:WAS_FOR], timelines, known_at=k_at)
+    _predecessors(kernel, ranked[:WAS_FOR], timelines, known_at=k_at)
     return ranked, timelines, anchors
 
 
@@ -603,8 +609,19 @@ def _lines_block(chosen: Mapping[str, LineCandidate | LineRow], order: Sequence[
     return [line for _, block in passages for line in block]
 
 
+def prepare(mem: MemoryLike) -> None:
+    """Build the entity full-text index now rather than in the first ``context()`` call.
+
+    Once per database (about 1 s per 100k entities); a no-op where the store has no full-text
+    index or it exists. Servers call it on open.
+    """
+    kernel = kernel_of(mem)
+    if not kernel.store.read_only:
+        kernel.store.ensure_entity_index()
+
+
 def context(
-    mem: Memory,
+    mem: MemoryLike,
     query: str,
     *,
     budget_tokens: int = 800,
@@ -636,10 +653,11 @@ def context(
     Raises:
         InvalidInput: a blank or non-string query, a budget below 1, or bad times.
     """
+    kernel = kernel_of(mem)
     _check_query(query)
     if isinstance(budget_tokens, bool) or not isinstance(budget_tokens, int) or budget_tokens < 1:
         raise InvalidInput(f"budget_tokens={budget_tokens!r} must be a positive integer, e.g. 800")
-    now = mem.now()
+    now = kernel.now()
     v_at = now if valid_at is None else to_utc(valid_at, name="valid_at")
     k_at = now if known_at is None else to_utc(known_at, name="known_at")
     budget_chars = budget_tokens * CHARS_PER_TOKEN
@@ -650,15 +668,15 @@ def context(
     if known_at is not None:
         as_of.append(f"known at {_fmt_day(k_at)}")
     when = f"; {', '.join(as_of)}" if as_of else ""
-    store = mem._store
+    store = kernel.store
 
     def done(lines: Iterable[str], items: Sequence[SearchItem] = ()) -> Context:
         return Context(_fit(lines, budget_chars), items, query)
 
-    with mem._lock:
-        ranked, _, anchors = _gather_facts(mem, query, v_at=v_at, k_at=k_at)
+    with kernel.lock:
+        ranked, _, anchors = _gather_facts(kernel, query, v_at=v_at, k_at=k_at)
         found = line_candidates(
-            mem,
+            kernel,
             query,
             anchors=anchors,
             valid_at=v_at,
@@ -669,8 +687,8 @@ def context(
         )
         said, same = _dedupe(found)
         if not ranked and not said:
-            has_lines = bool(store.run("MATCH (l:SessionLine) RETURN l.id LIMIT 1"))
-            if not has_lines and not store_search.has_facts(store):
+            has_lines = store.has_lines()
+            if not has_lines and not store.has_facts():
                 return done(["Memory is empty: no facts stored yet."])
             what = "facts or session lines" if has_lines else "facts"
             return done([f'No {what} in memory match "{shown_query}"{when}.'])
@@ -680,7 +698,7 @@ def context(
         line_order = [c.line.id for c in said]
         fact_lines = {c.fact.id: _line(c) for c in ranked}
         sizes: dict[str, tuple[int, int]] = {}  # line id: (length dated, as a continuation)
-        warm = store_lines.warm_index(store)
+        warm = store.warm_index()
         # A fact read from a line (same session, its statement in the line) says nothing the
         # line does not, unless it notes what it replaced: shown with its line, it is dropped.
         cover = _covered(ranked, found, same)
@@ -751,7 +769,7 @@ def context(
             for lc in said:
                 if lc.line.id not in lines_in:
                     continue
-                before, after = store_lines.neighbours(store, lc.line, index=warm)
+                before, after = store.neighbours(lc.line, index=warm)
                 for row in (after, before):
                     if row is None or row.id in lines_in or row.id in everything:
                         continue
@@ -769,7 +787,7 @@ def context(
         items = [_fact_item(c) for c in facts_in]
         items += [_line_item(lines_in[i]) for i in line_order if i in lines_in]
         items += [_line_item(c, 0.0) for i, c in sorted(lines_in.items()) if i not in everything]
-        _bump(mem, facts_in, now)
+        _bump(kernel, facts_in, now)
         return done(out, items)
 
 
@@ -778,7 +796,7 @@ def _n(n: int, what: str) -> str:
 
 
 def search(
-    mem: Memory,
+    mem: MemoryLike,
     query: str,
     *,
     limit: int = 20,
@@ -808,6 +826,7 @@ def search(
     Raises:
         InvalidInput: a blank query, a bad limit, kinds or time.
     """
+    kernel = kernel_of(mem)
     _check_query(query)
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
         raise InvalidInput(f"limit={limit!r} must be a positive integer, e.g. 20")
@@ -816,15 +835,15 @@ def search(
     wanted = set(kinds)
     if not wanted or not wanted <= {"fact", "line"}:
         raise InvalidInput(f"kinds={kinds!r} must name 'fact' and/or 'line'")
-    now = mem.now()
+    now = kernel.now()
     v_at = now if valid_at is None else to_utc(valid_at, name="valid_at")
     k_at = now if known_at is None else to_utc(known_at, name="known_at")
-    with mem._lock:
-        ranked, _, anchors = _gather_facts(mem, query, v_at=v_at, k_at=k_at)
+    with kernel.lock:
+        ranked, _, anchors = _gather_facts(kernel, query, v_at=v_at, k_at=k_at)
         items = [_fact_item(c) for c in ranked] if "fact" in wanted else []
         if "line" in wanted:
             found = line_candidates(
-                mem,
+                kernel,
                 query,
                 anchors=anchors,
                 valid_at=v_at,
@@ -842,17 +861,17 @@ def _footer(left: int) -> str:
     return f"(+{left} more not shown; raise budget_tokens)"
 
 
-def _bump(mem: Memory, chosen: Sequence[_Candidate], now: dt.datetime) -> None:
-    """Count the retrieval of the rendered facts (one transaction; none when read-only)."""
-    store = mem._store
-    if not chosen or store.read_only:
+def _bump(kernel: Kernel, chosen: Sequence[_Candidate], now: dt.datetime) -> None:
+    """Count the retrieval of the rendered facts (one change set; none when read-only)."""
+    if not chosen or kernel.store.read_only:
         return
     groups: dict[tuple[str, str], list[str]] = {}
     for c in chosen:
         groups.setdefault((c.direction, c.fact.via), []).append(c.fact.id)
     try:
-        with store.transaction():
-            store_search.count_access(store, groups, at=now)
+        # Access counters are bookkeeping, not knowledge: no new system time, no marker.
+        with kernel.uow.write(at=now, marker=False) as w:
+            w.changes.access.update(groups)
     except GraphmemError as exc:
         # Bookkeeping must never cost the caller its answer.
         _log.warning("context(): could not bump access counters: %s", exc)

@@ -1,4 +1,4 @@
-"""Free-text write decisions (SPEC §3 rule 5): pure functions, no store access.
+"""Free-text write decisions (docs/concepts/decisions.md#rule-5): pure functions, no store access.
 
 A free-text statement ("we deploy with Docker Compose") is stored as a ``note`` fact. Before it is
 written, the facade finds the nearest current note of the same subject and asks
@@ -387,7 +387,7 @@ def decide_text(
     source_ref: str | None = None,
     nearest_source_ref: str | None = None,
 ) -> Decision:
-    """Decide what writing the free-text note ``new_text`` does (SPEC §3 rule 5).
+    """Decide what writing the free-text note ``new_text`` does (docs/concepts/decisions.md#rule-5).
 
     With a non-empty ``source_ref`` (a caller identity key) similarity is not used: the same
     ref as the nearest note's supersedes it (or invalidates it when the new text negates and

@@ -1,4 +1,4 @@
-"""Importance decay (SPEC §4): for ranking only, never for invalidation.
+"""Importance decay (docs/concepts/hotness.md#decay): for ranking only, never for invalidation.
 
 A fact's effective importance halves every ``half_life`` days and grows slowly with use:
 

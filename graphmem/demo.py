@@ -68,7 +68,8 @@ def learning_schedule(
 
 def _pick_revision(mem: Memory) -> tuple[str, dt.datetime] | None:
     """Find a works_at belief that was revised: (subject, the day we learned the change)."""
-    for f in mem._store.query_facts(predicate="works_at"):
+    # Every version of one predicate, closed ones included: no public call returns that.
+    for f in mem._store.query_facts(predicate="works_at"):  # noqa: SLF001
         if f.expired_at and f.valid_to is None and f.reason and "superseded" in f.reason:
             return f.subject, f.expired_at
     return None

@@ -1,11 +1,13 @@
-"""Episodic recall (SPEC §5, issue #14): the session lines that match a query, dated and checked.
+"""Episodic recall: the session lines that match a query, dated and checked.
+
+See docs/concepts/recall.md#rule-6, issue #14.
 
 :func:`graphmem.context.context` and :func:`graphmem.context.search` blend these with the
 current facts; this module finds, scores, checks and renders the lines. The store side (how
-texts are split into lines, the BM25 index and its fallback) is :mod:`graphmem.store.lines`.
+texts are split into lines, the BM25 index and its fallback) is :mod:`graphmem.store.kuzu.lines`.
 
 How lines are found
-    The query's words (:func:`graphmem.store.lines.terms`: case-folded, stop words dropped,
+    The query's words (:func:`graphmem.store.kuzu.lines.terms`: case-folded, stop words dropped,
     lightly stemmed), plus the words of the entities it names and of their aliases (so "Ali"
     also finds lines that say "Alice"), are ranked by BM25 over every line recorded by
     ``known_at`` (``SessionLine.recorded_at``, the system time of the write; valid time does
@@ -57,11 +59,12 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from graphmem.decay import effective_importance
 from graphmem.display import ContextText
-from graphmem.store import lines as store_lines
-from graphmem.store import search as store_search
+from graphmem.kernel import kernel_of
+from graphmem.store.records import FactView, LineHit, LineRow, SessionClaim
+from graphmem.store.textlines import terms
 
 if TYPE_CHECKING:
-    from graphmem.memory import Memory
+    from graphmem.kernel import Kernel, MemoryLike
 
 __all__ = [
     "MAX_TEXT",
@@ -169,7 +172,7 @@ class Context(ContextText):
 class LineCandidate:
     """A session line found for a query, with its score and superseded note."""
 
-    line: store_lines.LineRow
+    line: LineRow
     bm25: float
     relevance: float = 0.0
     score: float = 0.0
@@ -189,7 +192,7 @@ def _days(a: dt.datetime, b: dt.datetime) -> float:
 
 
 def line_candidates(
-    mem: Memory,
+    mem: MemoryLike,
     query: str,
     *,
     anchors: Mapping[str, str],
@@ -219,25 +222,26 @@ def line_candidates(
     Returns:
         Candidates, best first (ties by line id).
     """
-    store = mem._store
-    query_words = store_lines.terms(query)
+    kernel = kernel_of(mem)
+    store = kernel.store
+    query_words = terms(query)
     extra: list[str] = []
     names: list[list[str]] = []
     for eid, name in sorted(anchors.items()):
         if eid == "self":
             continue
-        for alias in [name, *(a for a, owner in mem._aliases.items() if owner == eid)]:
-            words = store_lines.terms(alias)
+        for alias in [name, *(a for a, owner in kernel.aliases.items() if owner == eid)]:
+            words = terms(alias)
             if words:
                 names.append(words)
                 extra.extend(words)
-    hits = store_lines.search_lines(store, [*query_words, *extra], limit=limit, known_at=known_at)
+    hits = store.search_lines([*query_words, *extra], limit=limit, known_at=known_at)
     hits = list(hits)
     grounded: dict[str, float] = {}
     seen = {h.line.id for h in hits}
     for sid, statement, fact_score in grounds:
         wanted_text = _norm(statement)
-        for row in store_lines.session_lines(store, sid):
+        for row in store.session_lines(sid):
             if row.recorded_at > known_at:
                 continue
             full = _norm(f"{row.speaker}: {row.text}") if row.speaker else ""
@@ -245,7 +249,7 @@ def line_candidates(
                 grounded[row.id] = max(grounded.get(row.id, 0.0), GROUND_FACTOR * fact_score)
                 if row.id not in seen:
                     seen.add(row.id)
-                    hits.append(store_lines.LineHit(row, 0.0))
+                    hits.append(LineHit(row, 0.0))
                 break
     if not hits:
         return []
@@ -257,7 +261,7 @@ def line_candidates(
     out = []
     for i, h in enumerate(hits):
         row = h.line
-        line_words = set(store_lines.terms(f"{row.speaker or ''} {row.text}"))
+        line_words = set(terms(f"{row.speaker or ''} {row.text}"))
         overlap = len(wanted & line_words) / len(wanted) if wanted else 0.0
         entity = 1.0 if any(set(n) <= line_words for n in names) else 0.0
         relevance = W_BM25 * (h.score / best) + W_OVERLAP * overlap + W_ENTITY * entity
@@ -272,7 +276,7 @@ def line_candidates(
         score = W_RELEVANCE * relevance + W_IMPORTANCE * importance
         score += W_RECENCY * math.exp(-age / 365.0)
         out.append(LineCandidate(row, h.score, relevance, max(score, grounded.get(row.id, 0.0))))
-    _mark_superseded(mem, out, valid_at=valid_at, known_at=known_at)
+    _mark_superseded(kernel, out, valid_at=valid_at, known_at=known_at)
     for c in out:
         if c.superseded is not None:
             c.score *= SUPERSEDED_FACTOR
@@ -281,7 +285,7 @@ def line_candidates(
 
 
 def _mark_superseded(
-    mem: Memory,
+    kernel: Kernel,
     candidates: Sequence[LineCandidate],
     *,
     valid_at: dt.datetime,
@@ -290,17 +294,17 @@ def _mark_superseded(
     """Set ``superseded`` on lines that state a value no longer valid (module documentation)."""
     if not candidates:
         return
-    store = mem._store
-    claims = store_search.facts_of_sessions(
-        store, sorted({c.line.session for c in candidates}), known_at=known_at
+    store = kernel.store
+    claims = store.facts_of_sessions(
+        sorted({c.line.session for c in candidates}), known_at=known_at
     )
     if not claims:
         return
-    by_session: dict[str, list[store_search.SessionClaim]] = {}
+    by_session: dict[str, list[SessionClaim]] = {}
     for claim in claims:
         by_session.setdefault(claim.source, []).append(claim)
-    ended: dict[int, list[store_search.SessionClaim]] = {}
-    changed: dict[int, list[store_search.SessionClaim]] = {}
+    ended: dict[int, list[SessionClaim]] = {}
+    changed: dict[int, list[SessionClaim]] = {}
     for i, c in enumerate(candidates):
         row = c.line
         texts = (_norm(row.text), _norm(f"{row.speaker}: {row.text}") if row.speaker else "")
@@ -329,8 +333,8 @@ def _mark_superseded(
             for k in group
         }
     )
-    versions: dict[tuple[str, str], list[store_search.FactView]] = {}
-    for v in store_search.versions_of(store, pairs, known_at=known_at):
+    versions: dict[tuple[str, str], list[FactView]] = {}
+    for v in store.versions_of(pairs, known_at=known_at):
         versions.setdefault((v.subject_id, v.predicate), []).append(v)
     for i, valid in changed.items():
         # A line that states the current value says which value it replaced, so the old value
@@ -370,7 +374,7 @@ def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
-def line_text(c: LineCandidate | store_lines.LineRow, superseded: str | None = None) -> str:
+def line_text(c: LineCandidate | LineRow, superseded: str | None = None) -> str:
     """Return a line as ``Speaker: text`` with its superseded note (no date)."""
     row = c.line if isinstance(c, LineCandidate) else c
     note = c.superseded if isinstance(c, LineCandidate) else superseded
@@ -379,7 +383,7 @@ def line_text(c: LineCandidate | store_lines.LineRow, superseded: str | None = N
     return f"{text} ({note})" if note else text
 
 
-def render_line(c: LineCandidate | store_lines.LineRow, *, dated: bool = True) -> str:
+def render_line(c: LineCandidate | LineRow, *, dated: bool = True) -> str:
     """Return a line as rendered in a context block.
 
     ``dated``: the first line of a passage, ``- [8 May 2023] ...``; else a continuation of

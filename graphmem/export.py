@@ -1,24 +1,10 @@
-"""Graphs and files: networkx snapshots of a memory, and its lossless export and import.
+"""Files: a memory's lossless export and import (graph snapshots are :mod:`graphmem.graphs`).
 
-**Snapshots.** :func:`to_networkx` turns the answer of ``facts(valid_at=V, known_at=K)`` into a
-``networkx.MultiDiGraph``: nodes are entity ids (with ``name`` and ``kind``), and every fact
-version of the snapshot is one edge keyed by its id, carrying all :class:`~graphmem.models.Fact`
-fields. :func:`neighborhood` is the part of a snapshot within ``hops`` of one entity, in both
-directions (the same node set and edges as ``networkx.ego_graph(G, e, hops, undirected=True)``).
-
->>> import graphmem as gm
->>> with gm.open(clock=lambda: gm.to_utc("2026-06-10")) as mem:
-...     _ = mem.add_fact("api", "runs_on", "Laravel", valid_from="2024-01-01")
-...     _ = mem.add_fact("api", "runs_on", "Go", valid_from="2026-06-01")
-...     G = to_networkx(mem, valid_at="2025-01-01")
-...     [(u, v, d["predicate"]) for u, v, d in G.edges(data=True)]
-[('api', 'laravel', 'runs_on')]
-
-**Export and import.** :func:`export_memory` writes *every* version ever recorded — both time
-axes, reasons, ``superseded_by`` chains, access counters, pins — with the entities (kinds,
-aliases), the ontology, the sessions and their mentions, the audit records and the store's
-metadata. :func:`import_memory` restores such a file into an **empty** memory with the same ids
-and system times: it replays history as recorded, it does not re-decide it. Three formats:
+:func:`export_memory` writes *every* version ever recorded — both time axes, reasons,
+``superseded_by`` chains, access counters, pins — with the entities (kinds, aliases), the
+ontology, the sessions and their mentions, the audit records and the store's metadata.
+:func:`import_memory` restores such a file into an **empty** memory with the same ids and system
+times: it replays history as recorded, it does not re-decide it. Three formats:
 
 - ``jsonl`` (the canonical backup): a ``header`` line with the format version, then one JSON
   record per line, each with a ``type``: ``meta``, ``predicate``, ``entity``, ``session``,
@@ -30,7 +16,7 @@ and system times: it replays history as recorded, it does not re-decide it. Thre
   the graph-level records are JSON strings, absent values are left out.
 
 After an import, the store's last-write marker is the newest system time imported, so the
-clock can never write "before" the restored history (SPEC §2 rule 8).
+clock can never write "before" the restored history (docs/concepts/time.md#rule-8).
 """
 
 from __future__ import annotations
@@ -47,16 +33,17 @@ from typing import IO, TYPE_CHECKING, Any
 import networkx as nx  # type: ignore[import-untyped,unused-ignore]  # no stubs in the venv
 from pydantic import ValidationError
 
-from graphmem.errors import InvalidInput, NotFound
+from graphmem.errors import InvalidInput
 from graphmem.fileio import atomic_write
+from graphmem.kernel import kernel_of
 from graphmem.models import Fact, Predicate
-from graphmem.store import export as db
-from graphmem.store.schema import SCHEMA_VERSION
-from graphmem.timeutil import TimeLike, to_utc
+from graphmem.store.base import Snapshot
+from graphmem.store.kuzu.schema import SCHEMA_VERSION
+from graphmem.timeutil import to_utc
 from graphmem.writes import build_fact
 
 if TYPE_CHECKING:
-    from graphmem.memory import Memory
+    from graphmem.kernel import Kernel, MemoryLike
 
 __all__ = [
     "FORMATS",
@@ -102,133 +89,6 @@ _TOO_DEEP = (
 )
 # Characters XML 1.0 cannot carry at all (GraphML is XML).
 _XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
-
-
-# -- snapshots ------------------------------------------------------------------------------------
-
-
-def _snapshot_times(
-    mem: Memory, valid_at: TimeLike | None, known_at: TimeLike | None
-) -> tuple[dt.datetime, dt.datetime]:
-    now = mem.now()
-    v = now if valid_at is None else to_utc(valid_at, name="valid_at")
-    k = now if known_at is None else to_utc(known_at, name="known_at")
-    return v, k
-
-
-def _graph(
-    mem: Memory, edges: Iterable[db.Edge], nodes: Iterable[str], v: dt.datetime, k: dt.datetime
-) -> nx.MultiDiGraph:
-    edges = list(edges)
-    ids = set(nodes) | {s for s, _, _ in edges} | {o for _, o, _ in edges}
-    return _build_graph(db.entity_rows(mem._store, sorted(ids)), edges, v, k)
-
-
-def _build_graph(
-    entities: Iterable[Mapping[str, Any]],
-    edges: Iterable[db.Edge],
-    v: dt.datetime,
-    k: dt.datetime,
-) -> nx.MultiDiGraph:
-    """Build the graph from entity rows (``id``, ``name``, ``kind``) and edges, in that order."""
-    G = nx.MultiDiGraph(valid_at=v, known_at=k)
-    for row in entities:
-        G.add_node(row["id"], name=row["name"] or row["id"], kind=row["kind"] or "entity")
-    for s, o, fact in edges:
-        G.add_edge(s, o, key=fact.id, **fact.model_dump())
-    return G
-
-
-def _check_hops(hops: object) -> int:
-    if isinstance(hops, bool) or not isinstance(hops, int) or hops < 0:
-        raise InvalidInput(f"hops={hops!r} must be a non-negative integer (0 = the entity alone)")
-    return hops
-
-
-def to_networkx(
-    mem: Memory,
-    *,
-    valid_at: TimeLike | None = None,
-    known_at: TimeLike | None = None,
-    subject: str | None = None,
-    hops: int | None = None,
-) -> nx.MultiDiGraph:
-    """Return a snapshot as a ``networkx.MultiDiGraph`` whose edges are fact versions.
-
-    The edges are exactly the versions ``mem.facts(valid_at=, known_at=)`` returns (both
-    default to now), one per version, keyed by the version id, with every Fact field as an
-    attribute (aware UTC datetimes, ``None`` for open ends). Nodes are entity ids with ``name``
-    and ``kind``; ``G.graph`` holds the resolved ``valid_at`` and ``known_at``.
-
-    Args:
-        mem: the memory.
-        valid_at: world time of the snapshot (default now).
-        known_at: system time: what was believed then (default now).
-        subject: keep only this subject's facts (as ``facts(subject=)``); with ``hops``, its
-            neighbourhood instead (see :func:`neighborhood`).
-        hops: the neighbourhood radius around ``subject``; needs ``subject``.
-
-    Returns:
-        The snapshot graph.
-
-    Raises:
-        InvalidInput: bad times or names, a negative ``hops``, or ``hops`` without ``subject``.
-        NotFound: ``hops`` is given and no entity is named ``subject``.
-    """
-    if hops is not None:
-        if subject is None:
-            raise InvalidInput(
-                f"hops={hops!r} needs subject=...: a neighbourhood is taken around one entity"
-            )
-        return neighborhood(mem, subject, hops=hops, valid_at=valid_at, known_at=known_at)
-    v, k = _snapshot_times(mem, valid_at, known_at)
-    sid = None if subject is None else mem._entity_id(subject, what="subject")
-    edges = db.snapshot_edges(mem._store, valid_at=v, known_at=k, subject_id=sid)
-    return _graph(mem, edges, (), v, k)
-
-
-def neighborhood(
-    mem: Memory,
-    entity: str,
-    *,
-    hops: int = 1,
-    valid_at: TimeLike | None = None,
-    known_at: TimeLike | None = None,
-) -> nx.MultiDiGraph:
-    """Return the snapshot subgraph within ``hops`` of an entity, following edges both ways.
-
-    The nodes are the entities at most ``hops`` facts away (in either direction) in the
-    snapshot ``facts(valid_at=, known_at=)``, and the edges are every snapshot version between
-    two of them — the induced subgraph, as ``networkx.ego_graph(..., undirected=True)``. The
-    entity itself is always a node, even when it has no fact at that time.
-
-    Args:
-        mem: the memory.
-        entity: the entity's name or alias.
-        hops: the radius, ``>= 0`` (``0``: the entity and its self-loops).
-        valid_at: world time of the snapshot (default now).
-        known_at: system time: what was believed then (default now).
-
-    Returns:
-        A ``networkx.MultiDiGraph`` shaped like :func:`to_networkx`'s.
-
-    Raises:
-        NotFound: no entity has that name.
-        InvalidInput: a negative or non-integer ``hops``, bad times or a blank name.
-    """
-    hops = _check_hops(hops)
-    v, k = _snapshot_times(mem, valid_at, known_at)
-    eid = mem._entity_id(entity, what="entity")
-    with mem._lock:  # the store queries of one search see no write in between
-        found = db.ball(mem._store, eid, hops, valid_at=v, known_at=k)
-    if found is None:
-        raise NotFound(
-            f"no entity named {entity!r} in memory {mem.path or ':memory:'!r}; check the "
-            "spelling or list subjects with facts()"
-        )
-    entities, edges = found
-    edges.sort(key=lambda e: (e[2].subject, e[2].predicate, e[2].valid_from, e[2].id))
-    return _build_graph(entities, edges, v, k)
 
 
 # -- the dump: every table as JSON-ready rows ---------------------------------------------------
@@ -295,9 +155,9 @@ def _fact_record(sid: str, oid: str, fact: Fact) -> dict[str, Any]:
     return {"subject_id": sid, "object_id": oid, **data}
 
 
-def _dump(mem: Memory) -> _Dump:
-    store = mem._store
-    meta = db.all_meta(store)
+def _dump(kernel: Kernel) -> _Dump:
+    store = kernel.store
+    meta = store.all_meta()
     last = store.max_system_time()
     sessions = [
         {
@@ -306,16 +166,16 @@ def _dump(mem: Memory) -> _Dump:
             "ended_at": _iso(s["ended_at"]),
             "recorded_at": _iso(s["recorded_at"]),
         }
-        for s in db.all_sessions(store)
+        for s in store.all_sessions()
     ]
-    audit = [{**a, "at": _iso(a["at"])} for a in db.all_audit(store)]
+    audit = [{**a, "at": _iso(a["at"])} for a in store.all_audit()]
     dump = _Dump(
         header={},
         meta={k: v for k, v in meta.items() if k not in _HEADER_META},
         predicates=[p.model_dump(mode="json") for p in store.load_predicates()],
-        entities=db.all_entities(store),
+        entities=store.all_entities(),
         sessions=sessions,
-        facts=[_fact_record(s, o, f) for s, o, f in db.all_facts(store)],
+        facts=[_fact_record(s, o, f) for s, o, f in store.all_facts()],
         audit=audit,
     )
     from graphmem import __version__
@@ -325,7 +185,7 @@ def _dump(mem: Memory) -> _Dump:
         "version": FORMAT_VERSION,
         "schema_version": SCHEMA_VERSION,
         "graphmem": __version__,
-        "exported_at": _iso(mem.now()),
+        "exported_at": _iso(kernel.now()),
         "last_write": _iso(last),
         "counts": {
             "predicates": len(dump.predicates),
@@ -356,14 +216,15 @@ def _records(dump: _Dump) -> Iterator[dict[str, Any]]:
             yield {"type": kind, **row}
 
 
-def to_records(mem: Memory) -> Iterator[dict[str, Any]]:
+def to_records(mem: MemoryLike) -> Iterator[dict[str, Any]]:
     """Yield the canonical export records of a memory (one JSON line each in ``jsonl``).
 
     The first record is the ``header`` (``format``, ``version``, ``schema_version``,
     ``exported_at``, ``last_write``, ``counts``), then ``meta``, ``predicate``, ``entity``,
     ``session``, ``fact`` and ``audit`` records; times are ISO-8601 strings in UTC.
     """
-    yield from _records(_dump(mem))
+    kernel = kernel_of(mem)
+    yield from _records(_dump(kernel))
 
 
 def _from_records(records: Iterable[tuple[str, Mapping[str, Any]]]) -> _Dump:
@@ -411,15 +272,16 @@ def _from_records(records: Iterable[tuple[str, Mapping[str, Any]]]) -> _Dump:
     return dump
 
 
-def from_records(mem: Memory, records: Iterable[Mapping[str, Any]]) -> TransferReport:
+def from_records(mem: MemoryLike, records: Iterable[Mapping[str, Any]]) -> TransferReport:
     """Import canonical export records (as :func:`to_records` yields) into an empty memory.
 
     Raises:
         InvalidInput: the memory is not empty, or a record is invalid (the message gives its
             index); nothing is written.
     """
+    kernel = kernel_of(mem)
     dump = _from_records((f"record {i}", r) for i, r in enumerate(records))
-    return _restore(mem, dump, "records")
+    return _restore(kernel, dump, "records")
 
 
 def _check_meta_key(key: str, where: str) -> None:
@@ -837,13 +699,16 @@ def _check_history(
         InvalidInput: an invariant is broken.
     """
     from graphmem.check import CODES, check_rows
-    from graphmem.store.kuzu_store import _fact_params
+    from graphmem.store.kuzu.schema import FACT_COLUMNS
+
+    cols = [c for c, _ in FACT_COLUMNS if c != "fid"]
 
     where = {f.id: w.get("_where", "fact") for (_, _, f), w in zip(facts, dump.facts, strict=True)}
     names = {e["id"]: e["name"] for e in entities}
     rows = [
         {"subject_id": s, "subject": f.subject, "object_id": o, "object_name": names.get(o)}
-        | _fact_params(f)
+        | {"fid": f.id}
+        | {c: getattr(f, c) for c in cols}
         for s, o, f in facts
     ]
     meta = {"schema_version": str(SCHEMA_VERSION)}
@@ -867,8 +732,7 @@ def _check_history(
         )
 
 
-def _restore(mem: Memory, dump: _Dump, fmt: str) -> TransferReport:
-    from graphmem.ontology import Ontology
+def _restore(kernel: Kernel, dump: _Dump, fmt: str) -> TransferReport:
 
     predicates, entities, sessions, facts, audit = _validate(dump)
     instants = [
@@ -880,29 +744,28 @@ def _restore(mem: Memory, dump: _Dump, fmt: str) -> TransferReport:
         instants.append(marker)
     last_write = max(instants, default=None)
     _check_history(dump, predicates, entities, facts, last_write)
-    store = mem._store
-    with mem._lock:
-        counts = db.content_counts(store)
+    store = kernel.store
+    with kernel.lock:
+        counts = store.content_counts()
         if any(counts.values()):
             held = ", ".join(f"{n:,} {what}" for what, n in counts.items() if n)
             raise InvalidInput(
-                f"memory {mem.path or ':memory:'!r} is not empty ({held}); an import restores "
+                f"memory {kernel.where!r} is not empty ({held}); an import restores "
                 "a whole history and only goes into an empty memory: import into a new "
                 "database (graphmem --db NEW_PATH import FILE)"
             )
-        with store.transaction():
-            db.replace_predicates(store, predicates)
-            db.create_entities(store, entities)
-            db.create_sessions(store, sessions)
-            store.insert_facts(facts)
-            db.create_audit(store, audit)
-            db.set_meta(store, dump.meta)
-            if last_write is not None:
-                store.set_max_system_time(last_write)
-        # The facade caches the ontology, the alias index and the last-write marker.
-        mem.ontology = Ontology(store.load_predicates())
-        mem._aliases = store.load_aliases()
-        mem._last_write = store.max_system_time()
+        snapshot = Snapshot(
+            meta=dump.meta,
+            predicates=predicates,
+            entities=entities,
+            facts=facts,
+            sessions=sessions,
+            audit=audit,
+        )
+        # The import restores its own history: it writes at its newest instant, not now.
+        with kernel.uow.write(at=last_write or kernel.now(), marker=last_write is not None) as w:
+            w.changes.snapshot = snapshot
+        kernel.reload()  # the kernel caches the ontology, the aliases and the marker
     return dump.report(fmt, last_write)
 
 
@@ -916,7 +779,7 @@ def _check_format(fmt: str) -> str:
 
 
 def export_memory(
-    mem: Memory,
+    mem: MemoryLike,
     target: str | os.PathLike[str] | IO[str],
     *,
     format: str = "jsonl",  # noqa: A002
@@ -936,8 +799,9 @@ def export_memory(
         InvalidInput: an unknown format, text GraphML cannot hold (control characters), or a
             path that cannot be written (nothing is written).
     """
+    kernel = kernel_of(mem)
     _check_format(format)
-    dump = _dump(mem)
+    dump = _dump(kernel)
     if isinstance(target, (str, os.PathLike)):
         # Render first: a failure (GraphML-incompatible text) leaves no half-written file.
         buf = io.StringIO()
@@ -983,7 +847,7 @@ def _sniff(text: str) -> str:
 
 
 def import_memory(
-    mem: Memory,
+    mem: MemoryLike,
     source: str | os.PathLike[str] | IO[str],
     *,
     format: str | None = None,  # noqa: A002
@@ -1008,6 +872,7 @@ def import_memory(
             valid export (the message says where), or the path cannot be read as UTF-8 text;
             nothing is written.
     """
+    kernel = kernel_of(mem)
     if format is not None:
         _check_format(format)
     if isinstance(source, (str, os.PathLike)):
@@ -1037,4 +902,8 @@ def import_memory(
         except RecursionError as exc:
             raise InvalidInput(f"node-link: {_TOO_DEEP}") from exc
         dump = _from_node_link(doc, "node-link")
-    return _restore(mem, dump, fmt)
+    return _restore(kernel, dump, fmt)
+
+
+# The snapshots used to live here; existing code imports them from here.
+from graphmem.graphs import neighborhood, to_networkx  # noqa: E402

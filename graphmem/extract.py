@@ -23,13 +23,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from graphmem.errors import InvalidInput
+from graphmem.kernel import kernel_of
 from graphmem.models import WriteResult
 from graphmem.normalize import check_text
 from graphmem.text.claims import OWNER, Claim
 from graphmem.timeutil import TimeLike, to_utc
 
 if TYPE_CHECKING:
-    from graphmem.memory import Memory
+    from graphmem.kernel import MemoryLike
 
 __all__ = ["Claim", "extract", "ingest_text"]
 
@@ -63,7 +64,7 @@ def extract(text: str, *, at: TimeLike | None = None, owner: str = OWNER) -> lis
 
 
 def ingest_text(
-    mem: Memory,
+    mem: MemoryLike,
     text: str,
     *,
     at: TimeLike | None = None,
@@ -83,6 +84,7 @@ def ingest_text(
     Raises:
         InvalidInput: ``text`` is not a string, or a bad ``at``/``source``.
     """
+    kernel = kernel_of(mem)
     from graphmem.text.pipeline import Segment, write
 
     if not isinstance(text, str):
@@ -92,6 +94,6 @@ def ingest_text(
     if not text.strip():
         return []
     check_text(text, what="text")  # at most MAX_TEXT characters, no lone surrogates
-    when = mem.now() if at is None else to_utc(at, name="at")
-    [results] = write(mem, [Segment(text, when, source)], owner=mem.owner)
+    when = kernel.now() if at is None else to_utc(at, name="at")
+    [results] = write(kernel, [Segment(text, when, source)], owner=kernel.owner)
     return results

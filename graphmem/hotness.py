@@ -1,4 +1,6 @@
-"""Topic hotness (SPEC §4): how much a topic is being talked about right now.
+"""Topic hotness: how much a topic is being talked about right now.
+
+See docs/concepts/hotness.md#hotness.
 
 Pure functions over plain rows; no store access. :func:`score_topics` takes
 ``(topic, session_id, at, count)`` mention rows and, optionally, the times of the topics' facts;

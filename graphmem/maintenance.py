@@ -1,4 +1,6 @@
-"""Maintenance bookkeeping (SPEC §4): when ``graphmem maintain --auto`` is due, and its log.
+"""Maintenance bookkeeping: when ``graphmem maintain --auto`` is due, and its log.
+
+See docs/concepts/hotness.md#maintenance.
 
 ``maintain --auto`` runs triage when it never ran, and otherwise only when at least 24 hours
 **and** at least 5 new sessions have passed since the last run. :class:`ConsolidateState`

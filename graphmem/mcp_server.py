@@ -1,4 +1,6 @@
-"""The MCP server (SPEC §6): graphmem's memory as tools for an agent, over stdio.
+"""The MCP server: graphmem's memory as tools for an agent, over stdio.
+
+See docs/concepts/surfaces.md#rule-3.
 
 Run it with ``graphmem --db PATH mcp`` (needs ``pip install 'graphmem[mcp]'``). Register it in an
 MCP client with the absolute path of the ``graphmem`` of your virtual environment, e.g. Claude
@@ -534,9 +536,9 @@ def serve(
         ExtraUnavailable: the ``mcp`` extra is not installed.
         StoreBusy: another process holds the database.
     """
+    from graphmem.context import prepare
     from graphmem.memory import Memory
     from graphmem.store.locks import LEND_TIMEOUT, Lender
-    from graphmem.store.search import ensure_entity_index
 
     _sdk()  # fail before opening the database
 
@@ -545,7 +547,7 @@ def serve(
         try:
             # Build the full-text index now (once per database; ~1 s per 100k entities)
             # rather than in the agent's first `context` call.
-            ensure_entity_index(mem._store)
+            prepare(mem)
         except BaseException:
             mem.close()
             raise

@@ -1,4 +1,6 @@
-"""The data model (SPEC §1): pydantic v2 models, frozen, ``extra="forbid"``, no I/O.
+"""The data model: pydantic v2 models, frozen, ``extra="forbid"``, no I/O.
+
+See docs/concepts/model.md#rule-1.
 
 All datetimes are timezone-aware UTC; naive ones are rejected. Intervals are closed-open
 ``[from, to)`` with ``None`` as an open end.
@@ -50,7 +52,7 @@ Finite = Annotated[float, AfterValidator(_finite)]
 
 
 class Decision(str, Enum):
-    """What a write did (SPEC §3)."""
+    """What a write did (docs/concepts/decisions.md#the-decision-rules)."""
 
     ADD = "add"
     NOOP = "noop"
@@ -160,7 +162,7 @@ class Session(_Model):
 
 
 class WriteResult(_Model):
-    """The outcome of one write (SPEC §3).
+    """The outcome of one write (docs/concepts/decisions.md#the-decision-rules).
 
     ``fact`` is the version written (``add``/``supersede``), the reinforced version (``noop``) or
     the shortened version left by an invalidation (``None`` when the interval became empty).

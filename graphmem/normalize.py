@@ -1,4 +1,6 @@
-"""Deterministic name normalisation: entity keys and predicate names (SPEC §1).
+"""Deterministic name normalisation: entity keys and predicate names.
+
+See docs/concepts/model.md#rule-2.
 
 >>> entity_key("  Acme   CORP ")
 'acme corp'

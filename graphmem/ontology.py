@@ -1,4 +1,4 @@
-"""The predicate ontology: cardinality and aliases of relations (SPEC §1).
+"""The predicate ontology: cardinality and aliases of relations (docs/concepts/model.md#rule-5).
 
 A default ontology of general agent-memory relations ships with the package
 (``graphmem/data/ontology.json``, mirrored in ``schemas/ontology.json``); ``gm.open(...,
@@ -315,7 +315,9 @@ class Ontology:
         symmetric: bool | None = None,
         description: str | None = None,
     ) -> Redefinition:
-        """Define or redefine a predicate; the user's vocabulary wins (SPEC §1).
+        """Define or redefine a predicate; the user's vocabulary wins.
+
+        See docs/concepts/model.md#the-data-model-rules.
 
         ``name`` becomes a predicate of its own even when it is another predicate's alias, and
         each alias given moves to it from whichever predicate had it. Aliases add to the ones

@@ -951,7 +951,7 @@ def graph(G: Any, *, ax: Any = None, seed: int = 7, title: str | None = None) ->
     the same graph draws the same way.
 
     Args:
-        G: a graph from :func:`graphmem.export.to_networkx` or ``neighborhood`` (any networkx
+        G: a graph from :func:`graphmem.graphs.to_networkx` or ``neighborhood`` (any networkx
             graph works; labels fall back to node ids and edge keys).
         ax: a matplotlib ``Axes`` to draw in (default: a new figure).
         seed: the layout seed.

@@ -1,4 +1,4 @@
-"""Free-text memories (SPEC §3 rule 5): ``Memory.remember(text, subject=...)``.
+"""Free-text memories (docs/concepts/decisions.md#rule-5): ``Memory.remember(text, subject=...)``.
 
 A memory is stored as a fact ``subject -note-> text`` (``note`` is multi-valued) with the text
 as ``object`` and ``statement``. Before it is written it is compared with the **current notes of
@@ -9,7 +9,7 @@ the same subject only** (never a graph scan: unrelated memories cannot retire ea
 - ``noop``: the nearest note says the same; it is reinforced (``access_count`` + 1);
 - ``supersede``: the nearest note is replaced: it is closed in system time (``superseded_by``
   is the new note, ``reason`` says why) and, if it was valid before ``at``, a copy ending at
-  ``at`` keeps its past (as for a single-valued predicate, SPEC §2 rule 4);
+  ``at`` keeps its past (as for a single-valued predicate, docs/concepts/time.md#rule-4);
 - ``invalidate``: the text negates the nearest note ("we no longer deploy with X"); the note
   ends at ``at`` through the temporal rules and the negating text is not stored as a note.
 
@@ -53,14 +53,16 @@ from typing import TYPE_CHECKING
 from graphmem.admission import shown
 from graphmem.contradiction import decide_text, normalize_text
 from graphmem.errors import InvalidInput
+from graphmem.kernel import kernel_of
 from graphmem.models import Decision, Fact, TextResult
 from graphmem.normalize import clean_name
 from graphmem.similarity import Similarity, nearest
 from graphmem.temporal import Close, Plan, plan_retract, shortened
 from graphmem.timeutil import TimeLike, fmt, to_utc
+from graphmem.writes import write_facts
 
 if TYPE_CHECKING:
-    from graphmem.memory import Memory
+    from graphmem.kernel import MemoryLike
 
 __all__ = ["DEFAULT_SUBJECT", "NOTE", "negated_topic", "plan_note", "remember"]
 
@@ -158,7 +160,7 @@ def plan_note(new: Fact, current: Sequence[Fact], *, similarity: Similarity) -> 
 
 
 def remember(
-    mem: Memory,
+    mem: MemoryLike,
     text: str,
     *,
     subject: str | None = None,
@@ -206,13 +208,14 @@ def remember(
         RateLimited: the kind's hourly write limit is reached (nothing is written).
         ClockError: the clock moved backwards.
     """
+    kernel = kernel_of(mem)
     from graphmem.text.pipeline import Segment, summarize, write
 
     if not isinstance(text, str) or not text.strip():
         raise InvalidInput(f"text={shown(text)} is empty or not a string; pass the statement")
-    mem.admission.check_statement(text, name="text")
-    sim = similarity or mem.similarity
-    owner = mem.owner if subject is None else clean_name(subject, what="subject")
+    kernel.admission.check_statement(text, name="text")
+    sim = similarity or kernel.similarity
+    owner = kernel.owner if subject is None else clean_name(subject, what="subject")
     if source_ref is not None:
         item = {
             "subject": owner,
@@ -227,13 +230,15 @@ def remember(
             "source_type": source_type,
         }
         return summarize(
-            mem._write(  # noqa: SLF001 - remember is part of the facade, split out by topic
-                [item], planner=lambda _, fact, current: plan_note(fact, current, similarity=sim)
+            write_facts(
+                kernel,
+                [item],
+                planner=lambda _, fact, current: plan_note(fact, current, similarity=sim),
             )
         )
-    when = mem.now() if at is None else to_utc(at, name="at")
+    when = kernel.now() if at is None else to_utc(at, name="at")
     [results] = write(
-        mem,
+        kernel,
         [Segment(text, when, source)],
         owner=owner,
         kind="fact" if kind == "insight" else kind,

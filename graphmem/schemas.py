@@ -11,7 +11,7 @@ from pathlib import Path
 
 from graphmem.models import Entity, Fact, Predicate, Session, WriteResult
 from graphmem.ontology import default_predicates
-from graphmem.store.schema import DDL, SCHEMA_VERSION
+from graphmem.store.kuzu.schema import DDL, SCHEMA_VERSION
 
 __all__ = ["generate", "write"]
 

@@ -278,7 +278,8 @@ def nearest(
     """Pick the candidate most similar to ``text``.
 
     Deterministic: the first candidate wins ties, and the scan stops at the first score of
-    ``1.0``. Callers pass only the notes of the same subject (SPEC §3: a contradiction check
+    ``1.0``. Callers pass only the notes of the same subject
+    (docs/concepts/decisions.md#the-decision-rules: a contradiction check
     never scans the whole graph).
 
     Args:

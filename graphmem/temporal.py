@@ -1,4 +1,6 @@
-"""The time rules of SPEC §2 and the structured write decisions of SPEC §3, as pure functions.
+"""The time rules and the structured write decisions, as pure functions.
+
+The rules: docs/concepts/time.md#the-time-rules, docs/concepts/decisions.md#the-decision-rules.
 
 Nothing here touches a store. :func:`plan_assert` and :func:`plan_retract` take the proposed
 version and the *current* versions (``expired_at is None``) of the same subject, and return a
@@ -104,7 +106,8 @@ def plan_assert(
         negate: ``new`` is a negation ("no longer ..."): invalidate instead of asserting.
 
     Returns:
-        The plan. Decision order (SPEC §3): identity (``source_ref``), negation, duplicate or
+        The plan. Decision order (docs/concepts/decisions.md#the-decision-rules): identity
+        (``source_ref``), negation, duplicate or
         re-assertion (rule 5), single-valued supersession (rule 4), otherwise add.
     """
     now = new.recorded_at
@@ -234,7 +237,9 @@ def plan_assert(
 def plan_retract(
     targets: Sequence[Fact], *, at: dt.datetime, now: dt.datetime, reason: str
 ) -> Plan:
-    """End every target version valid at ``at``: its ``valid_to`` becomes ``at`` (SPEC §3.3).
+    """End every target version valid at ``at``: its ``valid_to`` becomes ``at``.
+
+    See docs/concepts/decisions.md#rule-3.
 
     A version whose interval becomes empty (it starts at or after ``at``) is closed and not
     replaced. Versions not valid at ``at`` are left alone.

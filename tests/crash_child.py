@@ -40,7 +40,7 @@ def batch_number(at: dt.datetime) -> int:
 
 def big_size() -> int:
     """Return a batch size that takes the store's bulk COPY path."""
-    from graphmem.store.kuzu_store import COPY_THRESHOLD
+    from graphmem.store.kuzu.engine import COPY_THRESHOLD
 
     return max(COPY_THRESHOLD, 1)
 

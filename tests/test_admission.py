@@ -1,4 +1,7 @@
-"""Admission control (SPEC §4): importance bands, statement bounds, hourly rate limits."""
+"""Admission control: importance bands, statement bounds, hourly rate limits.
+
+See docs/concepts/hotness.md#admission.
+"""
 
 from __future__ import annotations
 

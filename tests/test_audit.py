@@ -361,3 +361,14 @@ def test_cli_predicates(db_path):
     )
     assert r.exit_code == 1
     assert "is the name of predicate 'works_at'" in r.output
+
+
+def test_purge_of_an_entity_with_a_self_loop_removes_every_edge(mem):
+    # Found by the FalkorDB read-side property: Kuzu's DETACH DELETE left an edge behind.
+    mem.add_fact("alice", "knows", "alice")
+    mem.add_fact("bob", "knows", "alice")
+    mem.add_fact("bob", "works_at", "acme")
+    summary = mem.purge("alice", reason="erasure request")
+    assert summary.versions == 2
+    assert mem.count_versions() == 1
+    assert [f.object for f in mem.history("bob")] == ["acme"]

@@ -181,6 +181,8 @@ ALLOWED = {
     "idf": "hot: weighting='idf'",
     "auto": "maintain: run only when due",
     "on": "believed(on=)",
+    "from": "migrate: the source store, a path or URL (no Python call: export + import)",
+    "to": "migrate: the target store, a path or URL",
 }
 
 

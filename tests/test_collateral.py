@@ -1,4 +1,6 @@
-"""No collateral damage: a contradiction never touches another subject's facts (SPEC §3).
+"""No collateral damage: a contradiction never touches another subject's facts.
+
+See docs/concepts/decisions.md#local-candidates.
 
 Graphiti's #1728 failure: a contradiction check that searches the whole graph retires unrelated
 facts that merely look alike. Here 1,000 facts of third parties share objects, predicates and

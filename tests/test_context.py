@@ -1,4 +1,7 @@
-"""Agent context (SPEC §5): retrieval, time semantics, budget, determinism, bookkeeping."""
+"""Agent context: retrieval, time semantics, budget, determinism, bookkeeping.
+
+See docs/concepts/recall.md#rule-3.
+"""
 
 from __future__ import annotations
 
@@ -12,7 +15,6 @@ import pytest
 
 import graphmem as gm
 from graphmem.context import CHARS_PER_TOKEN, estimate_tokens
-from graphmem.store import search
 from graphmem.timeutil import ManualClock
 
 
@@ -204,13 +206,13 @@ def test_full_text_index_and_scan_fallback_agree(mem: gm.Memory, engine: str) ->
     mem.add_fact("ops", "note", "we deploy with Docker Compose")
     mem.add_fact("ops", "note", "Kubernetes is on the roadmap")
     store = mem._store
-    scan = search.search_entities(store, ["docker", "compose"], use_index=False)
+    scan = store.search_entities(["docker", "compose"], use_index=False)
     assert [name for _, name, _ in scan][:1] == ["we deploy with Docker Compose"]
-    if search.ensure_entity_index(store):
-        indexed = search.search_entities(store, ["docker", "compose"])
+    if store.ensure_entity_index():
+        indexed = store.search_entities(["docker", "compose"])
         assert [name for _, name, _ in indexed][:1] == ["we deploy with Docker Compose"]
-        assert search.drop_entity_index(store)
-        assert not search.entity_index_exists(store)
+        assert store.drop_entity_index()
+        assert not store.entity_index_exists()
     else:
         assert engine == "ladybug"  # no FTS extension offline
 

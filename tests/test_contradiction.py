@@ -1,4 +1,7 @@
-"""Free-text write decisions (SPEC §3 rule 5): decide_text, negates, normalize_text."""
+"""Free-text write decisions: decide_text, negates, normalize_text.
+
+See docs/concepts/decisions.md#rule-5.
+"""
 
 from __future__ import annotations
 

@@ -235,24 +235,20 @@ _UNLIMITED = AdmissionPolicy.unlimited()
 def _state(mem: gm.Memory) -> tuple[Any, ...]:
     """Everything a write may change, without random ids: versions, sessions, ontology,
     entities and audit records."""
-    from graphmem.store import check as raw_rows
-    from graphmem.store import export as dump
 
     store = mem._store
     sessions = sorted(
         (s["id"], s["started_at"], s["ended_at"], s["title"], s["text"], s["source"])
         + (tuple(sorted(s["mentions"].items())),)
-        for s in dump.all_sessions(store)
+        for s in store.all_sessions()
     )
     predicates = sorted(
-        (p["name"], p["cardinality"], tuple(sorted(p["aliases"])))
-        for p in raw_rows.predicate_rows(store)
+        (p["name"], p["cardinality"], tuple(sorted(p["aliases"]))) for p in store.raw_predicates()
     )
     entities = sorted(
-        (e["id"], e["name"], e["kind"], tuple(sorted(e["aliases"])))
-        for e in dump.all_entities(store)
+        (e["id"], e["name"], e["kind"], tuple(sorted(e["aliases"]))) for e in store.all_entities()
     )
-    audit = sorted((a["action"], a["at"]) for a in dump.all_audit(store))
+    audit = sorted((a["action"], a["at"]) for a in store.all_audit())
     return (
         tuple(sorted(_canon(versions(mem)).items(), key=repr)),
         tuple(sessions),

@@ -1,4 +1,7 @@
-"""Episodic recall (SPEC §5, issue #14): session lines in search() and context()."""
+"""Episodic recall: session lines in search() and context().
+
+See docs/concepts/recall.md#rule-6, issue #14.
+"""
 
 from __future__ import annotations
 
@@ -15,7 +18,7 @@ from hypothesis import strategies as st
 import graphmem as gm
 from graphmem.context import CHARS_PER_TOKEN, estimate_tokens
 from graphmem.episodic import Context, SearchItem
-from graphmem.store import lines
+from graphmem.store.textlines import MAX_LINE, split_lines, terms
 from graphmem.timeutil import ManualClock
 
 CHAT_1 = """Caroline: I went to a LGBTQ support group yesterday and it was so powerful.
@@ -64,14 +67,14 @@ def test_split_lines_speakers_and_long_lines() -> None:
     text = "Bob: hi there\n\n   \nno speaker here\nhttp://x.y: not a speaker?\n" + (
         "Ann: " + "A sentence that goes on. " * 40
     )
-    rows = lines.split_lines(text)
+    rows = split_lines(text)
     assert rows[:2] == [("Bob", "hi there"), (None, "no speaker here")]
     assert rows[2] == (None, "http://x.y: not a speaker?")
     long = [r for r in rows if r[0] == "Ann"]
     assert len(long) == 2
-    assert all(len(t) <= lines.MAX_LINE for _, t in long)
+    assert all(len(t) <= MAX_LINE for _, t in long)
     assert " ".join(t for _, t in long) == " ".join(("A sentence that goes on. " * 40).split())
-    assert lines.split_lines(None) == []
+    assert split_lines(None) == []
 
 
 def test_lines_are_shown_with_their_session_date(mem: gm.Memory, clock: ManualClock) -> None:
@@ -123,7 +126,7 @@ def test_readding_a_session_replaces_its_lines(mem: gm.Memory, clock: ManualCloc
     mem.add_session("We talked about bicycles.", started_at="2025-01-01", session_id="x")
     assert mem.search("kayaks", kinds=("line",)) == []
     assert [i.id for i in mem.search("bicycles", kinds=("line",))] == ["x#1"]
-    assert lines.line_counts(mem._store) == {"x": 1}
+    assert mem._store.line_counts() == {"x": 1}
 
 
 def test_bulk_sessions_write_lines(mem: gm.Memory) -> None:
@@ -135,7 +138,7 @@ def test_bulk_sessions_write_lines(mem: gm.Memory) -> None:
         for i in range(80)
     ]
     add_sessions(mem, rows, extract=False)
-    counts = lines.line_counts(mem._store)
+    counts = mem._store.line_counts()
     assert len(counts) == 80
     assert set(counts.values()) == {2}
     assert mem.search("zebras", kinds=("line",)) == []
@@ -266,10 +269,10 @@ def test_query_syntax_never_raises(mem: gm.Memory, clock: ManualClock, query: st
     assert isinstance(ctx, str)
     assert isinstance(mem.search(query), list)
     store = mem._store
-    words = lines.terms(query)
-    assert isinstance(lines.search_lines(store, words, use_index=False), list)
-    if lines.ensure_line_index(store):
-        assert isinstance(lines.search_lines(store, words, use_index=True), list)
+    words = terms(query)
+    assert isinstance(store.search_lines(words, use_index=False), list)
+    if store.ensure_line_index():
+        assert isinstance(store.search_lines(words, use_index=True), list)
 
 
 def test_full_text_index_and_in_memory_index_agree(mem: gm.Memory, clock: ManualClock) -> None:
@@ -282,15 +285,15 @@ def test_full_text_index_and_in_memory_index_agree(mem: gm.Memory, clock: Manual
             extract=False,
         )
     store = mem._store
-    if not lines.ensure_line_index(store):
+    if not store.ensure_line_index():
         pytest.skip("no full-text extension in this engine (ladybug offline)")
     for query in ("garden tomatoes", "Caroline adoption", "water beans sunrise", "kids camping"):
-        words = lines.terms(query)
-        fts = lines.search_lines(store, words, limit=15, use_index=True)
-        mine = lines.search_lines(store, words, limit=15, use_index=False)
+        words = terms(query)
+        fts = store.search_lines(words, limit=15, use_index=True)
+        mine = store.search_lines(words, limit=15, use_index=False)
         assert [h.line.id for h in fts] == [h.line.id for h in mine]
         assert [h.score for h in fts] == pytest.approx([h.score for h in mine], rel=1e-9)
-    assert lines.drop_line_index(store)
+    assert store.drop_line_index()
 
 
 def test_in_memory_index_follows_writes(mem: gm.Memory, clock: ManualClock) -> None:
@@ -432,7 +435,7 @@ def test_export_import_rebuilds_lines(mem: gm.Memory, clock: ManualClock) -> Non
         clock=ManualClock("2026-06-10"), engine=os.environ.get("GRAPHMEM_ENGINE", "kuzu")
     ) as copy:
         from_records(copy, to_records(mem))
-        assert lines.line_counts(copy._store) == lines.line_counts(mem._store)
+        assert copy._store.line_counts() == mem._store.line_counts()
         assert [(i.id, i.score) for i in copy.search("support group")] == [
             (i.id, i.score) for i in mem.search("support group")
         ]
@@ -443,7 +446,7 @@ def test_export_import_rebuilds_lines(mem: gm.Memory, clock: ManualClock) -> Non
 
 def test_schema_1_database_is_upgraded(db_path: str, engine: str) -> None:
     """A store written by schema 1 (no SessionLine, no Session.recorded_at) opens, upgraded."""
-    from graphmem.store.schema import DDL
+    from graphmem.store.kuzu.schema import DDL
 
     mod = importlib.import_module(engine)
     db = mod.Database(db_path)

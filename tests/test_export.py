@@ -24,8 +24,8 @@ from graphmem.cli import cli
 from graphmem.datasets import sample
 from graphmem.demo import learning_schedule
 from graphmem.normalize import entity_key
-from graphmem.store import export as db
-from graphmem.store.schema import DDL
+from graphmem.store.kuzu.schema import DDL
+from graphmem.store.kuzu.transfer import EXPORTED_TABLES
 from graphmem.timeutil import ManualClock
 
 ENGINE = os.environ.get("GRAPHMEM_ENGINE", "kuzu")
@@ -289,7 +289,7 @@ def test_roundtrip_random_store(script: list[tuple[Any, ...]], fmt: str) -> None
         copy, _ = roundtrip(mem, fmt)
         with copy:
             assert_same_memory(mem, copy, times)
-            assert copy._last_write == mem._store.max_system_time()
+            assert copy._kernel.uow.last_write == mem._store.max_system_time()
 
 
 @pytest.fixture(scope="module")
@@ -370,9 +370,9 @@ def test_roundtrip_everything(fmt: str) -> None:
             assert_same_memory(mem, copy, [clock(), gm.to_utc("2026-01-01T13:00:00Z")])
             assert copy.sessions() == mem.sessions()
             assert [s.mentions for s in copy.sessions()][0] == {"Kuzu": 3, "Alice Smith": 1}
-            assert db.all_audit(copy._store) == db.all_audit(mem._store) != []
-            assert db.all_entities(copy._store) == db.all_entities(mem._store)
-            assert db.all_meta(copy._store) == db.all_meta(mem._store)
+            assert copy._store.all_audit() == mem._store.all_audit() != []
+            assert copy._store.all_entities() == mem._store.all_entities()
+            assert copy._store.all_meta() == mem._store.all_meta()
             pinned = [f for f in copy.history("Ali", include_expired=True) if f.pinned][0]
             assert pinned.statement == "  leading spaces,\ttabs,\r\nCRLF and ünïcode ✓  "
             assert pinned.valid_from == dt.datetime(1490, 3, 4, tzinfo=UTC)
@@ -458,7 +458,7 @@ def test_import_rejects_bad_files(mem: gm.Memory, mutate: Any, message: str) -> 
     with copy:
         with pytest.raises(gm.InvalidInput, match=message):
             ex.import_memory(copy, io.StringIO("\n".join(mutate(lines))), format="jsonl")
-        assert db.content_counts(copy._store) == dict.fromkeys(
+        assert copy._store.content_counts() == dict.fromkeys(
             ("entities", "facts", "sessions", "audit"), 0
         )
         ex.import_memory(copy, io.StringIO("\n".join(lines)))  # still empty: works
@@ -504,7 +504,7 @@ def test_exported_tables_cover_the_schema() -> None:
     tables = {
         m.group(1) for stmt in DDL for m in [re.search(r"TABLE IF NOT EXISTS (\w+)", stmt)] if m
     }
-    assert tables == db.EXPORTED_TABLES
+    assert tables == EXPORTED_TABLES
 
 
 def test_bare_session_roundtrip() -> None:
@@ -514,7 +514,7 @@ def test_bare_session_roundtrip() -> None:
         mem.add_session(started_at="2024-02-29", session_id="bare")
         copy, _ = roundtrip(mem, "graphml")
         with copy:
-            assert db.all_sessions(copy._store) == db.all_sessions(mem._store)
+            assert copy._store.all_sessions() == mem._store.all_sessions()
             assert copy.sessions()[0].mentions == {}
 
 
@@ -627,7 +627,7 @@ def test_import_refuses_broken_history(
             ex.import_memory(copy, io.StringIO(text))
         assert "nothing imported" in str(err.value)
         assert copy.count_versions() == 0
-        assert db.content_counts(copy._store) == dict.fromkeys(
+        assert copy._store.content_counts() == dict.fromkeys(
             ("entities", "facts", "sessions", "audit"), 0
         )
 
@@ -671,7 +671,7 @@ def test_import_never_trusts_meta_from_the_file(
         ex.import_memory(copy, io.StringIO("\n".join(lines)))
     with gm.open(path, engine=ENGINE) as copy:  # still opens: nothing was written
         assert copy.count_versions() == 0
-        assert db.all_meta(copy._store)["schema_version"] != "999"
+        assert copy._store.all_meta()["schema_version"] != "999"
     doc = json.loads(_export(mem, "node-link"))
     doc["graph"]["meta"][key] = "999"
     with gm.open(None, engine=ENGINE) as copy, pytest.raises(gm.InvalidInput, match="meta"):

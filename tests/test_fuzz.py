@@ -36,7 +36,6 @@ from graphmem.check import check, versions
 from graphmem.cli import cli
 from graphmem.errors import GraphmemError
 from graphmem.normalize import clean_name, entity_key
-from graphmem.store import check as raw
 from graphmem.timeutil import ManualClock
 
 ENGINE = os.environ.get("GRAPHMEM_ENGINE", "kuzu")
@@ -196,7 +195,7 @@ def fmem() -> Iterator[gm.Memory]:
 
 def _snapshot(mem: gm.Memory) -> tuple[Any, ...]:
     """Row counts of every table and the state of every version (what a write may change)."""
-    return tuple(sorted(raw.counts(mem._store).items())), raw.fact_states(mem._store)
+    return tuple(sorted(mem._store.counts().items())), mem._store.fact_states()
 
 
 def attempt(mem: gm.Memory, api: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
@@ -241,7 +240,8 @@ def _roundtrip(mem: gm.Memory, result: Any, **given_values: Any) -> None:
     assert same_version(back, result.fact)
     # Only a version this call wrote carries its values: a "supersede" may also keep an
     # existing version that already held the fact (e.g. after closing the one its source_ref
-    # named; SPEC §3 rules 1 and 2), and a noop returns the reinforced existing version.
+    # named; docs/concepts/decisions.md#rule-1 and #rule-2), and a noop returns the reinforced
+    # existing version.
     written_now = back.recorded_at == mem.now()
     if result.decision.value in ("add", "supersede") and written_now:
         for key in ("statement", "source", "source_ref"):

@@ -1,6 +1,6 @@
 """``hot_topics(limit=k)`` skips the whole-graph fact scan when a bound decides the top ``k``.
 
-The fast path (:func:`graphmem.sessions._top_mentioned`) must give exactly the first ``k`` rows
+The fast path (:func:`graphmem.topics._top_mentioned`) must give exactly the first ``k`` rows
 of the full ranking (``limit=None``) for every input, or give up (``None``) so the full
 computation runs: both are checked here, on hand-built cases that exercise each branch and on
 random small stores.
@@ -18,8 +18,10 @@ from hypothesis import strategies as st
 
 import graphmem as gm
 from graphmem.hotness import RECENCY_WEIGHT, TopicScore, hotness_score
-from graphmem.sessions import _NO_HITS_MAX, _top_mentioned, add_sessions
+from graphmem.kernel import kernel_of
+from graphmem.sessions import add_sessions
 from graphmem.timeutil import ManualClock, to_utc
+from graphmem.topics import _NO_HITS_MAX, _top_mentioned
 
 ENGINE = os.environ.get("GRAPHMEM_ENGINE", "kuzu")
 NOW = to_utc("2026-03-01")
@@ -34,7 +36,7 @@ def fast(
 ) -> list[TopicScore] | None:
     """The fast path alone: the top ``k`` or ``None`` (undecided)."""
     start = now - dt.timedelta(days=window)
-    return _top_mentioned(mem, at=now, start=start, k=k, weighting=weighting)
+    return _top_mentioned(kernel_of(mem), at=now, start=start, k=k, weighting=weighting)
 
 
 def full(

@@ -1,4 +1,7 @@
-"""The MCP server (SPEC §6): a real stdio round trip, tool behaviour and error mapping."""
+"""The MCP server: a real stdio round trip, tool behaviour and error mapping.
+
+See docs/concepts/surfaces.md#rule-3.
+"""
 
 from __future__ import annotations
 

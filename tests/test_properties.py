@@ -1,4 +1,6 @@
-"""Hypothesis properties of the time rules (SPEC §2), through the public API.
+"""Hypothesis properties of the time rules, through the public API.
+
+See docs/concepts/time.md#the-time-rules.
 
 1. Any ``facts(known_at=K, valid_at=V)`` answer is unchanged by later writes.
 2. A single-valued (subject, predicate) never has two objects valid at one instant in current

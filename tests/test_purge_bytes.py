@@ -13,7 +13,6 @@ import pytest
 
 import graphmem as gm
 from graphmem.check import check
-from graphmem.store import check as raw
 from graphmem.timeutil import ManualClock
 
 ENGINE = os.environ.get("GRAPHMEM_ENGINE", "kuzu")
@@ -75,7 +74,7 @@ def test_purge_removes_the_bytes(tmp_path: Path) -> None:
         clock.advance(days=1)
         summary = mem.purge("Qwzx Purgeme", reason="erasure request")
         assert summary.versions >= 3
-        raw.checkpoint(mem._store)
+        mem._store.checkpoint()
         assert not mem.facts(subject="Qwzx Purgeme")
         assert check(mem).ok
         assert len(mem.facts(predicate="works_at")) == 30  # the rest is intact

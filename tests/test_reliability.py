@@ -150,7 +150,7 @@ def test_a_zeroed_page_fails_fast_with_a_clear_error(good_store: str, tmp_path: 
 
 
 def test_a_good_file_opens_without_a_probe_after_a_clean_close(good_store: str) -> None:
-    from graphmem.store import guard
+    from graphmem.store.kuzu import guard
 
     copy = good_store + ".copy"
     shutil.copy(good_store, copy)  # a new inode and modification time: not sealed

@@ -1,4 +1,4 @@
-"""Free-text memories: ``Memory.remember`` (SPEC §3 rule 5) end to end."""
+"""Free-text memories: ``Memory.remember`` (docs/concepts/decisions.md#rule-5) end to end."""
 
 from __future__ import annotations
 

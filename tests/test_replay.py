@@ -14,8 +14,8 @@ out-of-order arrival is exercised on real data.
 
 Histories left out, because the data itself leaves the answer open: two different objects with
 the same start (no defined winner), and one object's interval stated twice in a way whose merge
-depends on arrival order (an open-ended and an ended statement of it: SPEC §2 rule 5 lets the
-end win when it arrives second; or another object starting inside the restated span). Every
+depends on arrival order (an open-ended and an ended statement of it: docs/concepts/time.md#rule-5
+lets the end win when it arrives second; or another object starting inside the restated span). Every
 other single-valued history must be answered 100% right.
 
 The default run replays the bundled sample (all YAGO11k worksAt/isMarriedTo facts) and the
@@ -78,8 +78,8 @@ def value_at(segments: list[list], t: dt.datetime) -> set[str]:
 def _order_dependent(rows: list[TemporalFact]) -> bool:
     """Whether the data restates one object's interval in a way whose merge depends on order.
 
-    Rows of one object that overlap or touch are one restated interval. SPEC §2 rule 5 merges
-    them as they arrive: an explicit end wins over an open one (so an open-ended and an ended
+    Rows of one object that overlap or touch are one restated interval. docs/concepts/time.md#rule-5
+    merges them as they arrive: an explicit end wins over an open one (so an open-ended and an ended
     statement give different answers in different orders), and once merged, another object
     starting inside the span cuts the merged version, not the statement it started in.
     """

@@ -1,4 +1,4 @@
-"""Sessions, hotness and triage through the facade (graphmem.sessions, graphmem.store.sessions)."""
+"""Sessions, hotness and triage through the facade (graphmem.sessions, graphmem.topics)."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from graphmem.sessions import (
     session_facts,
 )
 from graphmem.sessions import triage as triage_of
-from graphmem.store.sessions import COPY_MIN_SESSIONS
+from graphmem.store.kuzu.sessions import COPY_MIN_SESSIONS
 from graphmem.timeutil import ManualClock, to_utc
 from graphmem.triage import Recommendation
 

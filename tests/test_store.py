@@ -28,7 +28,7 @@ from graphmem.errors import SchemaVersionError, StoreError
 from graphmem.models import Entity, Fact
 from graphmem.normalize import entity_key
 from graphmem.store import open_store
-from graphmem.store.kuzu_store import COPY_THRESHOLD, ENGINES, SMALL_BATCH, KuzuStore
+from graphmem.store.kuzu.engine import COPY_THRESHOLD, ENGINES, SMALL_BATCH, KuzuStore
 from graphmem.timeutil import ManualClock
 
 ENGINE = os.environ.get("GRAPHMEM_ENGINE", "kuzu")
@@ -220,7 +220,10 @@ def test_as_of_filters_are_closed_open(store: KuzuStore) -> None:
 
 
 def test_rel_property_filters_sit_behind_a_with_barrier(store: KuzuStore) -> None:
-    """Kuzu 0.11.3 scans every edge when rel-property filters share the MATCH (STACK_NOTES §2)."""
+    """Kuzu 0.11.3 scans every edge when rel-property filters share the MATCH.
+
+    See docs/concepts/storage.md#engine-facts.
+    """
     seen: list[str] = []
 
     class Recording(KuzuStore):

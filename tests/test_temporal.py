@@ -1,4 +1,7 @@
-"""Table tests of the pure time rules (SPEC §2 rules 4-5, §3): graphmem.temporal."""
+"""Table tests of the pure time rules: graphmem.temporal.
+
+See docs/concepts/time.md#rule-4 and #rule-5, docs/concepts/decisions.md#the-decision-rules.
+"""
 
 from __future__ import annotations
 

@@ -262,7 +262,8 @@ def validate(story: dict[str, Any]) -> None:
         _index(i, n, f"{sid} notes")
     assert len(set(notes)) == len(notes), f"{sid}: repeated note index"
 
-    # replay the labels: they must describe a consistent history (SPEC §2 rules 4 and 6)
+    # replay the labels: they must describe a consistent history (docs/concepts/time.md#rule-4
+    # and #rule-6)
     for i in range(n):
         fresh = claims[i] - state
         for triple, kind in ends[i].items():

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 import graphmem as gm
 from graphmem.admission import AdmissionPolicy
 from graphmem.sessions import add_sessions
-from graphmem.store.kuzu_store import COPY_THRESHOLD
+from graphmem.store.kuzu.engine import COPY_THRESHOLD
 from graphmem.timeutil import ManualClock
 
 ENGINE = os.environ.get("GRAPHMEM_ENGINE", "kuzu")

@@ -12,7 +12,9 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 import graphmem as gm
+from graphmem.kernel import kernel_of
 from graphmem.models import Fact, WriteResult, trusted
+from graphmem.rows import validate
 from graphmem.temporal import shortened
 from graphmem.writes import build_fact, new_version
 
@@ -54,7 +56,7 @@ rows = st.fixed_dictionaries(
 @given(row=rows)
 def test_new_version_equals_the_validated_build(mem: gm.Memory, row: dict[str, Any]) -> None:
     try:
-        checked = mem._validate(-1, row, NOW)
+        checked = validate(kernel_of(mem), -1, row, NOW)
     except gm.InvalidInput:
         return
     fields = {"id": "f0123456789abcdef", "recorded_at": NOW}

@@ -14,6 +14,7 @@ from typing import Any
 import click
 
 from graphmem.cli.common import GraphmemGroup, Settings
+from graphmem.store import DEFAULT_ENGINE, ENGINES
 
 __all__ = ["cli", "main"]
 
@@ -51,8 +52,8 @@ def _ontology_option(ctx: click.Context, param: click.Parameter, value: str) -> 
 )
 @click.option(
     "--engine",
-    type=click.Choice(["kuzu", "ladybug"]),
-    default="kuzu",
+    type=click.Choice(sorted(ENGINES)),
+    default=DEFAULT_ENGINE,
     show_default=True,
     envvar="GRAPHMEM_ENGINE",
     help="Embedded storage engine.",
@@ -92,6 +93,7 @@ def _register() -> None:
         check,  # noqa: F401
         core,  # noqa: F401
         export,  # noqa: F401
+        migrate,  # noqa: F401
         sessions,  # noqa: F401
         topics,  # noqa: F401
     )

@@ -22,6 +22,7 @@ from pydantic import BaseModel
 
 from graphmem.errors import GraphmemError
 from graphmem.models import Fact
+from graphmem.store import DEFAULT_FILE
 
 __all__ = [
     "GraphmemGroup",
@@ -33,7 +34,7 @@ __all__ = [
     "open_memory",
 ]
 
-DEFAULT_DB = os.path.join("~", ".graphmem", "memory.kuzu")
+DEFAULT_DB = os.path.join("~", ".graphmem", DEFAULT_FILE)
 
 
 @dataclass(frozen=True)
@@ -126,7 +127,9 @@ def _set_db(ctx: click.Context, param: click.Parameter, value: str | None) -> No
 
 
 class GraphmemGroup(click.Group):
-    """A click group whose every failure is one line on stderr and exit code 1 (SPEC §6).
+    """A click group whose every failure is one line on stderr and exit code 1.
+
+    See docs/concepts/surfaces.md#the-surface-rules.
 
     With ``--json`` the failure is one JSON object on stderr instead:
     ``{"error": "...", "type": "InvalidInput"}`` (exit code 1 as well).
@@ -208,14 +211,17 @@ def open_memory(ctx: click.Context, *, read_only: bool | None = None) -> Iterato
     settings: Settings = ctx.find_object(Settings)  # type: ignore[assignment]
     ro = settings.read_only if read_only is None else (read_only or settings.read_only)
     path = db_path(settings)
-    exists = os.path.exists(path)
+    from graphmem.store import is_url
+
+    url = is_url(path)  # a server store: no file to find or to borrow
+    exists = url or os.path.exists(path)
     if ro and not exists:
         raise CommandError(
             f"no database at {path!r}; write something first or pass --db", kind="NotFound"
         )
     with contextlib.ExitStack() as stack:
         # A running `graphmem mcp` lends its database between tool calls (docs/concurrency.md).
-        lender = stack.enter_context(borrow(path)) if exists else None
+        lender = stack.enter_context(borrow(path)) if exists and not url else None
         deadline = time.monotonic() + LEND_TIMEOUT
         delay = 0.01
         while True:

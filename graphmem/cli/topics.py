@@ -1,4 +1,4 @@
-"""Topic CLI verbs: sessions, hot, triage, maintain (SPEC §4).
+"""Topic CLI verbs: sessions, hot, triage, maintain (docs/concepts/hotness.md).
 
 All four only read the memory (``maintain`` writes its state file and log next to the database,
 never the database itself). Rich tables by default, ``--json`` for machines.

@@ -387,7 +387,7 @@ class Reader:
         if not words:
             return None
         if words[-1] in _FIRST_PERSON or low in ("we all", "all of us", "the team", "our team"):
-            return self._first_person(speaker)
+            return self.first_person(speaker)
         if words[-1] in ("you", "your") and speaker and speaker.casefold() in _AGENT_SPEAKERS:
             return self.owner  # the agent speaking to its user: "you" is the owner
         if words[-1] in _PERSON_PRONOUNS:
@@ -421,7 +421,8 @@ class Reader:
             return None
         return text
 
-    def _first_person(self, speaker: str | None) -> str:
+    def first_person(self, speaker: str | None) -> str:
+        """Who "I"/"we" means in a turn: the speaker, else the owner."""
         if speaker and speaker.casefold() not in _SELF_SPEAKERS:
             return speaker
         return self.owner
@@ -672,7 +673,7 @@ class Reader:
         out = []
         for m in _APPOSITION.finditer(text):
             owner = (
-                self._first_person(speaker) if m.group("own").casefold() in ("my", "our") else None
+                self.first_person(speaker) if m.group("own").casefold() in ("my", "our") else None
             )
             if owner is None or not m.group("name")[:1].isupper():
                 continue
@@ -883,7 +884,7 @@ def _subj(r: Reader, raw: str | None, previous: str | None, speaker: str | None)
     if raw is None or not raw.strip() or raw.strip().casefold() in ("and", "but", "then"):
         # "bumped the staging db to postgres 16": chat without a subject is the speaker's own
         found = previous or (
-            r._first_person(speaker) if raw is not None and not raw.strip() else None
+            r.first_person(speaker) if raw is not None and not raw.strip() else None
         )
     else:
         found = r.subject(raw, speaker)
@@ -1291,7 +1292,7 @@ def _verbs(r: Reader, c: str, neg: bool, prev: str | None, spk: str | None) -> l
         if obj is None and keep and m.group("o").strip().casefold() in ("it", "them", "that"):
             obj = r.last_thing  # "Omar owns it"
         if obj is None and m.group("o").strip(" .").casefold() in ("me", "us", "myself"):
-            obj = r._first_person(spk)  # "he reports to me"
+            obj = r.first_person(spk)  # "he reports to me"
         if subject is None:
             return []
         if direction == "past" and (neg or not r.clause_ends):
@@ -1569,7 +1570,7 @@ def _update_mine(
     obj = r.value(m.group("o"), keep_prepositions=True)
     if not obj or not (is_name_like(obj) or r.chat):
         return []
-    return [Claim(r._first_person(spk), m.group("z").strip(), obj, change=True)]
+    return [Claim(r.first_person(spk), m.group("z").strip(), obj, change=True)]
 
 
 @_rule
@@ -1656,7 +1657,7 @@ def _copular(r: Reader, c: str, neg: bool, prev: str | None, spk: str | None) ->
     ):  # "New manager as of Monday: Henrik." (not "new customer: Pinecrest")
         obj = r.value(m.group("o"), keep_prepositions=True)
         if obj and is_name_like(obj):
-            return [Claim(r._first_person(spk), m.group("z").strip(), obj, change=True)]
+            return [Claim(r.first_person(spk), m.group("z").strip(), obj, change=True)]
     m = re.match(
         r"^(?P<s>.+?)\s+(?:has|have|got)\s+(?:a\s+)?new\s+(?P<z>[\w -]+?)\s*(?::|,|-|is)\s*"
         r"(?P<o>.+)$",
@@ -1721,7 +1722,7 @@ def _slot_claim(
     if owner_name:
         subject = r.subject(owner_name, speaker)
     elif own_low in ("our", "my"):
-        subject = r._first_person(speaker)
+        subject = r.first_person(speaker)
     elif own_low in ("his", "her", "their"):
         subject = r.last_person
     elif own_low == "its":

@@ -13,8 +13,9 @@ all come here. For each text:
    sentence as ``statement`` and the session (if any) as ``source``; every closed version's
    ``reason`` quotes the sentence that closed it.
 
-A text with no claim at all is stored as a free-text note (SPEC §3 rule 5), compared with the
-subject's current notes. So is a change statement that cannot be resolved to exactly one fact:
+A text with no claim at all is stored as a free-text note (docs/concepts/decisions.md#rule-5),
+compared with the subject's current notes. So is a change statement that cannot be resolved to
+exactly one fact:
 when unsure, graphmem adds. A session's text is not copied into a note: the session keeps it,
 line by line, for episodic recall (and a purge redacts it in one place).
 """
@@ -27,6 +28,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from graphmem.errors import InvalidInput
+from graphmem.kernel import kernel_of
 from graphmem.models import Decision, Fact, TextResult, WriteResult
 from graphmem.normalize import entity_key
 from graphmem.temporal import Close, Plan, plan_assert, plan_retract
@@ -36,7 +38,7 @@ from graphmem.text.resolve import INCOMING_LIMIT, Action, Resolver
 from graphmem.timeutil import fmt
 
 if TYPE_CHECKING:
-    from graphmem.memory import Memory
+    from graphmem.kernel import Kernel, MemoryLike, Write
     from graphmem.similarity import Similarity
 
 __all__ = ["Segment", "read", "summarize", "write"]
@@ -93,14 +95,13 @@ class _Row:
     segment: int
 
 
-def _resolver(mem: Memory, owner: str, now: dt.datetime) -> Resolver:
-    from graphmem.store import search
+def _resolver(kernel: Kernel, owner: str, now: dt.datetime) -> Resolver:
 
-    store = mem._store  # noqa: SLF001 - the text pipeline is part of the write path
+    store = kernel.store
 
     def key(name: str) -> str:
         try:
-            return mem._entity_id(name)  # noqa: SLF001
+            return kernel.entity_id(name)
         except InvalidInput:
             return entity_key(name) if name.strip() else name
 
@@ -108,15 +109,15 @@ def _resolver(mem: Memory, owner: str, now: dt.datetime) -> Resolver:
         return store.current_versions(sorted(set(sids)))
 
     def incoming(oid: str) -> list[Any]:
-        return search.facts_to(store, [oid], known_at=now, valid_at=now, limit=INCOMING_LIMIT)
+        return store.facts_to([oid], known_at=now, valid_at=now, limit=INCOMING_LIMIT)
 
     return Resolver(
-        key=key, current=current, incoming=incoming, lookup=mem.ontology.lookup, owner=owner
+        key=key, current=current, incoming=incoming, lookup=kernel.ontology.lookup, owner=owner
     )
 
 
 def write(
-    mem: Memory,
+    mem: MemoryLike,
     segments: Sequence[Segment],
     *,
     owner: str,
@@ -127,7 +128,7 @@ def write(
     source_type: str | None = None,
     similarity: Similarity | None = None,
     readings: Sequence[list[tuple[str, list[Claim]]]] | None = None,
-    also: Callable[[], None] | None = None,
+    also: Callable[[Write], None] | None = None,
 ) -> list[list[WriteResult]]:
     """Write the claims of every segment through one unit of work; return results per segment.
 
@@ -142,19 +143,22 @@ def write(
         source_type: who says it (admission control).
         similarity: compares a note with the subject's current notes.
         readings: claims already read with :func:`read` (one list per segment).
-        also: called inside the write's transaction (a session write joins it).
+        also: adds to the write's change set (a session write joins it).
 
     Raises:
         InvalidInput: a bad value; nothing is written.
         RateLimited: a kind's hourly limit is reached; nothing is written.
     """
     from graphmem.remember import NOTE, plan_note
+    from graphmem.writes import write_facts
 
-    sim = similarity or mem.similarity
+    kernel = kernel_of(mem)
+
+    sim = similarity or kernel.similarity
     rows: list[dict[str, Any]] = []
     meta: list[_Row] = []
-    with mem._lock:  # noqa: SLF001 - resolution reads what the write then plans against
-        resolver = _resolver(mem, owner, mem.now())
+    with kernel.lock:  # resolution reads what the write then plans against
+        resolver = _resolver(kernel, owner, kernel.now())
         if readings is None:
             readings = [read(seg.text, at=seg.at, owner=owner) for seg in segments]
         # One store query for the current facts of every subject the claims name.
@@ -217,14 +221,14 @@ def write(
                         f"said {_quote(row.claim.sentence)}, learned {fmt(fact.recorded_at)}{src}"
                     ),
                 )
-            pred = mem.ontology.resolve(fact.predicate)
+            pred = kernel.ontology.resolve(fact.predicate)
             plan = plan_assert(fact, same, cardinality=pred.cardinality)
             plan.closes = [
                 Close(c.fact, c.superseded_by, _said(c.reason, row.claim)) for c in plan.closes
             ]
             return plan
 
-        results = mem._write(rows, planner=planner, also=also)  # noqa: SLF001
+        results = write_facts(kernel, rows, planner=planner, also=also)
     out: list[list[WriteResult]] = [[] for _ in segments]
     for row, result in zip(meta, results, strict=True):
         out[row.segment].append(result)

@@ -37,7 +37,7 @@ import tempfile
 
 from graphmem.errors import StoreError
 from graphmem.fileio import fsync_dir
-from graphmem.store.kuzu_store import KuzuStore
+from graphmem.store.kuzu.engine import KuzuStore
 
 __all__ = ["PURGES_KEY", "WORK_PREFIX", "compact", "finish_interrupted", "rebuild_pending"]
 
@@ -126,7 +126,7 @@ def _rebuild(store: KuzuStore, path: str) -> None:
         fresh = os.path.join(work, "compact.kuzu")
         purges = _purges(store)
         store.run(f"EXPORT DATABASE {_literal(dump)} (format='parquet')")
-        mod = store._mod
+        mod = store._mod  # noqa: SLF001 - the vacuum rebuilds the engine files of its store
         db = mod.Database(fresh)
         conn = mod.Connection(db)
         try:
@@ -152,12 +152,12 @@ def _rebuild(store: KuzuStore, path: str) -> None:
             os.remove(fresh + ".wal")
         with open(fresh, "rb+") as fh:  # the rebuilt file is on disk before it becomes the db
             os.fsync(fh.fileno())
-        store._detach()
+        store._detach()  # noqa: SLF001
         if os.path.exists(path + ".wal"):  # a clean close leaves none; never pair a stale one
             os.remove(path + ".wal")
         os.replace(fresh, path)  # the commit point
         fsync_dir(parent)
-        store._attach()
+        store._attach()  # noqa: SLF001
     finally:
         with contextlib.suppress(OSError):
             shutil.rmtree(work)

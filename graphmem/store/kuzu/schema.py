@@ -3,9 +3,9 @@
 Facts are REL edges ``(:Entity)-[:Fact]->(:Entity)``; each edge is one *version*. Sessions are
 nodes that ``MENTIONS`` entities; their text is also stored line by line (``SessionLine``, one node
 per line or turn, with the normalised ``terms`` the episodic search indexes: see
-:mod:`graphmem.store.lines`). All timestamps are naive UTC (Kuzu drops tzinfo without
-converting, STACK_NOTES §2). Rel properties have no index and ``fid`` uniqueness is enforced by
-graphmem, not by Kuzu (a rel PRIMARY KEY is accepted but not enforced).
+:mod:`graphmem.store.kuzu.lines`). All timestamps are naive UTC (Kuzu drops tzinfo without
+converting, docs/concepts/storage.md#naive-utc). Rel properties have no index and ``fid`` uniqueness
+is enforced by graphmem, not by Kuzu (a rel PRIMARY KEY is accepted but not enforced).
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ DDL: tuple[str, ...] = (
 
 #: DDL that upgrades a database of an older schema version, by version found. The data part of
 #: an upgrade (filling new columns, indexing the lines of stored sessions) is
-#: :func:`graphmem.store.lines.upgrade_data`.
+#: :meth:`upgrade_data`.
 UPGRADES: dict[str, tuple[str, ...]] = {
     "1": (
         "ALTER TABLE Session ADD recorded_at TIMESTAMP",

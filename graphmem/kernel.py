@@ -1,0 +1,199 @@
+"""The kernel the services run on: the store, the clock, the names and the unit of work.
+
+:class:`Memory <graphmem.memory.Memory>` is a facade: it validates arguments and delegates
+each public call to the service module that owns its topic (writes, queries, sessions,
+remember, context, audit, export, check). A service receives this :class:`Kernel`, never the
+facade, and touches the store only through the :class:`~graphmem.store.base.Store` protocol.
+
+Every public write goes through :meth:`UnitOfWork.write`: it takes the memory's lock, reads the
+clock once (the write's system time, refused when it runs backwards or the store is
+read-only), hands the service an empty :class:`~graphmem.store.base.ChangeSet` to fill, and
+applies it with one ``store.apply`` call, which commits all of it or nothing. The newest-write
+marker moves only when that call returns.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import threading
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Protocol, Union
+
+from graphmem.errors import ClockError, InvalidInput, StoreError
+from graphmem.models import Entity
+from graphmem.normalize import clean_name, entity_key
+from graphmem.store.base import Applied, ChangeSet, Store
+from graphmem.timeutil import Clock, TimeLike, to_utc
+
+if TYPE_CHECKING:
+    from graphmem.admission import AdmissionPolicy, RateLimiter
+    from graphmem.ontology import Ontology
+    from graphmem.similarity import Similarity
+
+#: The time of writes that record no system time (predicate seeds, entity declarations).
+TIMELESS = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
+
+__all__ = ["TIMELESS", "HasKernel", "Kernel", "MemoryLike", "UnitOfWork", "Write", "kernel_of"]
+
+
+@dataclass
+class Write:
+    """One write in progress: the change set a service fills, and what the store reported."""
+
+    changes: ChangeSet
+    applied: Applied | None = None
+
+    @property
+    def at(self) -> dt.datetime:
+        """The write's system time."""
+        return self.changes.at
+
+
+class UnitOfWork:
+    """Owns the lock, the clock, the tick and the newest-write marker of one memory."""
+
+    def __init__(self, store: Store, clock: Clock, where: str) -> None:
+        self.store = store
+        self.clock = clock
+        self.where = where
+        self.lock = threading.RLock()
+        self.last_write: dt.datetime | None = store.max_system_time()
+
+    def now(self) -> dt.datetime:
+        """The clock's reading as aware UTC.
+
+        Raises:
+            InvalidInput: the clock returned something that is not an aware datetime.
+        """
+        value = self.clock()
+        if not isinstance(value, dt.datetime):
+            raise InvalidInput(f"clock() returned {value!r}; it must return an aware datetime")
+        return to_utc(value, name="clock()")
+
+    def tick(self) -> dt.datetime:
+        """Return the system time of a write; refuse a read-only store or a clock gone back."""
+        self.writable()
+        now = self.now()
+        if self.last_write is not None and now < self.last_write:
+            raise ClockError(
+                f"clock reads {now.isoformat()}, earlier than the newest recorded write "
+                f"{self.last_write.isoformat()}; system time never moves backwards — fix the "
+                "clock passed to graphmem.open(clock=...)"
+            )
+        return now
+
+    def writable(self) -> None:
+        """Raise ``StoreError`` when the store is open read-only."""
+        if self.store.read_only:
+            raise StoreError(
+                f"memory {self.where!r} is open read-only; reopen it without read_only=True "
+                "(CLI: without --read-only) to write"
+            )
+
+    @contextmanager
+    def write(self, *, at: dt.datetime | None = None, marker: bool = True) -> Iterator[Write]:
+        """Run one write: yield its :class:`Write`, then apply the change set atomically.
+
+        Args:
+            at: the system time to write at (an import restores its own history); default:
+                :meth:`tick`.
+            marker: whether the write moves the newest-write marker (access counters do not).
+
+        Nothing reaches the store when the block raises.
+        """
+        with self.lock:
+            if at is None:
+                at = self.tick()
+            else:
+                self.writable()
+            w = Write(ChangeSet(at=at, marker=marker))
+            yield w
+            w.applied = self.store.apply(w.changes)
+            if marker and (self.last_write is None or at > self.last_write):
+                self.last_write = at
+
+
+@dataclass
+class Kernel:
+    """What a service needs of a memory (see the module docstring)."""
+
+    store: Store
+    uow: UnitOfWork
+    path: str | None
+    ontology: Ontology
+    admission: AdmissionPolicy
+    rate: RateLimiter
+    similarity: Similarity
+    owner: str = "self"
+    aliases: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def where(self) -> str:
+        """The memory's path for messages (``:memory:`` in memory)."""
+        return self.path or ":memory:"
+
+    @property
+    def lock(self) -> threading.RLock:
+        """The memory's lock: reads of several queries hold it so no write lands in between."""
+        return self.uow.lock
+
+    def now(self) -> dt.datetime:
+        """The clock's reading (aware UTC)."""
+        return self.uow.now()
+
+    def time(self, value: TimeLike | None, name: str, default: dt.datetime) -> dt.datetime:
+        """``value`` as aware UTC, or ``default`` when it is ``None``."""
+        return default if value is None else to_utc(value, name=name)
+
+    def entity_id(self, name: str, *, what: str = "name") -> str:
+        """The entity id a name resolves to (its key, or the entity it is an alias of)."""
+        key = entity_key(clean_name(name, what=what))
+        return self.aliases.get(key, key)
+
+    def resolve_entities(
+        self, names: Iterable[tuple[str, str]]
+    ) -> tuple[dict[str, Entity], dict[str, Entity]]:
+        """Map ``(name, kind)`` pairs to entities; return (by input name, new ones by id)."""
+        wanted: dict[str, tuple[str, str]] = {}
+        for name, kind in names:
+            if name not in wanted:
+                wanted[name] = (self.entity_id(name), kind)
+        existing = self.store.entity_names(sorted({eid for eid, _ in wanted.values()}))
+        by_name: dict[str, Entity] = {}
+        new: dict[str, Entity] = {}
+        for name, (eid, kind) in wanted.items():
+            if eid in existing:
+                by_name[name] = Entity(id=eid, name=existing[eid], kind=kind)
+            else:
+                ent = new.get(eid) or Entity(id=eid, name=clean_name(name), kind=kind)
+                new[eid] = ent
+                by_name[name] = ent
+        return by_name, new
+
+    def reload(self) -> None:
+        """Re-read what the kernel caches from the store (after an import)."""
+        from graphmem.ontology import Ontology
+
+        self.ontology = Ontology(self.store.load_predicates())
+        self.aliases = self.store.load_aliases()
+        self.uow.last_write = self.store.max_system_time()
+
+
+class HasKernel(Protocol):
+    """A facade over a kernel (:class:`graphmem.memory.Memory`)."""
+
+    @property
+    def _kernel(self) -> Kernel: ...
+
+
+#: What the public functions of the service modules accept: a ``Memory`` (or its kernel).
+MemoryLike = Union[Kernel, HasKernel]  # noqa: UP007 - a runtime alias on Python 3.10
+
+
+def kernel_of(target: MemoryLike) -> Kernel:
+    """The kernel of a memory (the argument itself when it is one)."""
+    if isinstance(target, Kernel):
+        return target
+    return target._kernel  # noqa: SLF001 - the facade hands its kernel to the services

@@ -1,0 +1,122 @@
+"""Value encoding of the FalkorDB store: times as INT64 microseconds since the Unix epoch, UTC.
+
+FalkorDB's temporal types are local (no zone) and compare only among themselves; integers
+compare, sort, index and aggregate (``max``) exactly, so every time property is stored as
+``to_db(t)``: whole microseconds since 1970-01-01T00:00:00Z (the resolution of a Python
+``datetime``). ``None`` is a property left absent (FalkorDB stores no NULL). String lists are
+lists of strings. Strings holding NUL are escaped (:func:`encode_text`).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from graphmem.errors import InvalidInput
+
+__all__ = [
+    "EPOCH",
+    "decode_text",
+    "decode_value",
+    "encode_text",
+    "encode_value",
+    "from_db",
+    "to_db",
+]
+
+EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
+_US = dt.timedelta(microseconds=1)
+
+
+def to_db(value: dt.datetime | None) -> int | None:
+    """Encode an aware datetime as INT64 microseconds since the epoch (UTC); ``None`` stays.
+
+    Raises:
+        InvalidInput: a naive datetime (its zone would be a guess).
+    """
+    if value is None:
+        return None
+    if value.tzinfo is None or value.utcoffset() is None:
+        raise InvalidInput(
+            f"time {value.isoformat()!r} has no time zone; pass an aware UTC datetime"
+        )
+    return (value - EPOCH) // _US
+
+
+def from_db(value: int | None) -> dt.datetime | None:
+    """Decode INT64 microseconds since the epoch to an aware UTC datetime; ``None`` stays."""
+    if value is None:
+        return None
+    return EPOCH + dt.timedelta(microseconds=int(value))
+
+
+# -- texts: NUL ------------------------------------------------------------------------------
+#
+# FalkorDB keeps strings as C strings, and the client sends parameters inside the query text:
+# a NUL character would cut either. Strings are therefore stored with a reversible escape:
+# U+E000 (a private-use character) becomes U+E000 "1" and NUL becomes U+E000 "0". A text
+# holding neither (nearly every text) is stored unchanged, so equality, CONTAINS and the
+# full-text index see the same characters as the caller, except around those two.
+
+_ESC = "\ue000"
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+
+
+def encode_text(value: str) -> str:
+    """Escape NUL (and the escape character) for storage."""
+    if "\x00" in value or _ESC in value:
+        return value.replace(_ESC, _ESC + "1").replace("\x00", _ESC + "0")
+    return value
+
+
+def decode_text(value: str) -> str:
+    """Undo :func:`encode_text`."""
+    if _ESC not in value:
+        return value
+    out, i = [], 0
+    while True:
+        j = value.find(_ESC, i)
+        if j < 0 or j + 1 >= len(value):
+            out.append(value[i:])
+            return "".join(out)
+        out.append(value[i:j])
+        nxt = value[j + 1]
+        if nxt in "01":
+            out.append("\x00" if nxt == "0" else _ESC)
+            i = j + 2
+        else:  # not written by encode_text: kept as stored
+            out.append(_ESC)
+            i = j + 1
+
+
+def encode_value(value: Any) -> Any:
+    """:func:`encode_text` over every string of a parameter (lists and maps walked).
+
+    Raises:
+        InvalidInput: an integer outside INT64 (the server would store another number).
+    """
+    if isinstance(value, str):
+        return encode_text(value)
+    if isinstance(value, int) and not isinstance(value, bool):
+        if not _INT64_MIN <= value <= _INT64_MAX:
+            raise InvalidInput(
+                f"integer {value} does not fit a 64-bit integer, the largest FalkorDB stores; "
+                f"use a value between {_INT64_MIN} and {_INT64_MAX}"
+            )
+        return value
+    if isinstance(value, list | tuple):
+        return [encode_value(v) for v in value]
+    if isinstance(value, dict):
+        return {k: encode_value(v) for k, v in value.items()}
+    return value
+
+
+def decode_value(value: Any) -> Any:
+    """:func:`decode_text` over every string of a result (lists and maps walked)."""
+    if isinstance(value, str):
+        return decode_text(value) if _ESC in value else value
+    if isinstance(value, list):
+        return [decode_value(v) for v in value]
+    if isinstance(value, dict):
+        return {k: decode_value(v) for k, v in value.items()}
+    return value

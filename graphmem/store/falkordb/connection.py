@@ -1,0 +1,339 @@
+"""The connection to a FalkorDB server: URL parsing, the pool, errors, and :class:`FalkorBase`.
+
+A store URL is ``falkordb://[[user:]password@]host[:port]/graph[?options]``; the graph name is
+the tenant (one graph per memory; a store never reads another graph). Options:
+
+- ``tls=1``: TLS to the server (``ssl_ca_certs=/path/ca.pem`` for a private CA);
+- ``timeout=S``: seconds for connecting and for each query's reply (default 60);
+- ``pool=N``: connections kept in the pool (default 8; a caller waits for a free one).
+
+Every client or server failure becomes :class:`graphmem.errors.StoreError` naming the server as
+``host:port/graph`` (never the password) and the fix. A query whose connection was lost (the
+server restarted) or whose reply did not come in time is sent once more on a fresh
+connection: reads are safe to resend, and ``apply``'s writes are made idempotent by their
+token (:mod:`graphmem.store.falkordb.writes`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import parse_qsl, unquote, urlsplit
+
+from graphmem.errors import ExtraUnavailable, GraphmemError, InvalidInput, StoreError
+from graphmem.store.falkordb.codec import decode_value, encode_value
+
+__all__ = ["Connection", "FalkorBase", "FalkorURL", "parse_url", "redact"]
+
+SCHEME = "falkordb"
+DEFAULT_PORT = 6379
+DEFAULT_TIMEOUT = 60.0
+DEFAULT_POOL = 8
+_GRAPH_NAME = re.compile(r"^[A-Za-z0-9_.\-:]{1,128}$")
+_OPTIONS = ("tls", "ssl_ca_certs", "timeout", "pool")
+
+
+@dataclass(frozen=True)
+class FalkorURL:
+    """A parsed ``falkordb://`` URL."""
+
+    host: str
+    port: int
+    graph: str
+    password: str | None = None
+    username: str | None = None
+    tls: bool = False
+    ssl_ca_certs: str | None = None
+    timeout: float = DEFAULT_TIMEOUT
+    pool: int = DEFAULT_POOL
+
+    @property
+    def where(self) -> str:
+        """``host:port/graph``: how messages name the server (no password)."""
+        return f"{self.host}:{self.port}/{self.graph}"
+
+    @property
+    def display(self) -> str:
+        """The URL without its password (the store's ``path``)."""
+        opts = []
+        if self.tls:
+            opts.append("tls=1")
+        query = f"?{'&'.join(opts)}" if opts else ""
+        return f"{SCHEME}://{self.host}:{self.port}/{self.graph}{query}"
+
+
+def redact(url: str) -> str:
+    """``url`` with any password replaced by ``***`` (for error messages)."""
+    return re.sub(r"(://)([^@/]*)@", r"\1***@", url)
+
+
+def parse_url(url: str) -> FalkorURL:
+    """Parse a ``falkordb://`` store URL.
+
+    Raises:
+        InvalidInput: not a falkordb URL, no graph name, a bad port or option.
+    """
+    shown = redact(url)
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as exc:
+        raise InvalidInput(f"store URL {shown!r} is malformed ({exc}); use {_FORM}") from None
+    if parts.scheme != SCHEME:
+        raise InvalidInput(f"store URL {shown!r} is not a {SCHEME}:// URL; use {_FORM}")
+    host = parts.hostname or ""
+    if not host:
+        raise InvalidInput(f"store URL {shown!r} names no host; use {_FORM}")
+    graph = unquote(parts.path.lstrip("/"))
+    if not graph:
+        raise InvalidInput(
+            f"store URL {shown!r} names no graph: add /graphname (one graph per memory), "
+            f"e.g. {SCHEME}://{host}:{port or DEFAULT_PORT}/memory"
+        )
+    if not _GRAPH_NAME.match(graph):
+        raise InvalidInput(
+            f"graph name {graph!r} in {shown!r} is invalid; use 1-128 letters, digits, "
+            "'_', '-', '.' or ':'"
+        )
+    password = unquote(parts.password) if parts.password is not None else None
+    username = unquote(parts.username) if parts.username else None
+    if password is None and username is not None:  # falkordb://secret@host: a bare password
+        password, username = username, None
+    opts: dict[str, str] = {}
+    for key, value in parse_qsl(parts.query, keep_blank_values=True):
+        if key not in _OPTIONS:
+            raise InvalidInput(
+                f"store URL option {key!r} in {shown!r} is unknown; use {', '.join(_OPTIONS)}"
+            )
+        opts[key] = value
+    tls = opts.get("tls", "0").lower() in {"1", "true", "yes", "on"}
+    try:
+        timeout = float(opts.get("timeout", DEFAULT_TIMEOUT))
+        pool = int(opts.get("pool", DEFAULT_POOL))
+    except ValueError:
+        raise InvalidInput(
+            f"store URL {shown!r}: timeout must be seconds (e.g. timeout=5) and pool a "
+            "whole number (e.g. pool=8)"
+        ) from None
+    if not timeout > 0 or not 1 <= pool <= 1024:
+        raise InvalidInput(
+            f"store URL {shown!r}: timeout must be > 0 seconds and pool between 1 and 1024"
+        )
+    return FalkorURL(
+        host=host,
+        port=port or DEFAULT_PORT,
+        graph=graph,
+        password=password,
+        username=username,
+        tls=tls or "ssl_ca_certs" in opts,
+        ssl_ca_certs=opts.get("ssl_ca_certs") or None,
+        timeout=timeout,
+        pool=pool,
+    )
+
+
+_FORM = f"{SCHEME}://[password@]host[:port]/graph[?tls=1&timeout=S&pool=N]"
+
+
+class Connection:
+    """A pool of connections to one graph of one server."""
+
+    def __init__(self, url: FalkorURL) -> None:
+        try:
+            import redis
+            from redis.backoff import NoBackoff
+            from redis.retry import Retry
+        except ImportError as exc:  # pragma: no cover - the extra pulls redis in
+            raise ExtraUnavailable(
+                "the FalkorDB client is not installed; run: pip install 'graphmem[falkordb]'"
+            ) from exc
+        self.url = url
+        self._redis = redis
+        kwargs: dict[str, Any] = {
+            "host": url.host,
+            "port": url.port,
+            "password": url.password,
+            "username": url.username,
+            "socket_timeout": url.timeout,
+            "socket_connect_timeout": url.timeout,
+            "max_connections": url.pool,
+            "timeout": url.timeout,  # waiting for a free pooled connection
+            "decode_responses": True,
+            "retry": Retry(NoBackoff(), 0),  # graphmem decides what is safe to resend
+        }
+        if url.tls:
+            kwargs["connection_class"] = redis.SSLConnection
+            if url.ssl_ca_certs:
+                kwargs["ssl_ca_certs"] = url.ssl_ca_certs
+        self._pool = redis.BlockingConnectionPool(**kwargs)  # type: ignore[no-untyped-call]
+        self._client = redis.Redis(connection_pool=self._pool)
+        self._graph: Any = None
+
+    # -- errors -----------------------------------------------------------------------------
+
+    def is_connection_error(self, exc: BaseException) -> bool:
+        """Whether ``exc`` is a lost or refused connection (worth one retry)."""
+        r = self._redis.exceptions
+        return isinstance(exc, (r.ConnectionError, r.TimeoutError)) and not isinstance(
+            exc, r.AuthenticationError
+        )
+
+    def error(self, exc: BaseException, what: str = "query") -> StoreError:
+        """A StoreError for ``exc`` naming the server and the fix (never the password)."""
+        r = self._redis.exceptions
+        where = self.url.where
+        text = str(exc).replace(self.url.password or "\0", "***")
+        if isinstance(exc, r.AuthenticationError) or "WRONGPASS" in text or "NOAUTH" in text:
+            return StoreError(
+                f"FalkorDB at {where} refused the password ({text}); put the server's "
+                "password in the URL: falkordb://PASSWORD@host:port/graph"
+            )
+        if isinstance(exc, r.TimeoutError):
+            return StoreError(
+                f"FalkorDB at {where} did not answer the {what} within {self.url.timeout:g} s; "
+                "check the server is up and not overloaded, or raise ?timeout= in the URL"
+            )
+        if isinstance(exc, r.ConnectionError):
+            return StoreError(
+                f"cannot reach FalkorDB at {where} ({text}); start the server (see "
+                "docs/falkordb.md) or fix host:port in the URL"
+            )
+        if "unknown command" in text.lower() and "graph." in text.lower():
+            return StoreError(
+                f"the server at {where} is Redis without the FalkorDB module; load falkordb.so "
+                "(redis-server --loadmodule falkordb.so) or use a FalkorDB server"
+            )
+        return StoreError(f"FalkorDB at {where} failed the {what}: {text}")
+
+    # -- queries ----------------------------------------------------------------------------
+
+    def execute(
+        self, query: str, params: Mapping[str, Any] | None, *, read_only: bool
+    ) -> list[list[Any]]:
+        """Run one ``GRAPH.QUERY`` (``GRAPH.RO_QUERY`` when ``read_only``) and return its rows.
+
+        Raises the client's exceptions unchanged (the caller maps them: :meth:`error`).
+        """
+        graph = self._graph
+        if graph is None:
+            from falkordb.graph import Graph  # noqa: TID251 - graphmem/store/ talks to it
+
+            graph = self._graph = Graph(self._client, self.url.graph)
+        args = encode_value(dict(params)) if params else None
+        result = graph.ro_query(query, args) if read_only else graph.query(query, args)
+        return [decode_value(row) for row in result.result_set]
+
+    def execute_on(
+        self, graph: str, query: str, params: Mapping[str, Any] | None
+    ) -> list[list[Any]]:
+        """Run one write query on another graph of the server (a staging graph)."""
+        from falkordb.graph import Graph  # noqa: TID251 - graphmem/store/ talks to it
+
+        args = encode_value(dict(params)) if params else None
+        result = Graph(self._client, graph).query(query, args)
+        return [decode_value(row) for row in result.result_set]
+
+    def pipeline(self) -> Any:
+        """A redis pipeline holding its own connection (``WATCH``/``MULTI``/``EXEC``)."""
+        return self._client.pipeline()
+
+    def is_watch_error(self, exc: BaseException) -> bool:
+        """Whether ``exc`` is a failed ``EXEC`` (a watched key changed)."""
+        return isinstance(exc, self._redis.exceptions.WatchError)
+
+    def command(self, *args: Any) -> Any:
+        """Run one raw server command (``GRAPH.DELETE``, ``PING`` ...)."""
+        return self._client.execute_command(*args)  # type: ignore[no-untyped-call]
+
+    def close(self) -> None:
+        """Close every pooled connection."""
+        self._pool.disconnect()
+
+
+class FalkorBase:
+    """What every FalkorDB store mixin builds on: the connection, ``_q`` and ``_w``.
+
+    Attributes:
+        engine: ``"falkordb"``.
+        path: the URL without its password.
+        graph: the graph name (the tenant).
+        read_only: writes raise :class:`StoreError`.
+    """
+
+    engine: str = "falkordb"
+    path: str | None
+    graph: str
+    read_only: bool
+    url: FalkorURL
+    _conn: Connection
+
+    def _connect(self, url: str | FalkorURL, *, read_only: bool = False) -> None:
+        self.url = url if isinstance(url, FalkorURL) else parse_url(url)
+        self.path = self.url.display
+        self.graph = self.url.graph
+        self.read_only = read_only
+        self._conn = Connection(self.url)
+
+    def _q(self, query: str, params: Mapping[str, Any] | None = None) -> list[list[Any]]:
+        """Run a read query (``GRAPH.RO_QUERY``); retried once after a lost connection."""
+        conn = self._open_connection()
+        try:
+            return conn.execute(query, params, read_only=True)
+        except GraphmemError:
+            raise  # a parameter graphmem refused (codec)
+        except Exception as exc:  # noqa: BLE001 - mapped to StoreError below
+            if not conn.is_connection_error(exc):
+                raise conn.error(exc) from None
+        try:
+            return conn.execute(query, params, read_only=True)
+        except Exception as exc:  # noqa: BLE001
+            raise conn.error(exc) from None
+
+    def _w(
+        self,
+        query: str,
+        params: Mapping[str, Any] | None = None,
+        *,
+        committed: Callable[[], bool] | None = None,
+    ) -> list[list[Any]]:
+        """Run a write query (one ``GRAPH.QUERY``: all of it or nothing).
+
+        After a lost connection or a timeout the query is sent once more on a fresh
+        connection, unless ``committed()`` (asked on the new connection) says the first
+        attempt committed. Only idempotent writes may leave ``committed`` out.
+
+        Raises:
+            StoreError: read-only store, the server failed, or it stayed unreachable.
+        """
+        if self.read_only:
+            raise StoreError(f"the store {self.path} is open read-only; open it writable")
+        conn = self._open_connection()
+        try:
+            return conn.execute(query, params, read_only=False)
+        except GraphmemError:
+            raise  # a parameter graphmem refused (codec): nothing was sent
+        except Exception as exc:  # noqa: BLE001 - mapped to StoreError below
+            if not conn.is_connection_error(exc):
+                raise conn.error(exc, "write") from None
+        try:
+            if committed is not None and committed():
+                return []
+            return conn.execute(query, params, read_only=False)
+        except StoreError:
+            raise
+        except Exception as exc:  # noqa: BLE001
+            raise conn.error(exc, "write") from None
+
+    def _open_connection(self) -> Connection:
+        conn: Connection | None = getattr(self, "_conn", None)
+        if conn is None:
+            raise StoreError(f"the store {self.path} is closed; open it again (gm.open)")
+        return conn
+
+    def _close_connection(self) -> None:
+        conn = getattr(self, "_conn", None)
+        self._conn = None  # type: ignore[assignment]
+        if conn is not None:
+            conn.close()

@@ -1,0 +1,125 @@
+"""IntegrityStore on FalkorDB: raw rows for ``graphmem check`` (times decoded to aware UTC).
+
+:class:`FalkorIntegrity` is a mixin of :class:`~graphmem.store.falkordb.FalkorStore`; the
+Kuzu reference is :mod:`graphmem.store.kuzu.integrity`. Values come back unvalidated (a string
+where a time belongs stays a string), so the checker can report rows that would not load as models.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from graphmem.store.falkordb.codec import from_db
+from graphmem.store.falkordb.connection import FalkorBase
+from graphmem.store.kuzu.schema import FACT_COLUMNS
+
+__all__ = ["LABELS", "RELATIONS", "FalkorIntegrity"]
+
+_FACT_COLS = [c for c, _ in FACT_COLUMNS]
+_TIME_COLS = {c for c, t in FACT_COLUMNS if t == "TIMESTAMP"}
+#: The node labels and relationship types of the graphmem schema (``counts`` reports them).
+LABELS = ("Audit", "Entity", "Meta", "Predicate", "Session", "SessionLine")
+RELATIONS = ("Fact", "MENTIONS")
+
+
+def _time(value: Any) -> Any:
+    """Decode an INT64 time; anything else (a damaged value) is returned as stored."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        try:
+            return from_db(value)
+        except (OverflowError, ValueError):
+            return value
+    return value
+
+
+class FalkorIntegrity(FalkorBase):
+    """Raw rows for graphmem check (IntegrityStore)."""
+
+    def table_names(self) -> set[str]:
+        """The labels and relationship types of the schema (a graph has them all, implicitly)."""
+        return set(LABELS) | set(RELATIONS)
+
+    def fact_states(self) -> list[tuple[Any, ...]]:
+        """A cheap, sorted fingerprint of every version: what writes may change.
+
+        Rows of ``(fid, recorded_at, expired_at, valid_to, superseded_by, access_count)``
+        (times decoded), no text columns.
+        """
+        rows = self._q(
+            "MATCH ()-[r:Fact]->() RETURN r.fid, r.recorded_at, r.expired_at, r.valid_to, "
+            "r.superseded_by, r.access_count"
+        )
+        out = [(r[0], _time(r[1]), _time(r[2]), _time(r[3]), r[4], r[5]) for r in rows]
+        return sorted(out, key=repr)
+
+    def raw_meta(self) -> dict[str, Any]:
+        """Every ``Meta`` key and value."""
+        return {k: v for k, v in self._q("MATCH (m:Meta) RETURN m.key, m.value")}
+
+    def raw_facts(self) -> list[dict[str, Any]]:
+        """Every fact version with its endpoints' ids and names."""
+        cols = ", ".join(f"r.{c}" for c in _FACT_COLS)
+        rows = self._q(
+            f"MATCH (a:Entity)-[r:Fact]->(b:Entity) RETURN a.id, a.name, b.id, b.name, {cols}"
+        )
+        keys = ["subject_id", "subject", "object_id", "object_name", *_FACT_COLS]
+        out = []
+        for row in rows:
+            d = dict(zip(keys, row, strict=True))
+            for c in _TIME_COLS:
+                d[c] = _time(d[c])
+            out.append(d)
+        return out
+
+    def raw_entities(self) -> list[dict[str, Any]]:
+        """Every entity's id, name and aliases."""
+        rows = self._q("MATCH (e:Entity) RETURN e.id, e.name, e.aliases")
+        return [{"id": r[0], "name": r[1], "aliases": list(r[2] or [])} for r in rows]
+
+    def raw_sessions(self) -> list[dict[str, Any]]:
+        """Every session's id and times (the text is not read)."""
+        rows = self._q("MATCH (s:Session) RETURN s.id, s.started_at, s.ended_at")
+        return [{"id": r[0], "started_at": _time(r[1]), "ended_at": _time(r[2])} for r in rows]
+
+    def raw_mentions(self) -> list[dict[str, Any]]:
+        """Every MENTIONS edge of a session to an entity as ``{session, entity, count}``."""
+        rows = self._q("MATCH (s:Session)-[m:MENTIONS]->(e:Entity) RETURN s.id, e.id, m.count")
+        return [{"session": r[0], "entity": r[1], "count": r[2]} for r in rows]
+
+    def raw_predicates(self) -> list[dict[str, Any]]:
+        """Every predicate definition's name, cardinality and aliases."""
+        rows = self._q("MATCH (p:Predicate) RETURN p.name, p.cardinality, p.aliases")
+        return [{"name": r[0], "cardinality": r[1], "aliases": list(r[2] or [])} for r in rows]
+
+    def loose_mentions(self) -> int:
+        """How many MENTIONS edges do not join a stored session to a stored entity."""
+        every = int(self._q("MATCH ()-[m:MENTIONS]->() RETURN count(m)")[0][0])
+        joined = int(self._q("MATCH (:Session)-[m:MENTIONS]->(:Entity) RETURN count(m)")[0][0])
+        return every - joined
+
+    def orphan_entities(self) -> list[str]:
+        """The sorted ids of entities with no fact, no session mention and no alias."""
+        rows = self._q(
+            "MATCH (e:Entity) WHERE NOT (e)-[:Fact]-() AND NOT (:Session)-[:MENTIONS]->(e) "
+            "AND (e.aliases IS NULL OR size(e.aliases) = 0) RETURN e.id"
+        )
+        return sorted(r[0] for r in rows)
+
+    def counts(self) -> dict[str, int]:
+        """How many nodes each label and edges each relationship type of the schema hold."""
+        out: dict[str, int] = {}
+        for label in LABELS:  # fixed names, not input: labels cannot be parameters
+            out[label] = int(self._q(f"MATCH (n:{label}) RETURN count(n)")[0][0])
+        for rel in RELATIONS:
+            out[rel] = int(self._q(f"MATCH ()-[r:{rel}]->() RETURN count(r)")[0][0])
+        return dict(sorted(out.items()))
+
+    def checkpoint(self) -> None:
+        """Nothing to do: the server persists by itself (its AOF / RDB settings)."""
+
+    def vacuum(self) -> None:
+        """Nothing to do here (``capabilities.vacuum`` is False).
+
+        A deleted node or edge leaves the server's memory at once; its AOF keeps the deleted
+        values until the next rewrite (``BGREWRITEAOF``, run by the operator: docs/falkordb.md).
+        """

@@ -1,0 +1,179 @@
+"""TransferStore on FalkorDB: snapshots, neighbourhoods and whole-memory reads for export.
+
+:class:`FalkorTransfer` is a mixin of :class:`~graphmem.store.falkordb.FalkorStore`; semantics
+and ordering are Kuzu's (:mod:`graphmem.store.kuzu.transfer`). Whole-store reads sort in Python, so
+string order is code-point order whatever the server does. The import itself is a
+:class:`~graphmem.store.base.Snapshot` in a change set (:mod:`~graphmem.store.falkordb.writes`).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from graphmem.store.falkordb.codec import from_db, to_db
+from graphmem.store.falkordb.connection import FalkorBase
+from graphmem.store.falkordb.facts import FACT_RETURN, fact_from_row
+from graphmem.store.records import Edge
+
+__all__ = ["FalkorTransfer"]
+
+# The closed-open rules of query_facts (docs/concepts/time.md#rule-3).
+_SNAPSHOT = (
+    "r.recorded_at <= $k AND (r.expired_at IS NULL OR $k < r.expired_at) "
+    "AND r.valid_from <= $v AND (r.valid_to IS NULL OR $v < r.valid_to)"
+)
+_EDGE = f"a.id, b.id, {FACT_RETURN}"
+_OUT = (
+    "UNWIND $ids AS i MATCH (a:Entity {id: i})-[r:Fact]->(b:Entity) "
+    f"WHERE {_SNAPSHOT} RETURN {_EDGE}"
+)
+_IN = (
+    "UNWIND $ids AS i MATCH (a:Entity)-[r:Fact]->(b:Entity {id: i}) "
+    f"WHERE {_SNAPSHOT} RETURN {_EDGE}"
+)
+
+
+def _edges(rows: Iterable[Sequence[Any]]) -> list[Edge]:
+    return [(r[0], r[1], fact_from_row(r[2:])) for r in rows]
+
+
+def _fact_order(edge: Edge) -> tuple[Any, ...]:
+    f = edge[2]
+    return (f.subject, f.predicate, f.valid_from, f.recorded_at, f.id)
+
+
+class FalkorTransfer(FalkorBase):
+    """Whole-memory reads for export and graph views (TransferStore)."""
+
+    def snapshot_edges(
+        self, *, valid_at: dt.datetime, known_at: dt.datetime, subject_id: str | None = None
+    ) -> list[Edge]:
+        """The versions true at ``valid_at`` as believed at ``known_at``, with endpoint ids.
+
+        The same versions as ``query_facts(valid_at=, known_at=, subject_id=)``, in its order.
+        """
+        params: dict[str, Any] = {"k": to_db(known_at), "v": to_db(valid_at)}
+        head = "MATCH (a:Entity)-[r:Fact]->(b:Entity) "
+        if subject_id is not None:
+            head = "MATCH (a:Entity {id: $s})-[r:Fact]->(b:Entity) "
+            params["s"] = subject_id
+        rows = self._q(f"{head}WHERE {_SNAPSHOT} RETURN {_EDGE}", params)
+        return sorted(_edges(rows), key=_fact_order)
+
+    def ball(
+        self, entity_id: str, hops: int, *, valid_at: dt.datetime, known_at: dt.datetime
+    ) -> tuple[list[dict[str, Any]], list[Edge]] | None:
+        """The entities within ``hops`` snapshot edges of an entity, and the edges among them.
+
+        A breadth-first search over the snapshot versions following edges both ways; the
+        entities are ``{id, name, kind}`` sorted by id, the edges the induced subgraph (each
+        once, in no order). ``None`` when no entity has that id.
+        """
+        center = self._q("MATCH (e:Entity {id: $i}) RETURN e.id, e.name, e.kind", {"i": entity_id})
+        if not center:
+            return None
+        params: dict[str, Any] = {"v": to_db(valid_at), "k": to_db(known_at)}
+        nodes: dict[str, list[Any]] = {r[0]: list(r) for r in center}
+        seen, frontier = set(nodes), set(nodes)
+        rows: dict[str, list[Any]] = {}  # by version id
+        for _ in range(hops):
+            reached: set[str] = set()
+            for query in (_OUT, _IN):
+                for row in self._q(query, {**params, "ids": sorted(frontier)}):
+                    rows[row[3]] = row
+                    reached.update(n for n in row[:2] if n not in seen)
+            seen |= reached
+            frontier = reached
+            if not frontier:
+                break
+        if frontier:
+            # Edges among the nodes at the radius (self-loops when hops=0).
+            for row in self._q(_OUT, {**params, "ids": sorted(frontier)}):
+                if row[1] in frontier:
+                    rows[row[3]] = row
+        missing = sorted(seen - set(nodes))
+        if missing:
+            for r in self._q(
+                "UNWIND $ids AS i MATCH (e:Entity {id: i}) RETURN e.id, e.name, e.kind",
+                {"ids": missing},
+            ):
+                nodes[r[0]] = list(r)
+        edges = [(r[0], r[1], fact_from_row([nodes[r[0]][1], *r[3:]])) for r in rows.values()]
+        entities = [
+            {"id": eid, "name": name, "kind": kind}
+            for eid, name, kind in sorted(nodes.values(), key=lambda n: n[0])
+        ]
+        return entities, edges
+
+    def entity_rows(self, ids: Sequence[str] | None = None) -> list[dict[str, Any]]:
+        """Entities as ``{id, name, kind, aliases}`` dicts sorted by id (all when ``None``)."""
+        if ids is None:
+            rows = self._q("MATCH (e:Entity) RETURN e.id, e.name, e.kind, e.aliases")
+        elif not ids:
+            return []
+        else:
+            rows = self._q(
+                "UNWIND $ids AS i MATCH (e:Entity {id: i}) RETURN e.id, e.name, e.kind, e.aliases",
+                {"ids": sorted(set(ids))},
+            )
+        return [
+            {"id": r[0], "name": r[1], "kind": r[2], "aliases": list(r[3] or [])}
+            for r in sorted(rows, key=lambda r: r[0])
+        ]
+
+    def content_counts(self) -> dict[str, int]:
+        """How many entities, facts, sessions and audit records the store holds."""
+        queries = {
+            "entities": "MATCH (e:Entity) RETURN count(e)",
+            "facts": "MATCH ()-[r:Fact]->() RETURN count(r)",
+            "sessions": "MATCH (s:Session) RETURN count(s)",
+            "audit": "MATCH (x:Audit) RETURN count(x)",
+        }
+        return {name: int(self._q(q)[0][0]) for name, q in queries.items()}
+
+    def all_meta(self) -> dict[str, str]:
+        """Every metadata key and value, by key."""
+        rows = self._q("MATCH (m:Meta) RETURN m.key, m.value")
+        return {r[0]: r[1] for r in sorted(rows, key=lambda r: r[0])}
+
+    def all_entities(self) -> list[dict[str, Any]]:
+        """Every entity (see :meth:`entity_rows`)."""
+        return self.entity_rows()
+
+    def all_facts(self) -> list[Edge]:
+        """Every fact version, current and closed, ordered by system time then id."""
+        rows = self._q(f"MATCH (a:Entity)-[r:Fact]->(b:Entity) RETURN {_EDGE}")
+        return sorted(_edges(rows), key=lambda e: (e[2].recorded_at, e[2].id))
+
+    def all_sessions(self) -> list[dict[str, Any]]:
+        """Every session with its fields and ``mentions`` as ``{entity id: count}``."""
+        rows = self._q(
+            "MATCH (s:Session) OPTIONAL MATCH (s)-[m:MENTIONS]->(e:Entity) "
+            "RETURN s.id, s.started_at, s.ended_at, s.title, s.text, s.summary, s.source, "
+            "collect({e: e.id, n: m.count}), s.recorded_at"
+        )
+        out = []
+        for r in sorted(rows, key=lambda r: (r[1] if r[1] is not None else -(2**63), r[0])):
+            mentions = {m["e"]: int(m["n"]) for m in r[7] or () if m.get("e") is not None}
+            out.append(
+                {
+                    "id": r[0],
+                    "started_at": from_db(r[1]),
+                    "ended_at": from_db(r[2]),
+                    "title": r[3],
+                    "text": r[4],
+                    "summary": r[5],
+                    "source": r[6],
+                    "mentions": dict(sorted(mentions.items())),
+                    "recorded_at": from_db(r[8]),
+                }
+            )
+        return out
+
+    def all_audit(self) -> list[dict[str, Any]]:
+        """Every audit record ``{id, at, action, detail}``, oldest first."""
+        rows = self._q("MATCH (x:Audit) RETURN x.id, x.at, x.action, x.detail")
+        rows.sort(key=lambda r: (r[1] if r[1] is not None else -(2**63), r[0]))
+        return [{"id": r[0], "at": from_db(r[1]), "action": r[2], "detail": r[3]} for r in rows]

@@ -1,0 +1,13 @@
+"""The embedded backend: Kuzu 0.11.3 (default) or its fork ladybug, in a file or in memory.
+
+:class:`~graphmem.store.kuzu.backend.KuzuBackend` implements the store protocol
+(:mod:`graphmem.store.base`): the engine, transactions and fact versions are
+:mod:`~graphmem.store.kuzu.engine`; each other topic is a mixin of its own module (``sessions``,
+``lines``, ``search``, ``audit``, ``transfer``, ``integrity``); ``guard`` checks a file before
+the engine opens it, ``vacuum`` rebuilds it after a purge, ``schema`` is the DDL.
+"""
+
+from graphmem.store.kuzu.backend import KuzuBackend
+from graphmem.store.kuzu.engine import ENGINES, KuzuStore
+
+__all__ = ["ENGINES", "KuzuBackend", "KuzuStore"]

@@ -1,0 +1,93 @@
+"""The embedded backend: Kuzu 0.11.3 or ladybug behind the store protocol.
+
+:class:`KuzuBackend` composes the engine and fact versions (:class:`KuzuStore`) with one mixin
+per topic (sessions, lines, search, audit, transfer, integrity) and commits a
+:class:`~graphmem.store.base.ChangeSet` in one Kuzu transaction (:meth:`KuzuBackend.apply`).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+
+from graphmem.store.base import Applied, Capabilities, ChangeSet, Purge, Snapshot
+from graphmem.store.kuzu.audit import KuzuAudit
+from graphmem.store.kuzu.integrity import KuzuIntegrity
+from graphmem.store.kuzu.search import KuzuSearch
+from graphmem.store.kuzu.sessions import KuzuSessions
+from graphmem.store.kuzu.transfer import KuzuTransfer
+
+__all__ = ["KuzuBackend"]
+
+
+class KuzuBackend(KuzuSessions, KuzuSearch, KuzuAudit, KuzuTransfer, KuzuIntegrity):
+    """A graphmem store in an embedded Kuzu-family database (a file, or in memory)."""
+
+    @property
+    def capabilities(self) -> Capabilities:
+        """Transactions and COPY; full text where the FTS extension loads; files on disk."""
+        on_disk = self.path is not None
+        return Capabilities(
+            transactions=True,
+            bulk_copy=True,
+            full_text=self.fts_available(),
+            vacuum=on_disk,
+            embedded=True,
+        )
+
+    def vacuum(self) -> None:
+        """Rebuild the database file from its live rows (a purge's bytes leave the disk)."""
+        from graphmem.store.kuzu.vacuum import compact
+
+        compact(self)
+
+    def apply(self, changes: ChangeSet) -> Applied:
+        """Commit a change set in one transaction, in the order its docstring gives."""
+        at = changes.at
+        purged: dict[str, int] = {}
+        with self.transaction():
+            if changes.snapshot is not None:
+                self._load(changes.snapshot)
+            if changes.predicates:
+                self.save_predicates(changes.predicates)
+            if changes.entities:
+                self.upsert_entities(changes.entities)
+            if changes.bumps:
+                self.bump_access(changes.bumps, at=at)
+            if changes.access:
+                self.count_access(changes.access, at=at)
+            if changes.closes:
+                self.close_versions(changes.closes, at=at)
+            if changes.inserts:
+                self.insert_facts(changes.inserts, entities=changes.new_entities)
+            if changes.sessions:
+                self.write_sessions(changes.sessions, recorded_at=at)
+            if changes.purge is not None:
+                purged = self._purge(changes.purge, at=at)
+            for audit_id, action, detail in changes.audit:
+                self.record_audit(audit_id, at=at, action=action, detail=detail)
+            for key, value in changes.meta.items():
+                self.set_meta(key, value)
+            if changes.marker:
+                self.set_max_system_time(at)
+        return Applied(purged=purged)
+
+    def _purge(self, purge: Purge, *, at: dt.datetime) -> dict[str, int]:
+        counts = self.purge_entity(purge.entity_id, names=purge.names)
+        # The redacted session texts are split into lines again: the episodic index must not
+        # keep the purged name.
+        self.reindex_sessions(self.sessions_with_lines_containing(purge.names))
+        self.forget_claims()
+        detail = {k: v for k, v in purge.detail.items() if k != "reason"} | counts
+        if "reason" in purge.detail:
+            detail["reason"] = purge.detail["reason"]
+        self.record_audit(purge.audit_id, at=at, action="purge", detail=json.dumps(detail))
+        return counts
+
+    def _load(self, snapshot: Snapshot) -> None:
+        self.import_predicates(snapshot.predicates)
+        self.import_entities(snapshot.entities)
+        self.import_sessions(snapshot.sessions)
+        self.insert_facts(snapshot.facts)
+        self.import_audit(snapshot.audit)
+        self.import_meta(snapshot.meta)

@@ -1,0 +1,101 @@
+"""Session texts as lines and terms: how every backend splits and normalises them.
+
+A session text is split into lines (:func:`split_lines`); each line's ``terms`` (:func:`terms`)
+are what episodic search indexes, with the same normalisation as the query's words.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from graphmem.normalize import STOPWORDS
+
+__all__ = ["MAX_LINE", "doc_terms", "split_lines", "stem", "terms"]
+
+#: Longest line kept whole; longer ones are cut at sentence ends.
+MAX_LINE = 600
+
+
+_TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
+
+
+_SPEAKER = re.compile(r"^([^\W\d_][\w.'’ -]{0,38}?)\s*:\s+(?=\S)")
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
+
+
+def stem(word: str) -> str:
+    """Strip one common English suffix (``ing``, ``ies``, ``es``, ``ed``, ``s``).
+
+    >>> [stem(w) for w in ("deploys", "running", "companies", "used", "gas")]
+    ['deploy', 'runn', 'company', 'used', 'gas']
+    """
+    for suffix in ("ing", "ies", "es", "ed", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)] + ("y" if suffix == "ies" else "")
+    return word
+
+
+def terms(text: str) -> list[str]:
+    """Return the indexed words of a text, in order (repeats kept).
+
+    >>> terms("Caroline: I went to the LGBTQ support group in 2023!")
+    ['caroline', 'went', 'lgbtq', 'support', 'group']
+    """
+    words = _TOKEN.findall(unicodedata.normalize("NFKC", text).casefold())
+    return [stem(w) for w in words if len(w) > 1 and not w.isdigit() and w not in STOPWORDS]
+
+
+def split_lines(text: str | None) -> list[tuple[str | None, str]]:
+    r"""Split a session text into ``(speaker, text)`` lines.
+
+    One line per non-blank line of the text, whitespace collapsed. A ``Name: words`` prefix
+    (a name of up to 40 characters starting with a letter) is the speaker. A line longer than
+    :data:`MAX_LINE` characters is cut at sentence ends (a sentence longer than that at a
+    space); the parts keep the speaker.
+
+    >>> split_lines("Caroline: I went to the group.\n\nMelanie: Wow!\nJust notes")
+    [('Caroline', 'I went to the group.'), ('Melanie', 'Wow!'), (None, 'Just notes')]
+    """
+    out: list[tuple[str | None, str]] = []
+    for raw in (text or "").splitlines():
+        line = " ".join(raw.split())
+        if not line:
+            continue
+        speaker: str | None = None
+        m = _SPEAKER.match(line)
+        if m and len(m.group(1).split()) <= 4:
+            speaker, line = m.group(1).strip(), line[m.end() :]
+        out.extend((speaker, part) for part in _parts(line))
+    return out
+
+
+def _parts(line: str) -> list[str]:
+    if len(line) <= MAX_LINE:
+        return [line]
+    parts: list[str] = []
+    current = ""
+    for sentence in _SENTENCE_END.split(line):
+        while len(sentence) > MAX_LINE:
+            cut = sentence.rfind(" ", 0, MAX_LINE)
+            cut = cut if cut > 0 else MAX_LINE
+            if current:
+                parts.append(current)
+                current = ""
+            parts.append(sentence[:cut])
+            sentence = sentence[cut:].strip()
+        if current and len(current) + 1 + len(sentence) > MAX_LINE:
+            parts.append(current)
+            current = sentence
+        else:
+            current = f"{current} {sentence}" if current else sentence
+    if current:
+        parts.append(current)
+    return parts
+
+
+def doc_terms(speaker: str | None, text: str) -> str:
+    """The indexed words of a line with its speaker, as one space-separated string."""
+    return " ".join(terms(f"{speaker or ''} {text}"))

@@ -1,0 +1,98 @@
+"""The user's vocabulary as writes: entity declarations and predicate definitions.
+
+Both go through the unit of work (:mod:`graphmem.kernel`) as one change set each. A predicate
+definition that changes something is recorded as an audit record (it shows in ``changes()``);
+one already in force writes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from graphmem.errors import InvalidInput
+from graphmem.kernel import TIMELESS
+from graphmem.models import Entity, Predicate
+from graphmem.normalize import clean_name, entity_key
+from graphmem.ontology import Ontology
+
+if TYPE_CHECKING:
+    from graphmem.kernel import Kernel
+
+__all__ = ["define", "define_entity"]
+
+
+def define_entity(k: Kernel, name: str, *, kind: str, aliases: Sequence[str]) -> Entity:
+    """Declare an entity with its kind and aliases (checked by the caller).
+
+    Raises:
+        InvalidInput: an alias that already names another entity.
+    """
+    with k.uow.write(at=TIMELESS, marker=False) as w:
+        eid = k.entity_id(name)
+        keys = sorted({entity_key(clean_name(a, what="alias")) for a in aliases} - {eid})
+        for key in keys:
+            owner = k.aliases.get(key)
+            if owner not in (None, eid) or (owner is None and k.store.get_entity(key) is not None):
+                raise InvalidInput(
+                    f"alias {key!r} already names entity {owner or key!r}; choose another alias"
+                )
+        current = k.store.get_entity(eid)
+        merged = tuple(sorted(set(current.aliases if current else ()) | set(keys)))
+        ent = Entity(
+            id=eid,
+            name=current.name if current else clean_name(name),
+            kind=kind,
+            aliases=merged,
+        )
+        w.changes.entities.append(ent)
+    for key in keys:
+        k.aliases[key] = eid
+    return ent
+
+
+def define(
+    k: Kernel, spec: Predicate | dict[str, Any], *, force: bool, persist: bool = True
+) -> Predicate:
+    """Apply one definition (``define_predicate`` and ontology files); record a change.
+
+    A :class:`Predicate` applies the fields it was built with (``model_fields_set``).
+    ``persist=False`` changes the ontology in force only (a read-only memory).
+
+    Raises:
+        InvalidInput: a cardinality change of a predicate with stored versions without
+            ``force``, or a definition the ontology refuses.
+    """
+    if isinstance(spec, Predicate):
+        spec = {f: getattr(spec, f) for f in spec.model_fields_set}
+    fields = dict(spec)
+    with k.lock:
+        trial = Ontology(k.ontology.predicates())
+        change = trial.define(fields.pop("name"), **fields)
+        if not change.changed:
+            return change.predicate
+        if not persist:
+            k.ontology = trial
+            return change.predicate
+        with k.uow.write() as w:
+            old, new = change.previous, change.predicate
+            if old is not None and old.cardinality != new.cardinality and not force:
+                n = k.store.count_predicate_versions(old.name)
+                if n:
+                    raise InvalidInput(
+                        f"predicate {old.name!r} has {n} stored fact version(s) written as "
+                        f"{old.cardinality}-valued; cardinality={new.cardinality!r} would apply "
+                        "to later writes only (stored versions are not rewritten). Pass "
+                        "force=True (CLI: define-predicate --force) to change it anyway, or "
+                        "define a new predicate name for the new meaning"
+                    )
+            w.changes.predicates.extend([*change.updated, new])
+            # The id sorts by time: same-time records keep their order.
+            audit_id = f"a{time.time_ns():016x}{uuid.uuid4().hex[:8]}"
+            detail = json.dumps(change.record(), sort_keys=True)
+            w.changes.audit.append((audit_id, "predicate", detail))
+        k.ontology = trial
+        return new
