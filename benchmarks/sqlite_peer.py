@@ -4,7 +4,7 @@ One row per fact version with both intervals; writes apply a simplified form of
 docs/concepts/time.md#rule-4 and #rule-5 in SQL (a single-valued predicate's new object ends the
 current versions valid at its start, which are closed in system time and replaced by shortened
 copies; re-asserting a current object is a no-op), row by row in one transaction, as graphmem does.
-Times are ISO-8601 text (sortable). """
+Times are ISO-8601 text (sortable)."""
 
 from __future__ import annotations
 
