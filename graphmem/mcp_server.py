@@ -538,6 +538,7 @@ def serve(
     """
     from graphmem.context import prepare
     from graphmem.memory import Memory
+    from graphmem.store import is_url
     from graphmem.store.locks import LEND_TIMEOUT, Lender
 
     _sdk()  # fail before opening the database
@@ -553,7 +554,8 @@ def serve(
             raise
         return mem
 
-    if path is None:
+    if path is None or is_url(path):
+        # In memory, or a server that takes any number of clients: nothing to lend.
         with opener() as mem, _filtered_stdin():
             build_server(mem).run("stdio")
         return

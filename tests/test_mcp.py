@@ -362,3 +362,37 @@ def test_documented_client_configs_start_this_server() -> None:
         assert cli.resolve_command(ctx, ["mcp"])[0] == "mcp"
         assert argv[1:] == ["--db", ctx.params["db"], "mcp"]
         assert ctx.params["db"].startswith("/")
+
+
+def test_stdio_server_on_a_falkordb_url(falkordb_url: str) -> None:
+    """The MCP server serves a server memory by URL (no lending: a server takes many clients)."""
+    import anyio
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "graphmem", "--db", falkordb_url, "mcp"],
+        env={"PYTHONWARNINGS": "ignore"},
+    )
+    seen: dict[str, Any] = {}
+
+    async def session() -> None:
+        with open(os.devnull, "w") as errlog:
+            async with (
+                stdio_client(params, errlog=errlog) as (read, write),
+                ClientSession(read, write) as client,
+            ):
+                await client.initialize()
+                await client.call_tool("remember", {"text": "The API runs on Laravel."})
+                await client.call_tool("remember", {"text": "We migrated the API to Go."})
+                seen["context"] = await client.call_tool(
+                    "context", {"query": "What does the API run on?"}
+                )
+
+    anyio.run(session)
+    text = _text(seen["context"])
+    assert "API runs_on Go" in text, text
+    assert "was Laravel" in text, text
+    with gm.open(falkordb_url) as mem:  # another client of the same server sees it
+        assert [f.object for f in mem.facts(subject="API", predicate="runs_on")] == ["Go"]
