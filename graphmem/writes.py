@@ -291,9 +291,13 @@ def write_facts(
         for c in checked:
             subj, obj, pred = entities[c["subject"]], entities[c["object"]], c["predicate"]
             fact = new_version(
-                c, id=new_id(), subject=subj.name, object=obj.name, predicate=pred.name,
+                c,
+                id=new_id(),
+                subject=subj.name,
+                object=obj.name,
+                predicate=pred.name,
                 recorded_at=now,
-            )  # fmt: skip
+            )
             if planner is not None:
                 plan = planner(len(results), fact, batch.versions(subj.id))
             else:
