@@ -58,6 +58,7 @@ import json
 import os
 import re
 import sys
+import time
 import warnings
 from collections import Counter, OrderedDict
 from collections.abc import Collection, Iterator, Mapping, Sequence
@@ -259,6 +260,20 @@ def _fact_table(rows: Sequence[tuple[str, str, Fact]]) -> Any:
     return pa.table(table)
 
 
+#: Opens tried while another process is closing the database (:meth:`KuzuStore._open_settled`).
+SETTLE_TRIES = 10
+
+
+def _closing_elsewhere(message: str) -> bool:
+    """Whether an open failed on the shadow file of another process's checkpoint.
+
+    The file was there but still empty, or gone again between Kuzu's look and its read.
+    """
+    return ".shadow" in message and (
+        "Reading past the end of the file" in message or "No such file or directory" in message
+    )
+
+
 class KuzuStore:
     """Graphmem's storage on a Kuzu-family engine (one database, one connection)."""
 
@@ -349,12 +364,12 @@ class KuzuStore:
                 self.close()
                 raise
         try:
-            self._db = self._open(target, read_only=self.read_only)
+            self._db = self._open_settled(target)
             self._conn = self._mod.Connection(self._db)
         except RuntimeError as exc:
             self.close()
             msg = " ".join(str(exc).split())  # one line: the CLI prints errors on one line
-            if "lock" in msg.lower():
+            if "lock" in msg.lower() or _closing_elsewhere(msg):
                 raise StoreBusy(
                     f"database {path!r} is in use by {locks.describe_holder(target)}; Kuzu "
                     "allows one process that writes or several that only read (read_only=True "
@@ -389,6 +404,24 @@ class KuzuStore:
         self._connect()
 
     # -- plumbing -----------------------------------------------------------------------------
+
+    def _open_settled(self, target: str) -> Any:
+        """Open the database, waiting out another process that is closing it.
+
+        Kuzu 0.11.3 reads the ``.shadow`` file of a checkpoint before it takes its file lock:
+        an open that lands while another process checkpoints on close fails with "Reading past
+        the end of the file ...shadow with size 0" or "Cannot open file ...shadow" (seen with
+        two writers taking turns under load, ``tests/test_concurrency.py``). Such an open is
+        retried for up to a second; after that the caller reports the database as busy.
+        """
+        for attempt in range(SETTLE_TRIES):
+            try:
+                return self._open(target, read_only=self.read_only)
+            except RuntimeError as exc:
+                if attempt == SETTLE_TRIES - 1 or not _closing_elsewhere(str(exc)):
+                    raise
+                time.sleep(0.02 * (attempt + 1))
+        raise AssertionError("unreachable")  # the loop returns or raises
 
     def _open(self, target: str, *, read_only: bool) -> Any:
         options: dict[str, Any] = {}
