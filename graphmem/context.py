@@ -22,8 +22,9 @@ Memory relevant to "What does the api run on?" (2 facts):
 How candidates are found (:mod:`graphmem.store.kuzu.search` holds the queries)
     1. *Entity match*: every 1- to 6-word span of the query is normalised like an entity name
        (and resolved through aliases) and looked up by primary key; hits are the **anchors**.
-       The words "we", "our", "us" (and "ours", "ourselves") anchor the owner, ``self`` (the
-       subject the text pipeline gives "we deploy with ..." claims).
+       The words "we", "our", "us", "I", "me", "my" and "the user" anchor the memory's owner
+       (``Memory.owner``, ``self`` by default: the subject the text pipeline gives "we deploy
+       with ..." claims).
     2. *Neighbourhood*: the facts whose subject or object is an anchor (1 hop). An anchor's
        whole timeline as known at ``known_at`` is read, so replaced values are at hand.
     3. *Full text*: the query's keywords (minus the anchors' own words) against the FTS index
@@ -165,9 +166,11 @@ OVERLAP_WEIGHT = 0.5
 #: Added to a fact's relevance times the share of its predicate's words found in the query
 #: (deploy ~ deploys_with, "embeddings provider" ~ embeddings_provider).
 PREDICATE_WEIGHT = 0.3
-#: The owner's entity: the subject the text pipeline gives "we deploy with ..." claims.
-OWNER = "self"
-_OWNER = re.compile(r"(?<!\w)(?:we|our|ours|ourselves|us)(?!\w)", re.IGNORECASE)
+#: Words of a query that name the owner: "we", "I", "my", "the user" (docs/concepts/recall.md).
+_OWNER = re.compile(
+    r"(?<![\w-])(?:we|our|ours|ourselves|us|i|me|my|mine|myself|the user(?:'s)?)(?![\w-])",
+    re.IGNORECASE,
+)
 #: Share of the room that facts may take first when session lines compete for it.
 FACT_SHARE = 0.4
 #: Session lines considered: at least this many, more for big budgets (budget_tokens / 12).
@@ -303,7 +306,8 @@ def _full_text(
 def _anchors(kernel: Kernel, query: str) -> dict[str, str]:
     ids = set()
     if _OWNER.search(unicodedata.normalize("NFKC", query)):
-        ids.add(kernel.aliases.get(OWNER, OWNER))
+        owner = entity_key(kernel.owner)
+        ids.add(kernel.aliases.get(owner, owner))
     for span in _spans(query):
         try:
             key = entity_key(span)

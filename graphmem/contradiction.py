@@ -47,6 +47,7 @@ __all__ = [
     "decide_text",
     "find_negation_cue",
     "negates",
+    "negates_fact",
     "normalize_text",
 ]
 
@@ -361,6 +362,43 @@ def negates(text: str) -> bool:
         False
     """
     return find_negation_cue(text) is not None
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+(?=\S)")
+
+
+def negates_fact(statement: str, *, subject: str, object: str) -> bool:  # noqa: A002
+    """Tell whether a fact's ``statement`` negates *that fact* (docs/concepts/decisions.md#rule-3).
+
+    A one-sentence statement negates when :func:`negates` says so. In a longer statement only a
+    negating sentence that names the fact's subject or object counts: "Alice works at Globex.
+    The standup note was wrong." asserts the fact; its second sentence is about a note.
+
+    Examples:
+        >>> negates_fact("Alice no longer works at Acme", subject="alice", object="Acme")
+        True
+        >>> negates_fact("Alice works at Globex. The standup note was wrong.",
+        ...              subject="alice", object="Globex")
+        False
+        >>> negates_fact("We met today. Alice no longer works at Acme.",
+        ...              subject="alice", object="Acme")
+        True
+    """
+    parts = [p for p in _SENTENCE_END.split(statement.strip()) if p.strip()]
+    if len(parts) <= 1:
+        return negates(statement)
+    names = [_word_set(subject), _word_set(object)]
+    for part in parts:
+        if not negates(part):
+            continue
+        words = _word_set(part)
+        if any(name and name <= words for name in names):
+            return True
+    return False
+
+
+def _word_set(text: str) -> set[str]:
+    return set(re.findall(r"\w+", text.casefold()))
 
 
 # --- the decision --------------------------------------------------------------------------

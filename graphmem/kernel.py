@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from graphmem.admission import AdmissionPolicy, RateLimiter
     from graphmem.ontology import Ontology
     from graphmem.similarity import Similarity
+    from graphmem.text.readers import Reader
 
 #: The time of writes that record no system time (predicate seeds, entity declarations).
 TIMELESS = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
@@ -127,6 +128,8 @@ class Kernel:
     rate: RateLimiter
     similarity: Similarity
     owner: str = "self"
+    #: A caller's reader of text (docs/concepts/text.md#readers); ``None``: the built-in one.
+    reader: Reader | None = None
     aliases: dict[str, str] = field(default_factory=dict)
 
     @property

@@ -34,6 +34,7 @@ from graphmem.writes import FIELDS, paused_gc, write_facts
 if TYPE_CHECKING:
     from graphmem.audit import Change, Explanation, PurgeSummary
     from graphmem.similarity import Similarity
+    from graphmem.text.readers import Reader
     from graphmem.store.base import Store
 
 __all__ = ["Memory", "open"]
@@ -59,6 +60,7 @@ def open(  # noqa: A001 - the public name is part of the contract: gm.open()
     admission: AdmissionPolicy | None = None,
     similarity: Similarity | None = None,
     ontology: str | os.PathLike[str] | None = "default",
+    reader: Reader | None = None,
 ) -> Memory:
     """Open a memory: on disk at ``path``, or in memory when ``path`` is ``None``.
 
@@ -83,6 +85,10 @@ def open(  # noqa: A001 - the public name is part of the contract: gm.open()
             ``graphmem/data/ontology.json``. A database that already has predicates keeps
             them: ``"default"`` and ``None`` change nothing, and a file is merged into them
             as ``define_predicate`` calls would (the file wins; changes are recorded).
+        reader: what reads text into claims; default graphmem's built-in reader (rule forms
+            and a dependency parse). Any object with a ``read(text, *, at, owner)`` method
+            returning claims plugs in (:class:`graphmem.text.readers.Reader`, e.g. one that
+            asks an LLM); its claims go through the same resolution and time rules.
 
     Returns:
         A :class:`Memory`, usable as a context manager.
@@ -101,6 +107,7 @@ def open(  # noqa: A001 - the public name is part of the contract: gm.open()
         admission=admission,
         similarity=similarity,
         ontology=ontology,
+        reader=reader,
     )
 
 
@@ -117,11 +124,17 @@ class Memory:
         admission: AdmissionPolicy | None = None,
         similarity: Similarity | None = None,
         ontology: str | os.PathLike[str] | None = "default",
+        reader: Reader | None = None,
     ) -> None:
         from graphmem.ontology import choose_ontology
         from graphmem.similarity import default_similarity
 
         chosen = choose_ontology(ontology)  # before the store: a bad value creates nothing
+        if reader is not None and not callable(getattr(reader, "read", None)):
+            raise InvalidInput(
+                f"reader={reader!r} has no read() method; pass an object with "
+                "read(text, *, at, owner) returning claims (graphmem.text.readers.Reader)"
+            )
         self.path = None if path is None else os.path.expanduser(os.fspath(path))
         if self.path is not None and "://" not in self.path and not read_only:
             parent = os.path.dirname(os.path.abspath(self.path))
@@ -143,6 +156,7 @@ class Memory:
                     policy, seed=lambda since: parse_window(store.get_meta("rate_window"), since)
                 ),
                 similarity=similarity or default_similarity(),
+                reader=reader,
             )
             stored = store.load_predicates()
             seeded = not stored

@@ -24,8 +24,10 @@ if TYPE_CHECKING:
 __all__ = ["INPUT_FIELDS", "KINDS", "session_starts", "validate"]
 
 KINDS: tuple[str, ...] = ("fact", "event", "insight", "directive", "identity")
-#: Keys accepted by :func:`validate`: the fact fields plus ``source_type`` (admission only).
-INPUT_FIELDS = FIELDS | {"source_type"}
+#: Keys accepted by :func:`validate`: the fact fields plus ``source_type`` (admission only) and
+#: ``cardinality`` (of a predicate the memory does not know yet: the text reader's open
+#: relations, docs/concepts/text.md#open-relations).
+INPUT_FIELDS = FIELDS | {"source_type", "cardinality"}
 
 
 def clean_cached(raw: object, what: str, names: dict[str, str] | None) -> str:
@@ -80,6 +82,18 @@ def validate(
                 f"{where}{key} is missing; every fact needs subject, predicate and object"
             )
     pred = k.ontology.resolve(item["predicate"])
+    cardinality = item.get("cardinality")
+    if cardinality is not None:
+        if cardinality not in ("one", "many"):
+            raise InvalidInput(f"{where}cardinality={cardinality!r} is invalid; use 'one' or 'many'")
+        if k.ontology.lookup(pred.name) is None:
+            pred = pred.model_copy(update={"cardinality": cardinality})
+        elif pred.cardinality != cardinality:
+            raise InvalidInput(
+                f"{where}cardinality={cardinality!r} but predicate {pred.name!r} is "
+                f"{pred.cardinality!r}-valued; leave cardinality out, or change the predicate "
+                "with define_predicate"
+            )
     kind = item.get("kind") or "fact"
     if kind not in KINDS:
         raise InvalidInput(f"{where}kind={kind!r} is invalid; use one of {list(KINDS)}")

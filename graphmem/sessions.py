@@ -284,12 +284,17 @@ def _write(
         # already with the same text
         # was read then: reading it again would only reinforce what it said.
         same = _unchanged(store, [f for f, _ in checked]) if extract else set()
-        readings = [
-            pipeline.read(f["text"], at=f["started_at"], owner=kernel.owner)
-            if extract and f["text"] and f["id"] not in same
-            else []
-            for f, _ in checked
+        to_read = [
+            i for i, (f, _) in enumerate(checked) if extract and f["text"] and f["id"] not in same
         ]
+        read = pipeline.read_texts(
+            kernel,
+            [(checked[i][0]["text"], checked[i][0]["started_at"]) for i in to_read],
+            owner=kernel.owner,
+        )
+        readings: list[pipeline.Reading] = [[] for _ in checked]
+        for i, reading in zip(to_read, read, strict=True):
+            readings[i] = reading
         # Explicit names resolve like fact subjects; new ones become topic entities.
         names = sorted({n for _, m in checked if m for n in m})
         implicit = [i for i, (f, m) in enumerate(checked) if m is None and f["text"]]

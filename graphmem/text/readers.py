@@ -1,0 +1,130 @@
+"""Readers: what turns a text into claims, and the protocol a caller's own reader implements.
+
+Every path that takes text (``remember``, ``add_session(s)``, ``ingest_text``, the CLI and the
+MCP tools) asks the memory's reader for the claims of the text, then resolves them against the
+graph and writes them under the time rules (docs/concepts/text.md#readers). The reader is
+pluggable: ``gm.open(..., reader=my_reader)`` takes any object with a ``read`` method of the
+:class:`Reader` protocol, for instance one that asks an LLM. Its claims go through graphmem's
+entity resolution, slot resolution and time rules unchanged.
+
+The built-in reader (:class:`BuiltinReader`) reads each sentence with the rule forms of
+:mod:`graphmem.text.rules` and, for a sentence the rules do not read, from a trained
+dependency parse (:mod:`graphmem.text.parse`); parses of a whole call are made in one batch.
+
+>>> import datetime as dt
+>>> at = dt.datetime(2026, 6, 10, tzinfo=dt.timezone.utc)
+>>> [(c.subject, c.predicate, c.object) for c in BuiltinReader().read("Alice works at Acme.",
+...     at=at, owner="self")]
+[('Alice', 'works_at', 'Acme')]
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
+
+from graphmem.text.claims import Claim, Reader as SentenceReader
+from graphmem.text.nlp import parse, sentences
+from graphmem.text.parse import open_claims, to_claims
+
+__all__ = ["BuiltinReader", "Reader", "Reading", "group"]
+
+#: The claims of a text, sentence by sentence: ``[(sentence, [claims ...]), ...]``.
+Reading = list[tuple[str, list[Claim]]]
+
+
+@runtime_checkable
+class Reader(Protocol):
+    """What graphmem needs of a reader: the claims a text makes.
+
+    ``read(text, *, at, owner)`` returns :class:`~graphmem.text.claims.Claim` objects:
+    ``subject``, ``predicate`` (a relation name or alias of the ontology, any other relation
+    name, or ``None`` for a change that does not name it: resolved against the graph),
+    ``object`` (``None`` with ``polarity=False`` ends whatever the subject had),
+    ``polarity``, ``valid_from``/``valid_to`` (when the text says), ``replaces`` (the old value
+    a change names), ``correction``, ``many`` (an unknown relation holds many values), and
+    ``sentence`` (the sentence it was read from; it becomes the fact's ``statement``). First-
+    person statements use ``owner`` as their subject. ``at`` is when the text speaks from
+    (relative dates resolve against it). A text with nothing to claim returns ``[]``.
+    """
+
+    def read(self, text: str, *, at: dt.datetime, owner: str) -> Sequence[Claim]:
+        """Return the claims of ``text``."""
+        ...
+
+
+class BuiltinReader:
+    """graphmem's own reader: rule forms, then a dependency parse (docs/concepts/text.md).
+
+    Args:
+        parser: ``True`` (default) parses the sentences the rules do not read with the trained
+            English pipeline when one is installed; ``False`` reads the rule forms only.
+    """
+
+    def __init__(self, *, parser: bool = True) -> None:
+        self.parser = parser
+
+    def read(self, text: str, *, at: dt.datetime, owner: str) -> list[Claim]:
+        """Return the claims of ``text`` (see :class:`Reader`)."""
+        return [c for _, claims in self.readings([(text, at)], owner=owner)[0] for c in claims]
+
+    def readings(
+        self, texts: Sequence[tuple[str, dt.datetime]], *, owner: str
+    ) -> list[Reading]:
+        """Read many texts at once: the sentences and their claims, per text.
+
+        Two passes: the rule forms find the sentences they cannot read, those are parsed in
+        one batch, and the texts that had such a sentence are read again with their parses
+        (the reader keeps who "she" and "it" are, so a text is read in order as a whole).
+        """
+        split = [sentences(text) for text, _ in texts]
+        out: list[Reading] = []
+        wanted: dict[str, None] = {}
+        again: list[int] = []
+        for i, ((_, at), sents) in enumerate(zip(texts, split, strict=True)):
+            reader = SentenceReader(at=at, owner=owner)
+            out.append([(s.text, reader.read(s.text, s.speaker)) for s in sents])
+            if reader.unread:
+                wanted.update(dict.fromkeys(reader.unread))
+                again.append(i)
+        if not wanted or not self.parser:
+            return out
+        docs = parse(list(wanted))
+        if docs is None:
+            return out
+        parsed = {text: open_claims(doc) for text, doc in zip(wanted, docs, strict=True)}
+        for i in again:
+            reader = SentenceReader(at=texts[i][1], owner=owner, parsed=parsed)
+            out[i] = [(s.text, reader.read(s.text, s.speaker)) for s in split[i]]
+        return out
+
+
+def group(text: str, claims: Sequence[Claim]) -> Reading:
+    """The reading of a caller's reader: its claims grouped by sentence, in text order.
+
+    Sentences of ``text`` that no claim came from are listed with no claims (so ``remember``
+    keeps them as a note: no text is lost); a claim without a sentence speaks for the text.
+    """
+    if not isinstance(claims, Sequence) or not all(isinstance(c, Claim) for c in claims):
+        from graphmem.errors import InvalidInput
+
+        raise InvalidInput(
+            f"the reader returned {type(claims).__name__}; a reader's read() must return a "
+            "list of graphmem.text.claims.Claim"
+        )
+    by_sentence: dict[str, list[Claim]] = {}
+    for c in claims:
+        said = c.sentence or text
+        by_sentence.setdefault(said, []).append(c if c.sentence else _with_sentence(c, text))
+    covered = " ".join(by_sentence)
+    reading: Reading = [
+        (s.text, []) for s in sentences(text) if s.text not in covered
+    ]
+    return list(by_sentence.items()) + reading
+
+
+def _with_sentence(claim: Claim, text: str) -> Claim:
+    from dataclasses import replace
+
+    return replace(claim, sentence=text)

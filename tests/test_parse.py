@@ -1,0 +1,110 @@
+"""The dependency reader (graphmem.text.parse) over the trained pipeline (graphmem.text.nlp)."""
+
+from __future__ import annotations
+
+import pytest
+
+from graphmem.text import nlp
+from graphmem.text.parse import Open, open_claims, third_person
+
+pytestmark = pytest.mark.skipif(
+    nlp.parser_name() == "blank", reason="no trained English pipeline installed"
+)
+
+
+def read(sentence: str) -> list[tuple[object, ...]]:
+    docs = nlp.parse([sentence])
+    assert docs is not None
+    return [
+        (o.subject, o.relation, o.object, o.polarity, o.replaces, o.change)
+        for o in open_claims(docs[0])
+    ]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        ("Invoices are stored in S3.", ("Invoices", "stored in", "S3", True, None, False)),
+        ("Alerts go out through PagerDuty.", ("Alerts", "goes through", "PagerDuty")),
+        ("The mobile app talks to the gateway.", ("The mobile app", "talks to", "the gateway")),
+        ("Support tickets are handled by Zendesk.", ("Support tickets", "handled by", "Zendesk")),
+        ("The Team plan costs $20 a seat.", ("The Team plan", "costs", "$20")),
+        ("Staging runs on Fly.io.", ("Staging", "runs on", "Fly.io")),
+        ("The webhook posts to hooks.example.com.", ("webhook", "posts to", "hooks.example.com")),
+        ("support is in Intercom now", ("support", "is in", "Intercom")),
+        ("Acme Corp is one of our customers.", ("our", "customer", "Acme Corp")),
+        ("Payments no longer go through Stripe.", ("Payments", "goes through", "Stripe", False)),
+    ],
+)
+def test_open_relations(sentence: str, expected: tuple[object, ...]) -> None:
+    got = read(sentence)
+    assert got, sentence
+    assert got[0][: len(expected)] == expected
+
+
+@pytest.mark.parametrize(
+    ("sentence", "thing", "new", "old"),
+    [
+        ("We migrated billing from Laravel to Go.", "billing", "Go", "Laravel"),
+        ("migrate the billing service from Laravel to Go", "the billing service", "Go", "Laravel"),
+        ("heads up, invoices moved from S3 to R2 this morning", "invoices", "R2", "S3"),
+        ("The node version went from 14 to 16.", "The node version", "16", "14"),
+        ("Jenkins was swapped for Buildkite.", None, "Buildkite", "Jenkins"),
+        ("We upgraded prod k8s to 1.29 yesterday.", "prod k8s", "1.29", None),
+        ("We moved everything to GCP.", "We", "GCP", None),
+    ],
+)
+def test_changes(sentence: str, thing: str | None, new: str, old: str | None) -> None:
+    assert read(sentence) == [(thing, None, new, True, old, True)]
+
+
+def test_endings() -> None:
+    [o] = open_claims(nlp.parse(["Redis is gone."])[0])  # type: ignore[index]
+    assert o == Open(None, None, "Redis", polarity=False, object_is_subject=True)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Should we move the API to Rust?",
+        "We might move to GCP next year.",
+        "If we switch to Go, billing gets faster.",
+        "We want to migrate to Postgres.",
+        "We plan to move invoices to R2.",
+        "Ana worked at Acme.",  # history, not a statement about now
+        "The wiki still says we use Confluence.",
+        "I think the gateway talks to Redis.",
+    ],
+)
+def test_not_statements(sentence: str) -> None:
+    assert read(sentence) == []
+
+
+def test_names_survive_the_tagger() -> None:
+    """Identifiers stay whole and "to Go" is a preposition and a name (docs/concepts/text.md)."""
+    [doc] = nlp.parse(["Our default region is ap-south-1 and we moved billing to Go."])  # type: ignore[misc]
+    words = [t.text for t in doc]
+    assert "ap-south-1" in words
+    go = next(t for t in doc if t.text == "Go")
+    assert go.pos_ in ("PROPN", "NOUN")
+
+
+def test_third_person() -> None:
+    assert [third_person(v) for v in ("talk", "go", "push", "carry", "pay")] == [
+        "talks",
+        "goes",
+        "pushes",
+        "carries",
+        "pays",
+    ]
+
+
+def test_model_files_are_checked(tmp_path: object) -> None:
+    """A re-upload whose files differ from the pinned model is not used."""
+    from pathlib import Path
+
+    root = Path(str(tmp_path))
+    for name in nlp.MODEL_HASHES:
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_bytes(b"not the model")
+    assert nlp._verify(root) is False
