@@ -32,8 +32,9 @@ from graphmem.kernel import kernel_of
 from graphmem.models import Decision, Fact, TextResult, WriteResult
 from graphmem.normalize import entity_key
 from graphmem.temporal import Close, Plan, plan_assert, plan_retract
-from graphmem.text.claims import Claim, Reader
+from graphmem.text.claims import Claim
 from graphmem.text.nlp import sentences
+from graphmem.text.reader import Reader
 from graphmem.text.resolve import INCOMING_LIMIT, Action, Resolver
 from graphmem.timeutil import fmt
 
