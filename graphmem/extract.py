@@ -15,7 +15,8 @@ Alice works_at Globex True
 Alice works_at Acme False
 
 What the rules cover and what they leave alone is documented in :mod:`graphmem.text.claims`
-(the sentence rules) and :mod:`graphmem.text.resolve` (change statements against the graph).
+(reading a sentence), :mod:`graphmem.text.rules` (the clause rules, in order) and
+:mod:`graphmem.text.resolve` (change statements against the graph).
 """
 
 from __future__ import annotations

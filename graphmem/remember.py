@@ -90,7 +90,7 @@ def negated_topic(text: str) -> str:
     'The demo happens on Fridays'
     """
     from graphmem.contradiction import negates
-    from graphmem.text.claims import denegate
+    from graphmem.text.cleanup import denegate
 
     if not negates(text):
         return text

@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 
 import graphmem as gm
 from graphmem.extract import extract, ingest_text
-from graphmem.text.claims import clean, denegate, sentence_skipped, skipped
+from graphmem.text.cleanup import clean, denegate
+from graphmem.text.modality import sentence_skipped, skipped
 from graphmem.timeutil import ManualClock
 
 AT = "2026-06-10"

@@ -24,7 +24,8 @@ import datetime as dt
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
-from graphmem.text.claims import Claim, Reader as SentenceReader
+from graphmem.text.claims import Claim
+from graphmem.text.reader import Reader as SentenceReader
 from graphmem.text.nlp import parse, sentences
 from graphmem.text.parse import open_claims, to_claims
 

@@ -1,0 +1,124 @@
+"""Clean-up of a sentence before its rules are read: speaker, discourse words, negation.
+
+A speaker prefix (``user:``) is removed, leading discourse words ("fyi", "btw", "quick
+update") are dropped, contractions are expanded; "Correction:" and "actually" mark a
+correction (:func:`clean`). Negation ("no longer", "isn't ... anymore", "stopped using",
+"does not") is taken out of a clause and remembered as its polarity (:func:`denegate`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from graphmem.text import lexicon
+
+__all__ = ["clean", "denegate"]
+
+# -- clean-up --------------------------------------------------------------------------------
+
+_SPEAKER = re.compile(r"^\s*(?:\*\*)?(?P<who>[A-Za-z][\w .'-]{0,30}?)(?:\*\*)?\s*:\s+(?=\S)")
+_CONTRACTIONS = [
+    (r"\b(it|that|there|he|she|what|who)'s been\b", r"\1 has been"),
+    (r"\b(it|that|there|he|she|what|who)'s\b", r"\1 is"),
+    (r"\b(we|they|you)'re\b", r"\1 are"),
+    (r"\bi'm\b", "I am"),
+    (r"\b(we|they|you|i)'ve\b", r"\1 have"),
+    (r"\b(we|they|you|i|he|she|it)'ll\b", r"\1 will"),
+    (r"\b(we|they|you|i|he|she|it)'d\b", r"\1 would"),
+    (r"\bwon't\b", "will not"),
+    (r"\bcan't\b", "cannot"),
+    (r"\b(is|are|was|were|does|do|did|has|have|had|could|would|should)n't\b", r"\1 not"),
+]
+_CORRECTION = re.compile(
+    r"^(?:correction|to correct(?: that| myself)?|actually|sorry|my bad|wait|erratum|"
+    r"i was wrong|we were wrong|scratch that)\b[\s:,—–-]*",
+    re.IGNORECASE,
+)
+_DISCOURSE = re.compile(
+    r"^(?:(?:" + "|".join(re.escape(w) for w in lexicon.DISCOURSE) + r")\b[\s:,!.—–-]*)+",
+    re.IGNORECASE,
+)
+
+
+def clean(sentence: str, *, speaker_known: bool = False) -> tuple[str, str | None, bool]:
+    """Return the sentence without speaker, discourse words and contractions.
+
+    Returns:
+        ``(text, speaker, correction)``.
+
+    >>> clean("user: fyi the staging db's on postgres 13")
+    ("the staging db's on postgres 13", 'user', False)
+    >>> clean("Correction: Alice works at Globex.")
+    ('Alice works at Globex', None, True)
+    """
+    text = " ".join(sentence.replace("’", "'").replace("`", "'").split())
+    speaker = None
+    m = None if speaker_known else _SPEAKER.match(text)
+    if m and lexicon.is_speaker(m.group("who")) and not _DISCOURSE.fullmatch(m.group("who")):
+        speaker = m.group("who").strip()
+        text = text[m.end() :]
+    correction = False
+    for _ in range(3):
+        before = text
+        text = _DISCOURSE.sub("", text)
+        m = _CORRECTION.match(text)
+        if m:
+            correction = True
+            text = text[m.end() :]
+        if text == before:
+            break
+    for pattern, repl in _CONTRACTIONS:
+        text = re.sub(pattern, repl, text, flags=re.IGNORECASE)
+    text = _PREAMBLE.sub("", text)
+    return text.strip().rstrip(".!;:").strip(), speaker, correction
+
+
+_PREAMBLE = re.compile(
+    r"^(?:(?:can|could|would|will) you (?:please )?|please )?"
+    r"(?:note|remember|record|log|keep in mind|"
+    r"be aware|know) (?:down )?(?:that )?(?=\S)|^(?:just )?so you know,?\s+|^for the record,?\s+",
+    re.IGNORECASE,
+)
+
+
+# -- negation ----------------------------------------------------------------------------------
+
+_NEG_TAIL = re.compile(r"\s*\b(?:any ?more|any longer)\b", re.IGNORECASE)
+_NEG_RULES = [
+    (re.compile(r"\bno longer\b\s*", re.IGNORECASE), ""),
+    (re.compile(r"\b(is|are|was|were|am)\s+not\b\s*", re.IGNORECASE), r"\1 "),
+    (re.compile(r"\b(?:does|do|did)\s+not\b\s*", re.IGNORECASE), ""),
+    (re.compile(r"\b(?:has|have)\s+not\s+been\b\s*", re.IGNORECASE), "is "),
+    (re.compile(r"\bnot\s+(?=(?:using|working|living|running|deploying)\b)", re.IGNORECASE), ""),
+    (re.compile(r"\bnever\b\s*", re.IGNORECASE), ""),
+]
+_STOPPED = re.compile(
+    r"\b(?:stopped|quit|ceased|have stopped|has stopped|stop)\s+"
+    r"(?P<verb>using|working|living|running|deploying|hosting|relying|reporting)\b",
+    re.IGNORECASE,
+)
+
+
+def denegate(text: str) -> tuple[str, bool]:
+    """Take the negation out of a clause; return ``(positive text, negated)``.
+
+    >>> denegate("Alice doesn't work at Acme anymore".replace("n't", " not"))
+    ('Alice work at Acme', True)
+    >>> denegate("we stopped using Jenkins")
+    ('we using Jenkins', True)
+    """
+    negated = False
+    m = _STOPPED.search(text)
+    if m:
+        text = text[: m.start()] + m.group("verb") + text[m.end() :]
+        negated = True
+    for rule, repl in _NEG_RULES:
+        new = rule.sub(repl, text, count=1)
+        if new != text:
+            text, negated = new, True
+            break
+    if negated or _NEG_TAIL.search(text):
+        had_tail = _NEG_TAIL.search(text) is not None
+        text = _NEG_TAIL.sub("", text)
+        negated = negated or had_tail
+    return " ".join(text.split()), negated

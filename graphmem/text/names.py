@@ -1,0 +1,99 @@
+"""Names and values in a phrase: pronouns, determiners, and the clean-up of an object phrase.
+
+Shared by the reader (:mod:`graphmem.text.reader`) and the rules (:mod:`graphmem.text.rules`).
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["is_name_like", "value"]
+
+# -- names ----------------------------------------------------------------------------------
+
+_FIRST_PERSON = frozenset({"we", "our", "us", "i", "my", "me", "ours", "myself", "ourselves"})
+_PERSON_PRONOUNS = frozenset({"he", "she", "they", "him", "her", "them", "his", "their"})
+_THING_PRONOUNS = frozenset({"it", "its", "this", "that"})
+_DETERMINERS = re.compile(
+    r"^(?:the|a|an|our|my|their|his|her|its|your|this|that|these|those|some)\s+", re.IGNORECASE
+)
+_LEAD_ADVERBS = re.compile(
+    r"^(?:and|but|so|then|now|also|recently|finally|officially|just|already|currently|"
+    r"today|since then|as of now|meanwhile|eventually|lately|now that|yes|thus|hence|"
+    r"therefore|luckily|unfortunately|fortunately|apparently|basically|as planned|both|"
+    r"no|yes|well|honestly|actually)\b[\s,]*",
+    re.IGNORECASE,
+)
+_TRAIL_OBJECT = re.compile(
+    r"\s+(?:now|instead|anymore|any more|too|as well|again|already|for now|these days|today|"
+    r"full[- ]time|permanently|officially|in production|in prod|for good|going forward|"
+    r"from now on|at last|finally|then|right now|currently|lately|by default|as planned|"
+    r"a lot|very much|so much|there|here|again|though|anyway|these days|nowadays|apparently|"
+    r"probably|mostly|honestly|tbh|lol|btw|fwiw|imo|finally|at last|so far|back|like usual|"
+    r"as usual)$",
+    re.IGNORECASE,
+)
+_OBJECT_STOP = re.compile(
+    r"\s+(?:because|since|so that|so|which|who|where|while|whereas|although|though|after|"
+    r"before|when|as|with|via|using|for|in|at|on|from|during|and then|but|except|unlike|"
+    r"than|instead of|rather than|over|thanks to|due to|per|like|without|by|now that|"
+    r"behind|across|throughout|until|till|through|everywhere|once|starting|bc|b/c|cause|cuz|"
+    r"w/|w/o)\s+.*$|"
+    r"\s+(?:everywhere|so far|for now)$|\s*[,;].*$|\s+\(.*$|\s+to\s+(?!be\b)[a-z]+\b.*$",
+    re.IGNORECASE,
+)
+_MAX_NAME_WORDS = 8
+
+
+def _strip_det(text: str) -> str:
+    return _DETERMINERS.sub("", text.strip()).strip()
+
+
+def is_name_like(text: str) -> bool:
+    """Whether a value looks like a name or a value (capitals, digits, @) rather than prose."""
+    return any(ch.isupper() or ch.isdigit() for ch in text) or "@" in text
+
+
+_RELATION_NOUNS = (
+    "manager|boss|sister|brother|wife|husband|partner|cousin|mom|dad|mother|father|son|"
+    "daughter|friend|colleague|coworker|co-worker|teammate|neighbor|neighbour|client|customer|"
+    "mentor|lead|report"
+)
+
+
+def value(raw: str | None, *, keep_prepositions: bool = False) -> str | None:
+    """Clean an object phrase: cut at clause words, drop determiners and trailing adverbs."""
+    if raw is None:
+        return None
+    text = raw.strip(" ,;:-—–\"'")
+    if not keep_prepositions:
+        text = _OBJECT_STOP.sub("", text)
+    else:
+        text = re.sub(r"\s*[,;].*$|\s+\(.*$", "", text)
+    for _ in range(3):
+        text = _TRAIL_OBJECT.sub("", text).strip(" ,.")
+    text = re.sub(r"(?i)^(?:actually|now|still|currently|really|officially|also|just)\s+", "", text)
+    text = _strip_det(text)
+    text = re.sub(r"^(?:our|my|the)\s+", "", text, flags=re.IGNORECASE).strip(" .")
+    text = re.sub(r"(?i)^(?:[\w-]+\s+){1,2}(?:called|named)\s+", "", text)  # "a startup called X"
+    if not text or len(text.split()) > _MAX_NAME_WORDS:
+        return None
+    if text.casefold() in (
+        "it",
+        "them",
+        "this",
+        "that",
+        "there",
+        "here",
+        "one",
+        "something",
+        "anything",
+        "nothing",
+        "everything",
+        "him",
+        "her",
+        "us",
+        "me",
+    ):
+        return None
+    return text

@@ -1,0 +1,571 @@
+"""The reader: the sentences of one text in order, with who "he", "she" and "it" are.
+
+:class:`Reader` keeps the state between sentences (the last person and thing named, whether the
+text is lower-case chat, who is speaking), reads a sentence's dates, splits it into clauses and
+tries the rules of :mod:`graphmem.text.rules` on each clause, in their order.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from graphmem.text import lexicon, names
+from graphmem.text.claims import OWNER, Claim
+from graphmem.text.cleanup import clean, denegate
+from graphmem.text.dates import find_dates
+from graphmem.text.modality import sentence_skipped, skipped
+from graphmem.text.names import (
+    _FIRST_PERSON,
+    _LEAD_ADVERBS,
+    _PERSON_PRONOUNS,
+    _RELATION_NOUNS,
+    _THING_PRONOUNS,
+    _strip_det,
+    is_name_like,
+)
+from graphmem.text.rules import RULES
+from graphmem.text.rules.common import _MULTI, _tool_word
+
+__all__ = ["MAX_SENTENCE", "Reader"]
+
+_SELF_SPEAKERS = lexicon.SELF_SPEAKERS
+_AGENT_SPEAKERS = frozenset({"assistant", "ai", "bot", "agent"})
+#: Sentences longer than this many characters are not read for claims.
+MAX_SENTENCE = 2000
+
+
+_REPORTED = re.compile(
+    r"^(?P<who>[A-Z][\w.-]*(?:\s+[A-Z][\w.-]*)?|he|she|they)\s+(?:said|says|mentioned|told me|"
+    r"told us|confirmed|wrote|tells me|tells us|let us know|let me know|announced)\s+(?:that\s+)?",
+    re.IGNORECASE,
+)
+
+
+# -- the reader -----------------------------------------------------------------------------
+
+
+@dataclass
+class Reader:
+    """Reads the sentences of one text in order, keeping who "he", "she" and "it" are.
+
+    Args:
+        at: the time the text speaks from (relative dates resolve against it).
+        owner: the subject of first-person statements.
+    """
+
+    at: dt.datetime = field(default_factory=lambda: dt.datetime.now(dt.timezone.utc))
+    owner: str = OWNER
+    last_person: str | None = None
+    last_thing: str | None = None
+    chat: bool = False
+    grammatical: str | None = None
+    clause_ends: bool = False
+    agent_speaking: bool = False
+    pronoun: bool = False
+    #: Open claims of the sentences the rules do not read, by their cleaned text (the second
+    #: pass of :class:`graphmem.text.readers.BuiltinReader`); ``None`` in the first pass.
+    parsed: dict[str, list[Any]] | None = None
+    #: The cleaned sentences the rules did not read (the first pass collects them for a parse).
+    unread: list[str] = field(default_factory=list)
+
+    # -- subjects --------------------------------------------------------------------------
+
+    def subject(self, raw: str, speaker: str | None = None) -> str | None:
+        """Resolve a subject phrase to a name (or the owner), or ``None`` when unusable."""
+        text = raw.strip(" ,;:-—–\"'")
+        for _ in range(3):
+            text = _LEAD_ADVERBS.sub("", text).strip(" ,")
+        if ", " in text:
+            text = text.rsplit(", ", 1)[1]
+        text = re.split(r"\s+(?:that|which|who|whose)\s+", text, maxsplit=1)[0]
+        # "Deploys for the mobile backend changed ...": the mobile backend's deploys
+        text = re.sub(
+            r"(?i)^(?:deploys|deployments|builds|releases|hosting|backups|alerts|logs|emails)\s+"
+            r"(?:for|of)\s+",
+            "",
+            text,
+        )
+        text = re.sub(
+            r"(?i)(?:\s+(?:have|has|had|will|would|did|do|does|am|is|are|was|were|been|"
+            r"just))+$",
+            "",
+            text,
+        )
+        text = re.sub(
+            r"(?i)(?:\s+(?:now|still|also|currently|already|finally|officially|"
+            r"recently|just|actually|then|too|even|again|mostly|apparently|both|all|"
+            r"each))+$",
+            "",
+            text,
+        )
+        low = text.casefold()
+        words = low.split()
+        if not words:
+            return None
+        if words[-1] in _FIRST_PERSON or low in ("we all", "all of us", "the team", "our team"):
+            return self.first_person(speaker)
+        if words[-1] in ("you", "your") and speaker and speaker.casefold() in _AGENT_SPEAKERS:
+            return self.owner  # the agent speaking to its user: "you" is the owner
+        if words[-1] in _PERSON_PRONOUNS:
+            self.pronoun = True
+            return self.last_person
+        if words[-1] in _THING_PRONOUNS and len(words) == 1:
+            return self.last_thing
+        if words[0] in ("after", "before", "during", "following", "in", "at", "on", "with"):
+            tail = re.findall(r"(?:[A-Z][\w.+#-]*)(?:\s+[A-Z][\w.+#-]*)*$", text)
+            if not tail:
+                return None
+            text = tail[0]
+        if words[0] in ("our", "my"):
+            text = text.split(None, 1)[1] if len(words) > 1 else text
+        text = _strip_det(text)
+        parts = text.split()
+        if (
+            len(parts) > 1
+            and re.fullmatch(_RELATION_NOUNS, parts[0].casefold())
+            and (parts[-1][:1].isupper())
+        ):
+            tail = []  # "sister Ana" → Ana
+            for w in reversed(parts):
+                if not w[:1].isupper():
+                    break
+                tail.insert(0, w)
+            text = " ".join(tail)
+        if not text or len(text.split()) > 5 or not any(ch.isalpha() for ch in text):
+            return None
+        if text.casefold() in ("there", "here", "everyone", "nobody", "someone", "something"):
+            return None
+        return text
+
+    def first_person(self, speaker: str | None) -> str:
+        """Who "I"/"we" means in a turn: the speaker, else the owner."""
+        if speaker and speaker.casefold() not in _SELF_SPEAKERS:
+            return speaker
+        return self.owner
+
+    def note_subject(self, claim: Claim) -> None:
+        """Remember a claim's subject for later pronouns."""
+        s = claim.subject
+        people = claim.predicate in (
+            "team_lead",
+            "team lead",
+            "owner",
+            "reports_to",
+            "manager",
+            "lead",
+            "married_to",
+        )
+        if (
+            people
+            and claim.object
+            and claim.polarity
+            and (s == self.owner or s[:1].islower() or claim.predicate in ("team_lead", "owner"))
+        ):
+            self.last_person = claim.object  # "Our team lead is Bilal, and he ..."
+        if s == self.owner:
+            return
+        person_rel = claim.predicate in ("works_at", "lives_in", "role", "reports_to", "married_to")
+        if person_rel or (
+            s[:1].isupper()
+            and lexicon.category(s) is None
+            and len(s.split()) <= 3
+            and not s.isupper()
+        ):
+            self.last_person = s
+        self.last_thing = s
+
+    # -- objects ---------------------------------------------------------------------------
+
+    value = staticmethod(names.value)
+
+    # -- sentences --------------------------------------------------------------------------
+
+    def read(self, sentence: str, speaker: str | None = None) -> list[Claim]:
+        """Return the claims of one sentence (``[]`` for questions, plans, history ...)."""
+        if len(sentence) > MAX_SENTENCE:
+            return []  # a log dump or a pasted file, not a statement
+        text, said_by, correction = clean(sentence, speaker_known=speaker is not None)
+        speaker = said_by or speaker
+        self.agent_speaking = bool(speaker) and str(speaker).casefold() in _AGENT_SPEAKERS
+        m = _REPORTED.match(text)
+        if m:  # "Olu said he prefers ...": what Olu says
+            who = m.group("who")
+            if who.casefold() not in _PERSON_PRONOUNS:
+                self.last_person = who
+            text = text[m.end() :]
+        retract = _RETRACT.match(text)
+        if retract:  # "Disregard what I said about the wiki being hosted on Confluence"
+            text = re.sub(r"(?i)\bbeing\b", "is", retract.group("rest"))
+        else:
+            retract = _NOT_TRUE.match(text)  # "It is not true that Sota works at Mercari"
+            if retract:
+                text = retract.group("rest")
+        # "update my email, it's x@y.z now": my email is now x@y.z
+        text = re.sub(
+            r"(?i)^(?:please\s+)?(?:update|change)\s+(my|our)\s+([\w -]+?),\s*(?:it|that)\s+is\s+",
+            r"\1 \2 is now ",
+            text,
+        )
+        # "Declan, who used to manage Siobhan, left Intercom": the relative clause is aside
+        text = re.sub(r",\s+(?:who|which|whose|whom)\b[^,]*,\s*", " ", text)
+        text = re.sub(r"(?i)(?<!so )(?<!as )\b(?:does|do|did)\s+(?!not\b)(?=[a-z]+\b)", "", text)
+        topic = re.match(r"^(?P<topic>[^:]{2,40}?):\s+(?=\S)", text)
+        slot_after_new = (
+            re.search(r"(?i)\bnew\s+([\w -]+?)(?:\s+as of\s+\w+)?\s*$", topic.group("topic"))
+            if topic
+            else None
+        )
+        if (
+            topic
+            and not re.search(r"(?i)\b(?:is|are|was|uses?|runs?)\b", topic.group("topic"))
+            and not (
+                slot_after_new
+                and (
+                    slot_after_new.group(1).casefold() in lexicon.SLOT_PREDICATES
+                    or re.search(
+                        r"(?i)(?:manager|lead|owner|provider|contact|email|address|number|phone)$",
+                        slot_after_new.group(1),
+                    )
+                )
+            )
+        ):
+            # "Catching up with Priyanka: she left Stripe", "Research log: the baseline is X"
+            self._names(topic.group("topic"))
+            text = text[topic.end() :]
+        if not text or sentence_skipped(text) is not None:
+            self._names(text)
+            return []
+        text = re.sub(
+            r"(?i)^(?:after|following|since|given|with|per)\s+(?:the\s+)?[\w-]+(?:\s+[\w-]+)?"
+            r",?\s+(?=(?:the|our|my|their|its)\s)",
+            "",
+            text,
+        )  # "after the ablations the ..."
+        # Lower-case chat ("fyi the staging db is on postgres 13") has no capitals to go by.
+        self.chat = text == text.casefold()
+        whole = " ".join(sentence.split())
+        sentence_dates = self._dates(text)
+        also = bool(re.search(r"\b(?:also|too|as well|additionally|in addition)\b", text, re.I))
+        now = bool(re.search(r"\b(?:now|instead|these days|nowadays)\b", text, re.I))
+        text = re.sub(r"\b(?:also|additionally|in addition)\b\s*", "", text, flags=re.I)
+        text, ended_by = _split_correction(text)
+        out: list[Claim] = []
+        subject: str | None = None
+        waiting: list[str] = []  # "Alice and Bob both work at Acme": subjects before the verb
+        for dated in _clauses(text):
+            vf, vt = self._dates(dated)
+            if vf is None and vt is None:
+                vf = sentence_dates[0]  # "Alice moved to Berlin and joined Globex in March"
+            clause = self._undate(dated)
+            if not clause:
+                continue
+            if skipped(clause) is not None:  # "..., not sure where he landed"
+                self._names(clause)
+                continue
+            self.clause_ends = vt is not None
+            found = self._clause_claims(clause, subject, speaker, out)
+            if found is None and _bare_name(clause) and not out:
+                waiting.append(clause)
+                continue
+            if found:
+                subject = self.grammatical or found[0].subject
+                if waiting and _PLURAL.match(clause):
+                    extra = [self.subject(w, speaker) for w in waiting]
+                    found = [replace(c, subject=w) for w in extra if w for c in found] + found
+                    waiting = []
+            else:
+                lead = _LEAD_NAME.match(clause)
+                subject = lead.group(1) if lead else subject
+                self._names(clause)  # "Fatima got promoted, her role is ...": her is Fatima
+                continue
+            for c in found:
+                c = replace(
+                    c,
+                    valid_from=c.valid_from or vf,
+                    valid_to=c.valid_to if c.valid_to is not None else vt,
+                    correction=correction or c.correction,
+                    also=also and c.polarity,
+                    now=now,
+                    polarity=c.polarity and not retract,
+                    sentence=whole,
+                )
+                if (
+                    c.valid_to is not None
+                    and c.valid_from is not None
+                    and c.valid_to <= c.valid_from
+                ):
+                    c = replace(c, valid_to=None)
+                out.append(c)
+                self.note_subject(c)
+        out.extend(self._appositions(text, speaker, sentence_dates, whole))
+        if not out:
+            out = self._parsed(text, speaker, sentence_dates, whole)
+            for i, c in enumerate(out):
+                out[i] = replace(
+                    c,
+                    correction=correction,
+                    also=also and c.polarity,
+                    now=now,
+                    polarity=c.polarity and not retract,
+                )
+        if not out:
+            self._names(text)
+        if ended_by and out:
+            first = out[0]
+            out.append(replace(first, object=ended_by, polarity=False, replaces=None, change=False))
+        return out
+
+    def _parsed(
+        self,
+        text: str,
+        speaker: str | None,
+        dates: tuple[dt.datetime | None, dt.datetime | None],
+        whole: str,
+    ) -> list[Claim]:
+        """The claims of a sentence the rules did not read, from its parse (if it has one)."""
+        from graphmem.text.parse import to_claims
+
+        key = self._undate(text)
+        if len(key.split()) < 2 or not any(ch.isalpha() for ch in key):
+            return []
+        if self.parsed is None:
+            self.unread.append(key)
+            return []
+        opens = self.parsed.get(key)
+        return to_claims(self, opens, speaker, whole, *dates) if opens else []
+
+    def _clause_claims(
+        self, clause: str, subject: str | None, speaker: str | None, before: list[Claim]
+    ) -> list[Claim] | None:
+        self.grammatical = None
+        m = _SO_DOES.match(clause)
+        if m and before:  # "dana reports to omar and so does luis"
+            who = self.subject(m.group("s"), speaker)
+            return [replace(before[-1], subject=who)] if who else []
+        found = self._clause(clause, subject, speaker)
+        if not found and subject and _VERB_FIRST.match(clause):
+            # "Quinn is back and is the team lead again": the clause's subject is Quinn
+            who = "we" if subject == self.owner else subject
+            glue = " is " if _PARTICIPLE.match(clause) else " "
+            found = self._clause(f"{who}{glue}{clause}", subject, speaker)
+        if found is None:
+            last = before[-1] if before else None
+            if (
+                last
+                and last.object
+                and last.predicate in _MULTI
+                and _list_item(clause)
+                and (
+                    self.chat
+                    or is_name_like(clause)
+                    or _tool_word(clause)
+                    or last.object == last.object.casefold()
+                )  # "tennis and running"
+            ):
+                item = self.value(clause)  # "we use Redis and Postgres": one more value
+                if item:
+                    return [replace(last, object=item)]
+        return found
+
+    def _appositions(
+        self,
+        text: str,
+        speaker: str | None,
+        dates: tuple[dt.datetime | None, dt.datetime | None],
+        whole: str,
+    ) -> list[Claim]:
+        """Appositions: "My manager Wei lives in Singapore" says Wei is my manager too."""
+        out = []
+        for m in _APPOSITION.finditer(text):
+            owner = (
+                self.first_person(speaker) if m.group("own").casefold() in ("my", "our") else None
+            )
+            if owner is None or not m.group("name")[:1].isupper():
+                continue
+            out.append(
+                Claim(
+                    owner,
+                    m.group("rel").casefold(),
+                    m.group("name"),
+                    valid_from=dates[0],
+                    sentence=whole,
+                )
+            )
+        return out
+
+    def _names(self, text: str) -> None:
+        """A sentence without claims may still name the person "she" will refer to."""
+        names = [
+            (m.start(), m.group(0))
+            for m in re.finditer(r"\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)*\b", text)
+            if m.group(0).split()[0].casefold() not in _NOT_NAMES
+            and lexicon.category(m.group(0)) is None
+            # "a postcard from Porto": a place, not who "she" is
+            and not re.search(r"(?i)\b(?:from|in|at|to|into|near|via|of)\s*$", text[: m.start()])
+        ]
+        names = [
+            (
+                at,
+                n.split(None, 1)[1]
+                if at == 0
+                and " " in n
+                and re.match(
+                    r"(?:Met|Saw|Called|Caught|Talked|Spoke|Asked|Told|Pinged|Messaged|Emailed|"
+                    r"Visited|Thanked|Interviewed|Hired)\b|\w+ed\b",
+                    n,
+                )
+                else n,
+            )
+            for at, n in names
+        ]
+        later = [n for at, n in names if at > 0]
+        if later or names:
+            self.last_person = (later or [names[0][1]])[-1]
+
+    def _dates(self, text: str) -> tuple[dt.datetime | None, dt.datetime | None]:
+        vf: dt.datetime | None = None
+        vt: dt.datetime | None = None
+        for when, role, _ in find_dates(text, self.at):
+            if role == "end":
+                vt = vt or when
+            elif vf is None:
+                vf = when
+        return vf, vt
+
+    def _undate(self, text: str) -> str:
+        spans = [span for _, _, span in find_dates(text, self.at)]
+        for start, end in reversed(spans):
+            text = text[:start] + " " + text[end:]
+        return " ".join(text.split()).strip(" ,")
+
+    def _clause(self, clause: str, previous: str | None, speaker: str | None) -> list[Claim] | None:
+        """Claims of one clause; ``None`` when it has no verb we know (maybe a list item)."""
+        positive, negated = denegate(clause)
+        for rule in RULES:
+            self.pronoun = False
+            result = rule(self, positive, negated, previous, speaker)
+            if result is not None:
+                if self.pronoun:
+                    # "he left the company" after two people: ending whatever "he" had is a
+                    # guess about who "he" is; a named value still has to match a fact
+                    result = [c for c in result if c.polarity or c.object is not None]
+                return result
+        return None
+
+
+def _split_correction(text: str) -> tuple[str, str | None]:
+    """Split "Alice works at Globex, not Acme" into the assertion and the value it ends."""
+    m = re.search(r",?\s+(?:and\s+)?not\s+(?P<old>[^,;]+?)\s*$", text, re.IGNORECASE)
+    if m and not re.search(r"\b(?:is|are|does|do)\s*$", text[: m.start()], re.I):
+        old = Reader.value(m.group("old"))
+        if old and is_name_like(old):
+            return text[: m.start()], old
+    return text, None
+
+
+_RETRACT = re.compile(
+    r"^(?:please\s+)?(?:disregard|ignore|forget|scratch|strike)\s+"
+    r"(?:what\s+(?:i|we)\s+(?:said|told you|"
+    r"wrote|mentioned)|my\s+(?:earlier|previous|last)\s+(?:note|message|comment|remark)|that)\s+"
+    r"(?:about|regarding|on)\s+(?P<rest>.+?)(?:\s*[,;—–-]\s*(?:that|it|this)\s+.*)?$",
+    re.IGNORECASE,
+)
+_NOT_TRUE = re.compile(
+    r"(?i)^(?:it|that|this)\s+is\s+(?:not true|false|wrong|incorrect|not the case)\s+that\s+"
+    r"(?P<rest>.+)$"
+)
+_SO_DOES = re.compile(r"(?i)^(?:so|as)\s+(?:does|do|did|is|are|has|have)\s+(?P<s>.+)$")
+_LEAD_NAME = re.compile(r"^([A-Z][\w.-]*(?:\s+[A-Z][\w.-]*)*)\s+(?:is|are|was|has|had)\b")
+_PARTICIPLE = re.compile(
+    r"(?i)^(?:hosted|built|written|deployed|owned|led|powered|maintained|managed|based|located|"
+    r"implemented|run|headed|shipped|released)\b"
+)
+_APPOSITION = re.compile(
+    r"\b(?P<own>my|our)\s+(?P<rel>manager|boss|wife|husband|partner|lead|tech lead|team lead)"
+    r"\s+(?P<name>[A-Z][\w.-]+)\b",
+    re.IGNORECASE,
+)
+
+
+def _bare_name(clause: str) -> bool:
+    """A clause that is only a name, waiting for its verb ("Alice and Bob both work at X")."""
+    words = clause.split()
+    return (
+        0 < len(words) <= 4
+        and (words[0][:1].isupper() or words[0].casefold() in ("the", "our"))
+        and words[0].casefold()
+        not in (
+            "in",
+            "at",
+            "on",
+            "after",
+            "before",
+            "during",
+            "since",
+            "for",
+            "with",
+            "yesterday",
+            "today",
+            "then",
+        )
+    )
+
+
+_PLURAL = re.compile(
+    r"(?i)^(?:\S+\s+){0,3}?(?:both\s+|all\s+)?(?:are|work|live|use|run|report|lead|own|"
+    r"prefer|like|deploy|listen|were)\b"
+)
+
+
+_NOT_NAMES = frozenset(
+    """the we i it our my this that they he she you and but so monday tuesday wednesday
+    thursday friday saturday sunday january february march april may june july august
+    september october november december today yesterday""".split()  # noqa: SIM905
+)
+_VERB_FIRST = re.compile(
+    r"(?i)^(?:is|are|was|has|have|joined|left|moved|works|lives|uses|leads|owns|reports|"
+    r"prefers|likes|switched|migrated|runs|became|started|quit|stopped|no longer|now|still|"
+    r"hosted|built|written|deployed|owned|led|powered|maintained|managed|based|located|"
+    r"implemented|headed|listens|deploys|loves|enjoys|relies|depends)\b"
+)
+
+
+def _list_item(clause: str) -> bool:
+    words = (Reader.value(clause) or "").split()
+    return 0 < len(words) <= 3 and words[0].casefold() not in (
+        _FIRST_PERSON
+        | _PERSON_PRONOUNS
+        | _THING_PRONOUNS
+        | {"the", "there", "this"}
+        | {
+            "especially",
+            "mostly",
+            "mainly",
+            "including",
+            "probably",
+            "not",
+            "maybe",
+            "which",
+            "because",
+            "since",
+            "except",
+            "plus",
+            "even",
+            "just",
+            "only",
+        }
+    )
+
+
+_CLAUSE_SPLIT = re.compile(
+    r"\s*(?:;|,?\s+(?:and then|and|but|then|while|whereas|so|now that)\s+|"
+    r",\s+(?!(?:from|to|onto|into|in|on|at|with|for|since|until|as)\b))\s*",
+    re.IGNORECASE,
+)
+
+
+def _clauses(text: str) -> list[str]:
+    return [c for c in _CLAUSE_SPLIT.split(text) if c.strip()]

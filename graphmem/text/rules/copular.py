@@ -1,0 +1,222 @@
+"""Slot rules: instructions, copular and possessive statements, roles.
+
+"update my Z, it is O", "set our Z to O"; "our/the/X's Z is O" and "O is our/X's Z" (the slot Z
+becomes the predicate, e.g. ``embeddings_provider``), "the Z of T is O", "B is the new Z [of T]",
+"the new Z is B", "Z is now B"; roles ("Alice is the CTO", "was promoted to VP of Sales").
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from graphmem.text import lexicon
+from graphmem.text.claims import Claim
+from graphmem.text.names import _FIRST_PERSON, _PERSON_PRONOUNS, _THING_PRONOUNS, is_name_like
+from graphmem.text.rules.common import _S, _is_role, _subj
+
+if TYPE_CHECKING:
+    from graphmem.text.reader import Reader
+
+_ROLE_RE = re.compile(
+    _S + r"(?:is|became|has become|was promoted to|got promoted to|works as|was named|"
+    r"was appointed|was hired as|is now|joined as|started as|am|are)\s+(?:now\s+)?"
+    r"(?P<art>the\s+|a\s+|an\s+|our\s+|their\s+)?(?P<new>new\s+)?(?P<o>.+?)"
+    r"(?:\s+(?P<prep>at|of|for|in)\s+(?P<org>[\w&.' -]*))?$",
+    re.IGNORECASE,
+)
+
+
+def _update_mine(
+    r: Reader, c: str, neg: bool, prev: str | None, spk: str | None
+) -> list[Claim] | None:
+    """Read instructions: "update my email, it is sam@x.com now", "set our timezone to CET"."""
+    m = re.match(
+        r"^(?:please\s+)?(?:update|change|set|switch)\s+(?P<own>my|our)\s+(?P<z>[\w -]+?)"
+        r"(?:\s+to|\s*,\s*(?:it|that)\s+is)\s+(?P<o>.+)$",
+        c,
+        re.IGNORECASE,
+    )
+    if not m or neg:
+        return None
+    obj = r.value(m.group("o"), keep_prepositions=True)
+    if not obj or not (is_name_like(obj) or r.chat):
+        return []
+    return [Claim(r.first_person(spk), m.group("z").strip(), obj, change=True)]
+
+
+def _copular(r: Reader, c: str, neg: bool, prev: str | None, spk: str | None) -> list[Claim] | None:
+    # "the new Z is B" / "our Z is B" / "X's Z is B" / "the Z of T is B" / "Z is now B"
+    m = re.match(
+        r"^(?:(?P<own>our|my|their|the|his|her|its)\s+|(?P<poss>[\w .&-]+?)'s?\s+)"
+        r"(?P<new>new\s+)?(?P<z>[\w -]+?)(?:\s+of\s+(?P<t>[\w .&-]+?))?\s+"
+        r"(?:is|are|=|has been|have been)\s+(?P<now>now\s+)?(?P<o>.+)$",
+        c,
+        re.IGNORECASE,
+    )
+    if m:
+        slot, owner_name = m.group("z"), m.group("poss") or m.group("t")
+        if m.group("poss") and m.group("t"):  # "Initech's point of contact": one slot
+            slot, owner_name = f"{slot} of {m.group('t')}", m.group("poss")
+        return _slot_claim(
+            r,
+            m.group("own"),
+            owner_name,
+            slot,
+            m.group("o"),
+            neg,
+            change=bool(m.group("new") or m.group("now")),
+            speaker=spk,
+            chat=r.chat,
+        )
+    # "B is the new Z [of T]" / "B is our Z" / "B is X's Z" / "Alice is the CTO"
+    m = _ROLE_RE.match(c)
+    if m:
+        subject_raw, value = m.group("s"), m.group("o")
+        value = re.sub(r"(?i)^(?:still|now|also|currently|actually|officially)\s+", "", value)
+        possessive = re.match(r"(?i)^(?:my|our|his|her|their|[\w.-]+'s)\s", value) or (
+            (m.group("art") or "").strip().casefold() in ("our", "their")
+        )
+        value = r.value(value, keep_prepositions=True) or value
+        org = m.group("org")
+        title_head = value.casefold().split()[-1] if value.split() else ""
+        if org and (
+            not org[:1].isupper()
+            or (
+                m.group("prep").casefold() == "of"
+                and title_head
+                in (
+                    "vp",
+                    "head",
+                    "director",
+                    "chief",
+                    "president",
+                    "manager",
+                    "lead",
+                    "dean",
+                    "chair",
+                )
+            )
+        ):  # "head of design", "VP of Sales": part of the title
+            value, org = f"{value} {m.group('prep')} {org}", None
+        article = (m.group("art") or "").strip().casefold()
+        lead = value.casefold().endswith("lead") and article in ("a", "an", "")
+        if not possessive and (_is_role(value) or (lead and len(value.split()) <= 3)):
+            subject = _subj(r, subject_raw, prev, spk)
+            if not subject:
+                return []
+            out = [Claim(subject, "role", r.value(value) or value, polarity=not neg)]
+            if org and not neg:
+                out.append(Claim(subject, "works_at", r.value(org) or org))
+            return out
+    m = re.match(
+        r"^(?:(?:our|my|the)\s+)?new\s+(?P<z>[\w -]+?)(?:\s+as of\s+\w+|\s+starting\s+\w+)?\s*"
+        r"[:=—–-]\s*(?P<o>.+)$",
+        c,
+        re.IGNORECASE,
+    )
+    if (
+        m
+        and not neg
+        and (
+            " ".join(m.group("z").casefold().split()) in lexicon.SLOT_PREDICATES
+            or re.search(
+                r"(?i)(?:manager|lead|owner|provider|contact|vendor|host|tool|address)$",
+                m.group("z").strip(),
+            )
+        )
+    ):  # "New manager as of Monday: Henrik." (not "new customer: Pinecrest")
+        obj = r.value(m.group("o"), keep_prepositions=True)
+        if obj and is_name_like(obj):
+            return [Claim(r.first_person(spk), m.group("z").strip(), obj, change=True)]
+    m = re.match(
+        r"^(?P<s>.+?)\s+(?:has|have|got)\s+(?:a\s+)?new\s+(?P<z>[\w -]+?)\s*(?::|,|-|is)\s*"
+        r"(?P<o>.+)$",
+        c,
+        re.IGNORECASE,
+    )
+    if m and not neg:  # "Hugo has a new email: hugo@..."
+        subject = _subj(r, m.group("s"), prev, spk)
+        obj = r.value(m.group("o"), keep_prepositions=True)
+        if subject and obj:
+            return [Claim(subject, m.group("z").strip(), obj, change=True)]
+        return []
+    m = re.match(
+        r"^(?P<b>.+?)\s+(?:is|are)\s+(?P<now>now\s+)?(?:(?P<own>our|my|the|his|her|their)\s+|"
+        r"(?P<poss>[\w .&-]+?)'s\s+)(?P<new>new\s+)?(?P<z>[\w -]+?)"
+        r"(?:\s+(?:of|for|on)\s+(?P<t>.+))?$",
+        c,
+        re.IGNORECASE,
+    )
+    if m:
+        value = m.group("b")
+        if value.casefold().split()[-1] in _FIRST_PERSON | _PERSON_PRONOUNS | _THING_PRONOUNS:
+            value = _subj(r, value, prev, spk) or ""
+        return _slot_claim(
+            r,
+            m.group("own"),
+            m.group("poss") or m.group("t"),
+            m.group("z"),
+            value,
+            neg,
+            change=bool(m.group("new") or m.group("now")),
+            speaker=spk,
+            chat=r.chat,
+        )
+    return None
+
+
+def _slot_claim(
+    r: Reader,
+    own: str | None,
+    owner_name: str | None,
+    slot: str,
+    value: str,
+    neg: bool,
+    *,
+    change: bool,
+    speaker: str | None,
+    chat: bool,
+) -> list[Claim]:
+    slot = re.sub(
+        r"(?i)(?:\s+(?:again|now|too|anymore|still|currently|today))+$", "", " ".join(slot.split())
+    ).strip(" -")
+    words = slot.casefold().split()
+    if (
+        not words
+        or len(words) > 4
+        or words[-1] in lexicon.SLOT_STOPWORDS
+        or any(w in ("is", "are", "was", "were", "be", "been", "not", "and", "or") for w in words)
+    ):
+        return []
+    own_low = (own or "").casefold()
+    if owner_name:
+        subject = r.subject(owner_name, speaker)
+    elif own_low in ("our", "my"):
+        subject = r.first_person(speaker)
+    elif own_low in ("his", "her", "their"):
+        subject = r.last_person
+    elif own_low == "its":
+        subject = r.last_thing
+    else:
+        subject = r.owner  # "the team lead is Bob": ours
+    obj = r.value(value, keep_prepositions=True)
+    if subject is None or obj is None:
+        return []
+    if _is_role(slot) and own_low == "the" and not owner_name:
+        # "the CTO is Alice": Alice's role
+        return [Claim(obj, "role", slot, polarity=not neg)]
+    known = " ".join(words) in lexicon.SLOT_PREDICATES
+    if (
+        own_low == "the"
+        and not owner_name
+        and not (
+            change or known or (is_name_like(obj) and not chat) or any(ch.isdigit() for ch in obj)
+        )
+    ):
+        return []  # "the weather is nice", "the coffee machine is broken"
+    if not (is_name_like(obj) or chat or own_low in ("our", "my") or owner_name):
+        return []
+    if obj.casefold().startswith(("a ", "an ", "very ", "so ", "too ", "not ", "quite ", "being ")):
+        return []
+    return [Claim(subject, slot, obj, polarity=not neg, change=change)]
