@@ -176,8 +176,10 @@ def test_ingest_text_applies_the_contradiction_rules(mem: gm.Memory, clock: Manu
         "The api stopped using Redis. Bob no longer lives in Paris.",
         source="s2",
     )
-    assert [r.decision.value for r in later] == ["supersede", "supersede", "invalidate"]
-    now = {(f.subject, f.predicate): f.object for f in mem.facts()}
+    # the sentence with nothing to end is kept as a note: no text is lost
+    assert [r.decision.value for r in later] == ["supersede", "supersede", "invalidate", "add"]
+    assert later[-1].fact.object == "Bob no longer lives in Paris."
+    now = {(f.subject, f.predicate): f.object for f in mem.facts() if f.predicate != "note"}
     assert now == {("Alice", "works_at"): "Globex", ("api", "runs_on"): "Go"}
     assert [f.object for f in mem.facts(subject="api", valid_at="2025-01-01")] == [
         "Laravel",

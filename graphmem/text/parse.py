@@ -256,7 +256,7 @@ def _value_preps(verb: Token) -> list[tuple[str, Token]]:
         obj = objs[0]
         if word in NOT_VALUE_PREPS and word not in ("for",):
             continue
-        if obj.lower_ in _TIME_WORDS or obj.ent_type_ in ("DATE", "TIME"):
+        if obj.lower_.removesuffix("s") in _TIME_WORDS or obj.lemma_.casefold() in _TIME_WORDS:
             continue
         out.append((word if prep.dep_ != "agent" else "by", obj))
     return out
@@ -308,8 +308,15 @@ def _change(verb: Token, subj: Token | None) -> list[Open]:
     return [Open(thing, None, phrase(new_tok), replaces=old, change=True)]
 
 
+def _lemma(verb: Token) -> str:
+    """A verb's lemma; for a verb the tagger took for a plural noun, the word less its "s"."""
+    if verb.pos_ in _NOUNS and verb.lower_.endswith("s"):
+        return str(verb.lower_[:-1])  # "leaves" (not "leaf"), "talks", "posts"
+    return str(verb.lemma_.casefold())
+
+
 def _clause(verb: Token) -> list[Open]:
-    lemma = verb.lemma_.casefold()
+    lemma = _lemma(verb)
     subj = _subject(verb)
     negated = _negated(verb)
     if lemma in CHANGE_VERBS or (lemma == "go" and "from" in dict(_value_preps(verb))):
