@@ -31,8 +31,17 @@ _CONTRACTIONS = [
 ]
 _CORRECTION = re.compile(
     r"^(?:correction|to correct(?: that| myself)?|actually|sorry|my bad|wait|erratum|"
-    r"i was wrong|we were wrong|scratch that)\b[\s:,—–-]*",
+    r"(?:i|we) (?:was|were) wrong(?: (?:about|earlier|yesterday|before)(?: that)?)?|"
+    r"that(?: is|'s| was) (?:wrong|not right|incorrect|not quite right)|not quite|oops|"
+    r"(?:quick |small )?fix(?: to (?:yesterday|earlier|that|my last))?|i misspoke|"
+    r"i mixed (?:that|them) up|let me correct (?:that|myself)|scratch that)\b[\s:,—–.!-]*",
     re.IGNORECASE,
+)
+#: A label before a statement: a version, a ticket, an issue number ("v6.0 —", "FIN-18:",
+#: "[SRE-902]", "#412:"), docs/concepts/text.md#log-formats.
+_LABEL = re.compile(
+    r"^(?:\[?(?:v?\d+(?:\.\d+)+|[A-Z][A-Z0-9]+-\d+|#\d+)\]?(?:\s+update)?\s*[—–:|-]+\s*)+"
+    r"(?=\S)"
 )
 _DISCOURSE = re.compile(
     r"^(?:(?:" + "|".join(re.escape(w) for w in lexicon.DISCOURSE) + r")\b[\s:,!.—–-]*)+",
@@ -57,6 +66,7 @@ def clean(sentence: str, *, speaker_known: bool = False) -> tuple[str, str | Non
     if m and lexicon.is_speaker(m.group("who")) and not _DISCOURSE.fullmatch(m.group("who")):
         speaker = m.group("who").strip()
         text = text[m.end() :]
+    text = _LABEL.sub("", text)
     correction = False
     for _ in range(3):
         before = text

@@ -217,6 +217,34 @@ _PHRASES = {
 }
 
 
+#: Words that fill one of a person's slots on their own ("I'm vegan": diet).
+ATTRIBUTES = {
+    **dict.fromkeys(
+        """vegan vegetarian pescatarian pescetarian keto paleo omnivore flexitarian
+        gluten-free dairy-free lactose-free halal kosher""".split(),  # noqa: SIM905
+        "diet",
+    ),
+}
+_TIMEZONE = re.compile(
+    r"(?i)^(?:(?:eastern|pacific|central|mountain|atlantic|alaska|hawaii)"
+    r"(?: standard| daylight)? time|(?:utc|gmt)(?:\s?[+-]\s?\d{1,2}(?::?\d{2})?)?|"
+    r"[ecmp][sd]?t|cet|cest|eet|wet|bst|ist|jst|kst|aest|aedt|nzst|sgt|hkt|"
+    r"[A-Za-z]+/[A-Za-z_]+(?:/[A-Za-z_]+)?)$"
+)
+
+
+def attribute(value: str) -> str | None:
+    """The slot a value fills on its own: "vegan" → diet, "Pacific Time" → timezone.
+
+    >>> attribute("vegan"), attribute("Pacific Time"), attribute("Europe/Berlin"), attribute("Go")
+    ('diet', 'timezone', 'timezone', None)
+    """
+    low = " ".join(value.casefold().split())
+    if low in ATTRIBUTES:
+        return ATTRIBUTES[low]
+    return "timezone" if _TIMEZONE.match(low) else None
+
+
 def category(value: str) -> str | None:
     """Return the category of a value ("Go" → language), or ``None`` when unknown.
 
@@ -236,6 +264,8 @@ def category(value: str) -> str | None:
         return "version"
     if low in _PHRASES:
         return _PHRASES[low]
+    if attribute(low):
+        return attribute(low)
     words = low.split()
     for n in (len(words), 1):
         head = " ".join(words[:n])

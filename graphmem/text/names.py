@@ -39,7 +39,8 @@ _OBJECT_STOP = re.compile(
     r"than|instead of|rather than|over|thanks to|due to|per|like|without|by|now that|"
     r"behind|across|throughout|until|till|through|everywhere|once|starting|bc|b/c|cause|cuz|"
     r"w/|w/o)\s+.*$|"
-    r"\s+(?:everywhere|so far|for now)$|\s*[,;].*$|\s+\(.*$|\s+to\s+(?!be\b)[a-z]+\b.*$",
+    r"\s+(?:everywhere|so far|for now)$|\s*(?:,(?!\d{3}\b)|;).*$|\s+\(.*$|"
+    r"\s+to\s+(?!be\b)[a-z]+\b.*$",
     re.IGNORECASE,
 )
 _MAX_NAME_WORDS = 8

@@ -55,7 +55,10 @@ _EXCLUDE = ("ner", "senter")
 _TRAINED: list[tuple[str, Any]] = []
 #: Identifiers the tokenizer would split ("ap-south-1", "Fly.io", "hooks.example.com",
 #: "v1.27.0"): one token each, so the parser sees one name.
-_IDENTIFIER = re.compile(r"(?<![\w$])[A-Za-z0-9_]+(?:[-.][A-Za-z0-9_]+)+(?![\w-])")
+_IDENTIFIER = re.compile(
+    r"(?<![\w$])[A-Za-z0-9_]+(?:[-.][A-Za-z0-9_]+)+(?![\w-])"
+    r"|(?<=[$€£¥])\d[\d,.]*\s?(?:[kKmMbB]n?)\b"  # "$3M", "€2.5bn": one amount
+)
 #: What a technology name stands in for when the tagger reads it: "to Go" is a preposition and
 #: a name, not an infinitive (docs/concepts/text.md#the-parser).
 _NORMS = {

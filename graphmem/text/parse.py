@@ -32,11 +32,13 @@ Acme"), and one whose subject or value is a bare pronoun the reader cannot use.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from graphmem.text.claims import Claim
+from graphmem.text.lexicon import attribute
 
 __all__ = ["Open", "open_claims", "third_person", "to_claims"]
 
@@ -81,6 +83,22 @@ ENDED = frozenset(
     """gone dead retired deprecated decommissioned sunset sunsetted removed dropped
     discontinued shut""".split()  # noqa: SIM905
 )
+#: Verbs that set a value ("the budget was revised to $2.1M", "rate adjusted to $175").
+VALUE_VERBS = frozenset(
+    """revise adjust raise lower increase decrease cut reduce set approve reprice""".split()  # noqa: SIM905
+)
+#: Verb-and-preposition relations that are an ontology relation by another name.
+RELATIONS = {
+    "works as": "role",
+    "serves as": "role",
+    "starts as": "role",
+    "started as": "role",
+    "joins as": "role",
+    "works for": "works at",
+    "starts at": "works at",
+    "joins as": "role",
+    "becomes": "role",
+}
 #: What a name can be *to the owner* ("Globex is a customer", "is one of our vendors").
 MEMBERSHIP = frozenset(
     """customer client vendor supplier partner investor sponsor competitor contractor
@@ -88,6 +106,8 @@ MEMBERSHIP = frozenset(
 )
 #: Verbs that say, without an object, that their subject is over ("Globex churned").
 ENDING_VERBS = frozenset({"churn", "disband", "fold"})
+#: Verbs whose simple past starts a state that still holds ("started as head of data").
+INCEPTION_VERBS = frozenset({"start", "join", "become", "begin"})
 #: Verbs under which a clause is not asserted: wishes, plans, opinions, reports of others.
 HEDGING = frozenset(
     """want plan hope consider think believe guess suppose wish need try propose suggest
@@ -111,13 +131,14 @@ LIGHT_VERBS = frozenset(
 )
 #: Prepositions of time and manner: their objects are not values.
 NOT_VALUE_PREPS = frozenset(
-    "for during since until after before at around about like than per despite".split()
+    "for during since until after before around about like than per despite".split()
 )
 _PRONOUNS = frozenset(
     """it this that these those they them he she him her everything anything something
     nothing all everyone someone one there here what which who""".split()  # noqa: SIM905
 )
 _FIRST = frozenset("i we me us".split())
+_CLOCK = re.compile(r"\d{1,2}(?::\d{2})?(?:am|pm)?|noon|midnight", re.IGNORECASE)
 _NOUNS = frozenset({"NOUN", "PROPN"})
 _MODIFIERS = frozenset({"compound", "amod", "nmod", "nummod", "poss", "det", "quantmod", "npadvmod"})
 _SUBJECTS = frozenset({"nsubj", "nsubjpass", "csubj"})
@@ -166,6 +187,15 @@ def phrase(tok: Token) -> str:
             elif c.dep_ in ("flat", "appos") and c.i == max(span) + 1:
                 span.add(c.i)
                 stack.append(c)
+            elif (
+                c.dep_ == "prep"
+                and c.lower_ == "of"
+                and t is tok
+                and tok.pos_ == "NOUN"
+                and c.i == max(span) + 1
+            ):
+                # "head of data", "VP of Sales": the role is the whole phrase
+                span.update(x.i for x in c.subtree)
     doc = tok.doc
     start, end = min(span), max(span)
     return str(doc[start : end + 1].text)
@@ -188,6 +218,8 @@ def _subject(verb: Token) -> Token | None:
         return nouns[-1]  # "Staging runs on Fly.io": "Staging" tagged a compound of "runs"
     if verb.dep_ in ("conj", "xcomp") and verb.head is not verb:
         return _subject(verb.head)  # "alerts go through X and page the on-call"
+    if verb.dep_ == "acl" and verb.head.dep_ == "ROOT" and verb.head.pos_ in _NOUNS:
+        return verb.head  # a headline: "Aurora budget approved at $1.2M"
     return None
 
 
@@ -256,9 +288,19 @@ def _value_preps(verb: Token) -> list[tuple[str, Token]]:
         obj = objs[0]
         if word in NOT_VALUE_PREPS and word not in ("for",):
             continue
-        if obj.lower_.removesuffix("s") in _TIME_WORDS or obj.lemma_.casefold() in _TIME_WORDS:
+        if (
+            (obj.lower_.removesuffix("s") in _TIME_WORDS or obj.lemma_.casefold() in _TIME_WORDS)
+            and obj.pos_ != "PROPN"  # "on Eastern Time" is a time zone, not a time
+        ) or (word == "at" and _CLOCK.fullmatch(obj.text)):
             continue
         out.append((word if prep.dep_ != "agent" else "by", obj))
+        if word == "as":  # "works as a data analyst at Acme": the employer too
+            out.extend(
+                (p.lower_, o)
+                for p in _children(obj, "prep")
+                if p.lower_ in ("at", "for", "with")
+                for o in _children(p, "pobj")
+            )
     return out
 
 
@@ -326,7 +368,14 @@ def _clause(verb: Token) -> list[Open]:
     if _hedged(verb) or subj is None:
         return []
     passive = any(c.dep_ == "auxpass" for c in verb.children)
-    if _past(verb) and not passive and lemma not in ENDING_VERBS:
+    preps = _value_preps(verb)
+    if lemma in VALUE_VERBS and not negated:
+        # "Aurora budget revised upward to $2.1M", "rate adjusted to $175": a new value
+        to = [o for w, o in preps if w in ("to", "at")]
+        if to and not _is_pronoun(to[0].text):
+            thing, slot = _slot_phrase(subj)
+            return [Open(thing, slot, phrase(to[0]), change=True)]
+    if _past(verb) and not passive and lemma not in ENDING_VERBS | INCEPTION_VERBS:
         return []
     subject = phrase(subj) if subj.lower_ not in _FIRST else subj.text
     if _is_pronoun(subject) and subj.lower_ not in ("it", "they", "this"):
@@ -345,7 +394,6 @@ def _clause(verb: Token) -> list[Open]:
         return []
     else:
         head = third_person(lemma)
-    preps = _value_preps(verb)
     dobj = _children(verb, "dobj", "attr")
     if dobj and not preps:
         obj = dobj[0]
@@ -353,12 +401,40 @@ def _clause(verb: Token) -> list[Open]:
             return []
         return [Open(subject, head, phrase(obj), polarity=not negated, many=lemma in MANY_VERBS)]
     if preps and not dobj:
-        word, obj = preps[0]
-        if _is_pronoun(obj.text):
-            return []
         many = lemma in MANY_VERBS and (not passive or lemma in _MANY_PASSIVE)
-        return [Open(subject, f"{head} {word}", phrase(obj), polarity=not negated, many=many)]
+        out = []
+        for word, obj in preps:  # "works as a data analyst at Acme": both
+            if _is_pronoun(obj.text):
+                continue
+            relation = RELATIONS.get(f"{head} {word}", f"{head} {word}")
+            out.append(Open(subject, relation, phrase(obj), polarity=not negated, many=many))
+        return out
     return []
+
+
+def _capital(tok: Token) -> bool:
+    """A capitalised word inside a sentence: a name whatever the tagger says ("Northwind")."""
+    return bool(tok.i > 0 and tok.text[:1].isupper() and not tok.text.isupper())
+
+
+def _slot_phrase(subj: Token | None) -> tuple[str | None, str | None]:
+    """"project Aurora lead" → ("project Aurora", "lead"); "the budget" → (owner, "budget").
+
+    A thing's slot written as one noun phrase: the head noun names the relation, the words
+    before it the thing (the owner's when none is a name).
+    """
+    if subj is None:
+        return None, None
+    mods = [c for c in subj.lefts if c.dep_ in ("compound", "amod", "nmod", "poss")]
+    names = [c for c in mods if c.pos_ == "PROPN" or c.dep_ == "poss" or _capital(c)]
+    if not names:
+        return "our", phrase(subj).casefold().removeprefix("the ").removeprefix("our ")
+    start = min(c.i for c in mods if c.dep_ != "amod")  # "project Aurora", not "new"
+    thing_end = max(c.i for c in names)
+    doc = subj.doc
+    thing = str(doc[start : thing_end + 1].text).removesuffix("'s").removesuffix("’s")
+    slot = " ".join(t.text for t in doc[thing_end + 1 : subj.i + 1] if t.dep_ != "case")
+    return thing, slot.casefold()
 
 
 def _copula(verb: Token, subject: str, negated: bool) -> list[Open]:
@@ -366,6 +442,15 @@ def _copula(verb: Token, subject: str, negated: bool) -> list[Open]:
     for c in verb.children:
         if c.dep_ == "acomp" and c.lower_ in ENDED and not negated:
             return [Open(None, None, subject, polarity=False, object_is_subject=True)]
+        slot = attribute(c.text) if c.dep_ in ("acomp", "attr") else None
+        if slot:  # "I'm vegan": a diet
+            return [Open(subject, slot, c.text, polarity=not negated)]
+        if c.dep_ == "acomp" and c.lower_ == "allergic":
+            return [
+                Open(subject, "allergic to", phrase(o), polarity=not negated, many=True)
+                for p in _children(c, "prep")
+                for o in _children(p, "pobj")
+            ]
     attrs = _children(verb, "attr")
     if attrs and attrs[0].lower_ == "one":
         # "Acme Corp is one of our customers": a member of the owner's customers
@@ -384,7 +469,9 @@ def _copula(verb: Token, subject: str, negated: bool) -> list[Open]:
         word, obj = preps[0]
         if _is_pronoun(obj.text) or word in ("of", "by"):
             return []
-        return [Open(subject, f"is {word}", phrase(obj), polarity=not negated)]
+        value = phrase(obj)
+        relation = attribute(value) or f"is {word}"  # "I'm on Eastern Time": a timezone
+        return [Open(subject, relation, value, polarity=not negated)]
     return []
 
 
@@ -402,6 +489,11 @@ def _is_a(verb: Token, subject: str, attr: Token, negated: bool) -> list[Open]:
     if dets & {"a", "an"} and attr.lemma_.casefold() in MEMBERSHIP:
         # "Pied Piper is a customer too": one of the owner's customers
         return [Open("our", attr.lemma_.casefold(), subject, many=True)]
+    if subj.pos_ == "NOUN" and any(
+        c.dep_ == "compound" and (c.pos_ == "PROPN" or _capital(c)) for c in subj.lefts
+    ):
+        thing, slot = _slot_phrase(subj)  # "project Aurora lead is Sarah Chen"
+        return [Open(thing, slot, phrase(attr))]
     if subj.pos_ != "NOUN" or any(c.dep_ == "poss" for c in subj.children):
         return []  # names and "our X is Y" are the rule forms' (docs/concepts/text.md)
     if dets & {"a", "an"} or attr.pos_ in ("ADJ", "PRON") or _is_pronoun(attr.text):
@@ -421,6 +513,8 @@ def _verbs(tokens: Iterable[Token]) -> list[Token]:
             if t.pos_ == "AUX" and t.dep_ != "ROOT" and not has_subject:
                 continue
             out.append(t)
+        elif t.dep_ == "acl" and t.tag_ == "VBN" and t.head.dep_ == "ROOT" and t.head.pos_ in _NOUNS:
+            out.append(t)  # "Aurora budget approved at $1.2M"
         elif t.pos_ in _NOUNS and t.dep_ == "ROOT" and (has_subject or _noun_verb(t)):
             out.append(t)  # "The mobile app talks to the gateway": "talks" tagged a noun
     return out

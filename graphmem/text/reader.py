@@ -47,6 +47,57 @@ _REPORTED = re.compile(
 # -- the reader -----------------------------------------------------------------------------
 
 
+_PLURAL_FIRST = frozenset({"we", "our", "us", "ours", "ourselves"})
+_GARBLED = re.compile(
+    r"[—–:;|]|\s-\s|^(?:for|to|from|with|by|of|in|on|at|into|onto)\s", re.IGNORECASE
+)
+
+
+#: A sentence that joins clauses: the rule forms may read one of them only.
+_JOINED = re.compile(r"\s(?:and|but|while|then)\s|;|,\s", re.IGNORECASE)
+
+
+def names_key(name: str) -> str:
+    """How two names of one value compare here: case and spacing aside."""
+    return " ".join(name.casefold().split())
+
+
+_KEY_VALUE = re.compile(
+    r"^(?P<key>[A-Za-z][\w/&.-]*(?: [\w/&.-]+){0,2})\s*(?::|->|→|=>|=)\s*(?P<value>\S.{0,40})$"
+)
+#: Words before a colon that head a note, not a setting ("Status: done", "feat: ...").
+_NOT_KEYS = frozenset(
+    """status agenda todo todos action actions next steps blockers blocker done wip eta summary
+    title subject re date time when where who why how q a question answer note notes update
+    updates decision decisions feat fix chore ci docs doc refactor test tests perf build style
+    revert release changelog added removed changed fixed deprecated security breaking retro
+    standup meeting minutes reminder heads warning important context background edit ps
+    attendees owner owners goal goals risk risks idea ideas result results outcome""".split()  # noqa: SIM905
+)
+_VERBISH = re.compile(
+    r"(?i)\b(?:is|are|was|were|be|been|will|would|should|can|could|has|have|had|do|does|did|"
+    r"not|no|we|i|you|he|she|they|it|please|let)\b"
+)
+
+
+def _is_key(key: str) -> bool:
+    words = key.casefold().split()
+    return not (set(words) & _NOT_KEYS) and not lexicon.is_speaker(key.strip())
+
+
+def _is_value(value: str) -> bool:
+    words = value.strip().rstrip(".").split()
+    return 0 < len(words) <= 3 and not _VERBISH.search(value)
+
+
+def _garbled(claim: Claim) -> bool:
+    """A rule read that took a label, a dash or a preposition into a name (a misread)."""
+    return any(
+        part is not None and (_GARBLED.search(part) is not None or len(part.split()) > 6)
+        for part in (claim.subject, claim.object, claim.replaces)
+    )
+
+
 @dataclass
 class Reader:
     """Reads the sentences of one text in order, keeping who "he", "she" and "it" are.
@@ -105,7 +156,11 @@ class Reader:
         words = low.split()
         if not words:
             return None
-        if words[-1] in _FIRST_PERSON or low in ("we all", "all of us", "the team", "our team"):
+        if low in ("we all", "all of us", "the team", "our team") or words[-1] in _PLURAL_FIRST:
+            # "we" in a team's log is the team, whoever types it: the owner
+            # (docs/concepts/text.md#subjects); "I" is the speaker
+            return self.owner
+        if words[-1] in _FIRST_PERSON:
             return self.first_person(speaker)
         if words[-1] in ("you", "your") and speaker and speaker.casefold() in _AGENT_SPEAKERS:
             return self.owner  # the agent speaking to its user: "you" is the owner
@@ -212,6 +267,21 @@ class Reader:
         # "Declan, who used to manage Siobhan, left Intercom": the relative clause is aside
         text = re.sub(r",\s+(?:who|which|whose|whom)\b[^,]*,\s*", " ", text)
         text = re.sub(r"(?i)(?<!so )(?<!as )\b(?:does|do|did)\s+(?!not\b)(?=[a-z]+\b)", "", text)
+        pair = _KEY_VALUE.match(text)
+        if pair and _is_key(pair.group("key")) and _is_value(pair.group("value")):
+            # "queue: SQS", "analytics events -> Segment": a list of settings
+            # (docs/concepts/text.md#log-formats)
+            value = self.value(pair.group("value"))
+            if value:
+                claim = Claim(
+                    self.owner,
+                    pair.group("key").casefold(),
+                    value,
+                    valid_from=self._dates(text)[0],
+                    correction=correction,
+                    sentence=" ".join(sentence.split()),
+                )
+                return [claim]
         topic = re.match(r"^(?P<topic>[^:]{2,40}?):\s+(?=\S)", text)
         slot_after_new = (
             re.search(r"(?i)\bnew\s+([\w -]+?)(?:\s+as of\s+\w+)?\s*$", topic.group("topic"))
@@ -301,16 +371,24 @@ class Reader:
                 out.append(c)
                 self.note_subject(c)
         out.extend(self._appositions(text, speaker, sentence_dates, whole))
-        if not out:
-            out = self._parsed(text, speaker, sentence_dates, whole)
-            for i, c in enumerate(out):
-                out[i] = replace(
+        if not out or any(_garbled(c) for c in out) or _JOINED.search(text):
+            # the rule forms read nothing, read a clause wrongly, or may have read one clause
+            # of several: the parse reads the sentence (docs/concepts/text.md#the-parser)
+            parsed = [
+                replace(
                     c,
                     correction=correction,
                     also=also and c.polarity,
                     now=now,
                     polarity=c.polarity and not retract,
                 )
+                for c in self._parsed(text, speaker, sentence_dates, whole)
+            ]
+            if not out or any(_garbled(c) for c in out):
+                out = parsed or out
+            else:  # only what the rules did not read: values they did not name
+                said = {names_key(v) for c in out for v in (c.object, c.replaces, c.subject) if v}
+                out.extend(c for c in parsed if c.object and names_key(c.object) not in said)
         if not out:
             self._names(text)
         if ended_by and out:

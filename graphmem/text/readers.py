@@ -21,6 +21,7 @@ dependency parse (:mod:`graphmem.text.parse`); parses of a whole call are made i
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
@@ -31,6 +32,8 @@ from graphmem.text.parse import open_claims, to_claims
 
 __all__ = ["BuiltinReader", "Reader", "Reading", "group"]
 
+#: Where a sentence joins two statements without a conjunction: ";", a spaced dash.
+_CLAUSE_BREAK = re.compile(r";|\s[—–-]\s")
 #: The claims of a text, sentence by sentence: ``[(sentence, [claims ...]), ...]``.
 Reading = list[tuple[str, list[Claim]]]
 
@@ -91,10 +94,16 @@ class BuiltinReader:
                 again.append(i)
         if not wanted or not self.parser:
             return out
-        docs = parse(list(wanted))
+        # A semicolon joins two statements; the parser reads them as one clause under the
+        # other ("lead is Sarah; kickoff planned"), so each part is parsed on its own.
+        parts = {text: [p for p in _CLAUSE_BREAK.split(text) if p.strip()] for text in wanted}
+        docs = parse([p for ps in parts.values() for p in ps])
         if docs is None:
             return out
-        parsed = {text: open_claims(doc) for text, doc in zip(wanted, docs, strict=True)}
+        found = iter(docs)
+        parsed = {
+            text: [o for _ in ps for o in open_claims(next(found))] for text, ps in parts.items()
+        }
         for i in again:
             reader = SentenceReader(at=texts[i][1], owner=owner, parsed=parsed)
             out[i] = [(s.text, reader.read(s.text, s.speaker)) for s in split[i]]

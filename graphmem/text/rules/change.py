@@ -84,14 +84,15 @@ def _replaced(
     pats = [
         (
             r"^(?P<a>.+?)\s+(?:was|has been|got|is|were|have been)\s+"
-            r"(?:replaced|superseded|swapped out)"
+            r"(?:replaced|superseded|swapped out|swapped|traded)"
             r"\s+(?:by|with|for)\s+(?P<b>.+?)(?:\s+(?:for|in|on)\s+(?P<t>.+))?$",
             True,
         ),
         (
             _S
             + r"(?:replaced|have replaced|has replaced|swapped out|swapped|substituted|traded)\s+"
-            r"(?P<a>.+?)\s+(?:out\s+)?(?:with|for|by)\s+(?P<b>.+?)(?:\s+(?:for|in|on)\s+(?P<t>.+))?$",
+            r"(?!(?:for|with|by)\s)(?P<a>.+?)\s+(?:out\s+)?(?:with|for|by)\s+(?P<b>.+?)"
+            r"(?:\s+(?:for|in|on)\s+(?P<t>.+))?$",
             False,
         ),
         (

@@ -169,6 +169,17 @@ _ON_NOT_PLATFORM = re.compile(
 )
 
 
+#: "like" after these is a preposition ("sounds like fun"), and these objects are no things.
+_LIKE_NOT_VERB = re.compile(
+    r"(?i)\b(?:sounds?|looks?|seems?|feels?|smells?|tastes?|something|anything|would|'d|just|"
+    r"more|much|kind of|sort of|exactly|really|wow|omg)$"
+)
+_LIKE_NOT_OBJECT = re.compile(
+    r"(?i)(?:it|that|this|them|to|a lot|what|how|when|where|the idea|you|me|him|her|us|those|"
+    r"these|one|doing|being)\b"
+)
+
+
 def _verbs(r: Reader, c: str, neg: bool, prev: str | None, spk: str | None) -> list[Claim] | None:
     for regex, pred, direction in _VERB_RES:
         m = regex.match(c)
@@ -186,6 +197,10 @@ def _verbs(r: Reader, c: str, neg: bool, prev: str | None, spk: str | None) -> l
             obj = r.first_person(spk)  # "he reports to me"
         if subject is None:
             return []
+        if pred == "likes" and (
+            _LIKE_NOT_VERB.search(raw_s) or _LIKE_NOT_OBJECT.match(m.group("o").strip())
+        ):
+            return []  # "sounds like fun", "feels like home", "likes it was": not a liking
         if direction == "past" and (neg or not r.clause_ends):
             return []  # "Alice worked at Acme": true once, but until when?
         if obj is None:
