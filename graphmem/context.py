@@ -303,9 +303,23 @@ def _full_text(
     return {eid: score for eid, _, score in kept}, {eid: name for eid, name, _ in kept}
 
 
+def _names_a_slot(kernel: Kernel, query: str) -> bool:
+    """Whether the query names a relation ("the primary region", "storage"), docs/concepts/recall.md.
+
+    Text files the slots of things without a name of their own under the owner ("our primary
+    region is X"), so a question naming such a relation anchors the owner too.
+    """
+    words = _terms(query)
+    return any(
+        p.name != "note" and set(_terms(p.name.replace("_", " "))) <= words
+        for p in kernel.ontology.predicates()
+        if _terms(p.name.replace("_", " "))
+    )
+
+
 def _anchors(kernel: Kernel, query: str) -> dict[str, str]:
     ids = set()
-    if _OWNER.search(unicodedata.normalize("NFKC", query)):
+    if _OWNER.search(unicodedata.normalize("NFKC", query)) or _names_a_slot(kernel, query):
         owner = entity_key(kernel.owner)
         ids.add(kernel.aliases.get(owner, owner))
     for span in _spans(query):

@@ -393,18 +393,17 @@ ALIASES = {
 #: Aliases that also stand for themselves inside a longer name ("prod k8s" is "production
 #: Kubernetes").
 ALIAS_WORDS = frozenset({"postgresql", "k8s", "golang", "prod"})
-_HONORIFICS = re.compile(r"^(?:dr|mr|mrs|ms|mx|prof|sir|dame)\.?\s+(?=[A-Z])", re.IGNORECASE)
 
 
 def canonical(name: str) -> str:
-    """The spelling the reader files a name under: aliases resolved, honorifics dropped.
+    """The spelling the reader files a name under: a technology's aliases resolved.
 
     >>> canonical("k8s"), canonical("prod k8s"), canonical("PostgreSQL 16"), canonical("Dr. Ana Ruiz")
-    ('Kubernetes', 'production Kubernetes', 'Postgres 16', 'Ana Ruiz')
+    ('Kubernetes', 'production Kubernetes', 'Postgres 16', 'Dr. Ana Ruiz')
     >>> canonical("Acme"), canonical("node version")
     ('Acme', 'node version')
     """
-    text = _HONORIFICS.sub("", name.strip())
+    text = name.strip()
     low = " ".join(text.casefold().split())
     if low in ALIASES:
         return ALIASES[low]

@@ -205,10 +205,28 @@ class Resolver:
             subject = self._filed_under(subject, start)
         if subject != claim.subject:
             claim = replace(claim, subject=subject)
+        slot = self._owners_slot(claim, start)
+        if slot is not None:
+            # "the on-call pager moves to incident.io" after "on-call pager: Opsgenie": the
+            # owner's on_call_pager (docs/concepts/text.md#resolution-against-the-graph)
+            claim = replace(claim, subject=self.owner, predicate=slot)
         actions = self._resolve(claim, start)
         for a in actions or ():
             self._record(a)
         return actions
+
+    def _owners_slot(self, claim: Claim, start: dt.datetime) -> str | None:
+        """The owner's relation a change names as its subject, when the thing has no facts."""
+        if claim.predicate is not None or claim.subject == self.owner:
+            return None
+        if self._values(claim.subject, start):
+            return None
+        try:
+            slot = predicate_name(claim.subject)
+        except ValueError:
+            return None
+        held = {v.predicate for v in self._values(self.owner, start)}
+        return slot if slot in held else None
 
     def _filed_under(self, subject: str, start: dt.datetime) -> str:
         """The name a thing is known under: "billing" is "the billing service" we know.
