@@ -88,7 +88,11 @@ VALUE_VERBS = frozenset(
     """revise adjust raise lower increase decrease cut reduce set approve reprice""".split()  # noqa: SIM905
 )
 #: Verb-and-preposition relations that are an ontology relation by another name.
-RELATIONS = {
+RELATIONS: dict[str, str | None] = {
+    "works in": None,  # "works in Walldorf", "works in sales": a place or a field
+    "stays on": None,  # "we're staying on Webflow": a decision, nothing new
+    "stays with": None,
+    "remains on": None,
     "works as": "role",
     "serves as": "role",
     "starts as": "role",
@@ -250,6 +254,19 @@ def _hedged(verb: Token) -> bool:
     return False
 
 
+def _indefinite(tok: Token) -> bool:
+    """"a startup", "some tool", "no date": not a value of its own (docs/concepts/text.md)."""
+    return any(
+        c.dep_ == "det" and c.lower_ in ("a", "an", "some", "another", "any", "no", "every")
+        for c in tok.children
+    )
+
+
+def _person(tok: Token) -> bool:
+    """A subject that can live somewhere: a name, a pronoun for people, "I"/"we"."""
+    return tok.pos_ == "PROPN" or tok.lower_ in ("i", "we", "he", "she", "they", "you")
+
+
 def _imperative(verb: Token) -> bool:
     """A verb in the base form without a subject, at the start: "help me ...", "make it ..."."""
     return (
@@ -377,6 +394,8 @@ def _clause(verb: Token) -> list[Open]:
             return [Open(thing, slot, phrase(to[0]), change=True)]
     if _past(verb) and not passive and lemma not in ENDING_VERBS | INCEPTION_VERBS:
         return []
+    if lemma in INCEPTION_VERBS and verb.tag_ == "VBG":
+        return []  # "I'm joining a startup": not yet
     subject = phrase(subj) if subj.lower_ not in _FIRST else subj.text
     if _is_pronoun(subject) and subj.lower_ not in ("it", "they", "this"):
         return []
@@ -397,16 +416,18 @@ def _clause(verb: Token) -> list[Open]:
     dobj = _children(verb, "dobj", "attr")
     if dobj and not preps:
         obj = dobj[0]
-        if _is_pronoun(obj.text):
+        if _is_pronoun(obj.text) or _indefinite(obj):
             return []
         return [Open(subject, head, phrase(obj), polarity=not negated, many=lemma in MANY_VERBS)]
     if preps and not dobj:
         many = lemma in MANY_VERBS and (not passive or lemma in _MANY_PASSIVE)
         out = []
         for word, obj in preps:  # "works as a data analyst at Acme": both
-            if _is_pronoun(obj.text):
-                continue
             relation = RELATIONS.get(f"{head} {word}", f"{head} {word}")
+            if _is_pronoun(obj.text) or relation is None or (_indefinite(obj) and word != "as"):
+                continue
+            if relation == "lives in" and not _person(subj):
+                relation = "stored in"  # "sessions live in Redis"
             out.append(Open(subject, relation, phrase(obj), polarity=not negated, many=many))
         return out
     return []
@@ -496,7 +517,7 @@ def _is_a(verb: Token, subject: str, attr: Token, negated: bool) -> list[Open]:
         return [Open(thing, slot, phrase(attr))]
     if subj.pos_ != "NOUN" or any(c.dep_ == "poss" for c in subj.children):
         return []  # names and "our X is Y" are the rule forms' (docs/concepts/text.md)
-    if dets & {"a", "an"} or attr.pos_ in ("ADJ", "PRON") or _is_pronoun(attr.text):
+    if dets & {"a", "an", "no", "some"} or attr.pos_ in ("ADJ", "PRON") or _is_pronoun(attr.text):
         return []  # "the plan is a good one": a description, not a value
     words = [t for t in subj.subtree if t.dep_ not in ("det", "punct")]
     if not words or len(words) > 4 or any(t.pos_ == "PROPN" for t in words):
