@@ -11,8 +11,9 @@ the text reader (:func:`graphmem.text.pipeline.read`) and compares every claim w
   not by its relation alone: relations may be open-ended names, and a change statement may not
   name one. When the claim names a relation the subject has with that object, only that
   relation's versions count;
-- the claim is **stale** when memory, as of ``now``, holds versions of that pair but none is
-  valid at ``now`` and one has ended by then. The row names the stale value, the value that
+- the claim is **stale** when memory's current knowledge (every version not closed in system
+  time: what memory knows today, however late it learned it) holds versions of that pair, none
+  valid at ``now`` (valid time) and one ended by then. The row names the stale value, the value that
   replaced it (the version of the same subject and relation valid now) or that it ended, the
   valid time of the change (``since``) and the session that said so (the replacing version's
   source, else the session named by the closed version's reason);
@@ -168,7 +169,7 @@ def _session_of(closed: Sequence[Fact], k: Fact) -> str | None:
 def _stale(
     kernel: Kernel, said: _Said, history: Sequence[Fact], at: dt.datetime
 ) -> StaleLine | None:
-    known = [v for v in history if v.known_at(at)]
+    known = [v for v in history if v.expired_at is None]  # what memory knows today
     ids: dict[str, str | None] = {}
 
     def oid(v: Fact) -> str | None:
@@ -192,7 +193,7 @@ def _stale(
     successors = sorted(
         (v for v in rivals if v.valid_from == k.valid_to), key=lambda v: (v.recorded_at, v.id)
     )
-    closed = [v for v in history if v.expired_at is not None and v.expired_at <= at]
+    closed = [v for v in history if v.expired_at is not None]
     session = next((v.source for v in successors if v.source), None)
     session = session or _session_of(closed, k)
     if session is None and not any(v.superseded_by == k.id for v in closed):
@@ -286,11 +287,7 @@ def topic_audit(
         history: dict[str, list[Fact]] = {}
         for s in said:
             if s.subject_id not in history:
-                history[s.subject_id] = [
-                    v
-                    for v in kernel.store.query_facts(subject_id=s.subject_id)
-                    if v.recorded_at <= at
-                ]
+                history[s.subject_id] = kernel.store.query_facts(subject_id=s.subject_id)
             row = _stale(kernel, s, history[s.subject_id], at)
             if row is not None:
                 rows.setdefault((row.file, row.line, row.stale_value or ""), row)
