@@ -71,29 +71,50 @@ class _Said:
     object_id: str
 
 
-def _prose(text: str) -> str:
-    """The text with fenced code blocks and front matter blanked (line numbers kept)."""
-    lines = text.split("\n")
-    out: list[str] = []
+_LINK = re.compile(r"!?\[([^\]\n]*)\]\([^)\n]*\)")
+_WIKI = re.compile(r"\[\[(?:[^\]|\n]*\|)?([^\]\n]*)\]\]")
+_EMPHASIS = re.compile(r"(\*\*|__|`)")
+_STARTS_BLOCK = re.compile(r"^\s{0,3}(?:#{1,6}\s|[-*+]\s|\d{1,9}[.)]\s|>|\|)")
+
+
+def _plain(line: str) -> str:
+    """A markdown line as prose: links as their text, no emphasis or code marks."""
+    return _EMPHASIS.sub("", _WIKI.sub(r"\1", _LINK.sub(r"\1", line)))
+
+
+def _blocks(text: str) -> list[tuple[int, str]]:
+    """The prose blocks of a markdown text: ``(first line, text)``, read one at a time.
+
+    A heading, a list item, a quote or a table row starts a block, a blank line ends one, and
+    other lines continue the block above (a wrapped paragraph). Fenced code and front matter
+    are left out. Each line keeps its own line in the block, so sentences map back to lines.
+    """
+    blocks: list[tuple[int, list[str]]] = []
     fence: str | None = None
+    lines = text.split("\n")
     front = bool(lines) and lines[0].strip() == "---"
-    for i, line in enumerate(lines):
+    current: list[str] | None = None
+    for n, line in enumerate(lines, start=1):
         if front:
-            out.append("")
-            if i > 0 and line.strip() in ("---", "..."):
+            if n > 1 and line.strip() in ("---", "..."):
                 front = False
             continue
         m = _FENCE.match(line)
-        if fence is None and m:
-            fence = m.group(1)[0]
-            out.append("")
-        elif fence is not None:
+        if fence is not None:
             if m and m.group(1)[0] == fence:
                 fence = None
-            out.append("")
-        else:
-            out.append(line)
-    return "\n".join(out)
+            continue
+        if m:
+            fence, current = m.group(1)[0], None
+            continue
+        if not line.strip():
+            current = None
+            continue
+        if current is None or _STARTS_BLOCK.match(line):
+            current = []
+            blocks.append((n, current))
+        current.append(_plain(line))
+    return [(n, "\n".join(b)) for n, b in blocks]
 
 
 def _locate(text: str, sentences: Sequence[str]) -> list[int | None]:
@@ -125,25 +146,25 @@ def _entity(kernel: Kernel, name: str | None) -> str | None:
 
 
 def _claims(kernel: Kernel, f: TopicFile, at: dt.datetime) -> list[_Said]:
-    text = _prose(f.text)
-    lines = text.split("\n")
-    reading = read(text, at=at, owner=kernel.owner)
-    offsets = _locate(text, [s for s, _ in reading])
+    lines = f.text.split("\n")
     out: list[_Said] = []
-    last_line = 1
-    for (_sentence, claims), offset in zip(reading, offsets, strict=True):
-        if offset is not None:
-            last_line = text.count("\n", 0, offset) + 1
-        for c in claims:
-            if not c.polarity or c.object is None:
-                continue  # "no longer": agrees with an end; "ended, whatever the value"
-            if c.valid_to is not None and c.valid_to <= at:
-                continue  # dated to the past by the text itself: history, not a claim of now
-            sid, oid = _entity(kernel, c.subject), _entity(kernel, c.object)
-            if sid is None or oid is None:
-                continue
-            n = last_line if offset is not None else _line_of(lines, c, last_line)
-            out.append(_Said(f.rel, n, f.text.split("\n")[n - 1].strip(), c, sid, oid))
+    for first, block in _blocks(f.text):
+        reading = read(block, at=at, owner=kernel.owner)
+        offsets = _locate(block, [s for s, _ in reading])
+        last = first
+        for (_sentence, claims), offset in zip(reading, offsets, strict=True):
+            if offset is not None:
+                last = first + block.count("\n", 0, offset)
+            for c in claims:
+                if not c.polarity or c.object is None:
+                    continue  # "no longer": agrees with an end; "ended, whatever the value"
+                if c.valid_to is not None and c.valid_to <= at:
+                    continue  # dated to the past by the text itself: history, not a claim of now
+                sid, oid = _entity(kernel, c.subject), _entity(kernel, c.object)
+                if sid is None or oid is None:
+                    continue
+                n = last if offset is not None else _line_of(lines, c, last)
+                out.append(_Said(f.rel, n, lines[n - 1].strip(), c, sid, oid))
     return out
 
 
