@@ -216,10 +216,12 @@ class StaleLine(_Row):
             return f"{where} links {self.target!r}, which does not exist"
         if self.kind == "archive":
             return f"{where} links {self.target!r}, which triage calls ARCHIVE"
-        when = "" if self.since is None else f" since {self.since.date().isoformat()}"
+        day = "" if self.since is None else self.since.date().isoformat()
         said = "" if self.session is None else f" (session {self.session})"
-        now = "ended" if self.ended else f"now {self.current_value}"
-        return f"{where} {self.text!r}: {self.stale_value} → {now}{when}{said}"
+        if self.ended:
+            return f"{where} {self.text!r}: {self.stale_value} ended {day}".rstrip() + said
+        when = f" since {day}" if day else ""
+        return f"{where} {self.text!r}: {self.stale_value} → now {self.current_value}{when}{said}"
 
 
 class SkippedFile(_Row):
