@@ -515,3 +515,22 @@ def test_nothing_in_the_directory_is_modified(
         shared.topic_triage(root, now=NOW, limit=None)
         shared.topic_audit(root, now=NOW)
         assert _snapshot(root) == before
+
+
+# -- the same answers on a FalkorDB server -------------------------------------------------------
+
+
+def test_the_same_answers_on_falkordb(falkordb_url: str, memdir: Path) -> None:
+    def answers(target: str | None) -> tuple[list[object], ...]:
+        clock = ManualClock("2026-03-01T00:00:00Z")
+        with gm.open(target, clock=clock) if target else gm.open(clock=clock) as mem:
+            _record_sessions(mem, clock)
+            return (
+                list(mem.topic_health(memdir, now=NOW)),
+                list(mem.topic_triage(memdir, now=NOW, limit=None)),
+                list(mem.topic_audit(memdir, now=NOW)),
+            )
+
+    embedded, server = answers(None), answers(falkordb_url)
+    assert server == embedded
+    assert any(r.kind == "superseded" and r.current_value == "Go" for r in server[2])
