@@ -199,7 +199,7 @@ def scan(path: StrPath, *, index: str = ROUTING_INDEX) -> Scan:
             got = _read(here / name, rel, root, found.skipped)
             if got is None:
                 continue
-            if rel == index:
+            if rel.casefold() == index.casefold():  # MEMORY.md at the top, in any case
                 found.index = got
             else:
                 found.topics.append(got)

@@ -534,3 +534,12 @@ def test_the_same_answers_on_falkordb(falkordb_url: str, memdir: Path) -> None:
     embedded, server = answers(None), answers(falkordb_url)
     assert server == embedded
     assert any(r.kind == "superseded" and r.current_value == "Go" for r in server[2])
+
+
+def test_the_routing_index_is_not_a_topic_in_any_case(tmp_path: Path) -> None:
+    (tmp_path / "memory.md").write_text("- [Kuzu](kuzu.md)\n", encoding="utf-8")
+    (tmp_path / "kuzu.md").write_text("x\n", encoding="utf-8")
+    (tmp_path / "other.md").write_text("x\n", encoding="utf-8")
+    with gm.open(clock=ManualClock(NOW), engine=ENGINE) as mem:
+        rows = {t.file: t.routed for t in mem.topic_triage(tmp_path, limit=None)}
+    assert rows == {"kuzu.md": True, "other.md": False}
