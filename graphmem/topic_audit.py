@@ -30,10 +30,11 @@ import datetime as dt
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from graphmem.errors import InvalidInput
 from graphmem.kernel import kernel_of
+from graphmem.store.textlines import terms
 from graphmem.text.pipeline import read
 from graphmem.timeutil import TimeLike, to_utc
 from graphmem.topic_file_scores import (
@@ -43,19 +44,23 @@ from graphmem.topic_file_scores import (
     normal_path,
     routing_links,
 )
-from graphmem.topic_files import Scan, TopicFile, scan, triage_scan
+from graphmem.topic_files import Scan, TopicFile, lines_with, scan, triage_scan
 from graphmem.topics import _window_start
 from graphmem.triage import Recommendation
 
 if TYPE_CHECKING:
     from graphmem.kernel import Kernel, MemoryLike
     from graphmem.models import Fact
+    from graphmem.store.records import LineRow
     from graphmem.text.claims import Claim
     from graphmem.topic_files import StrPath
 
 __all__ = ["topic_audit"]
 
 _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
+#: The newest session lines read per claim that no fact records (:func:`_from_sessions`).
+_SESSION_LINES = 50
+_UNKNOWN: Literal["unknown"] = "unknown"
 _SAID_IN = re.compile(r"from session (.+?)(?:; said: .*)?$")
 
 
@@ -189,7 +194,7 @@ def _session_of(closed: Sequence[Fact], k: Fact) -> str | None:
 
 def _stale(
     kernel: Kernel, said: _Said, history: Sequence[Fact], at: dt.datetime
-) -> StaleLine | None:
+) -> StaleLine | Literal["unknown"] | None:
     known = [v for v in history if v.expired_at is None]  # what memory knows today
     ids: dict[str, str | None] = {}
 
@@ -202,8 +207,10 @@ def _stale(
     named = said.claim.predicate and kernel.ontology.lookup(said.claim.predicate)
     if named and any(v.predicate == named.name for v in same):
         same = [v for v in same if v.predicate == named.name]
-    if not same or any(v.valid_at(at) for v in same):
-        return None  # memory knows nothing of it, or agrees
+    if not same:
+        return _UNKNOWN  # no fact of it: the sessions may still say (see _from_sessions)
+    if any(v.valid_at(at) for v in same):
+        return None  # memory agrees
     past = [v for v in same if v.valid_to is not None and v.valid_to <= at]
     if not past:
         return None  # only a future value: nothing is out of date yet
@@ -234,6 +241,80 @@ def _stale(
         learned_at=learned,
         session=session,
     )
+
+
+def _from_sessions(kernel: Kernel, unknown: Sequence[_Said], at: dt.datetime) -> list[StaleLine]:
+    """Stale lines that no fact records but a session's own words do.
+
+    A change statement that found no fact to change ("We migrated the API from Laravel to Go",
+    said before memory knew what the API ran on) writes nothing, but its session line keeps
+    it. For a claim memory has no fact of, the newest session lines (started by ``at``) that
+    name its object and subject are read: the newest one that speaks of the pair decides. It
+    agrees when it asserts the value, supersedes it when it is a change statement that names
+    the value as the one replaced, ends it when it says the value ended.
+    """
+    store = kernel.store
+    claims: dict[str, list[Claim]] = {}
+    lines: dict[tuple[str, str], list[LineRow]] = {}
+    out: list[StaleLine] = []
+    for s in unknown:
+        key = (s.subject_id, s.object_id)
+        if key not in lines:
+            words = terms(s.claim.object or "")
+            subject = (
+                set()
+                if s.subject_id == _entity(kernel, kernel.owner)
+                else set(terms(s.claim.subject))
+            )
+            rows = [
+                r
+                for r in (lines_with(store, words) if words else [])
+                if r.started_at <= at and (not subject or subject & set(terms(r.text)))
+            ]
+            rows.sort(key=lambda r: (r.started_at, r.recorded_at, r.id), reverse=True)
+            lines[key] = rows[:_SESSION_LINES]
+        for row in lines[key]:
+            if row.id not in claims:
+                reading = read(row.text, at=row.started_at, owner=kernel.owner)
+                claims[row.id] = [c for _, cs in reading for c in cs]
+            verdict = _verdict(kernel, s, claims[row.id])
+            if verdict is None:
+                continue
+            kind, c = verdict
+            if kind != "agrees":
+                out.append(
+                    StaleLine(
+                        kind=kind,
+                        file=s.file,
+                        line=s.line,
+                        text=s.text,
+                        subject=c.subject,
+                        predicate=c.predicate or c.hint,
+                        stale_value=s.claim.object,
+                        current_value=c.object if kind == "superseded" else None,
+                        ended=kind == "ended",
+                        since=c.valid_from or row.started_at,
+                        learned_at=row.recorded_at,
+                        session=row.session,
+                    )
+                )
+            break
+    return out
+
+
+def _verdict(
+    kernel: Kernel, s: _Said, claims: Sequence[Claim]
+) -> tuple[Literal["agrees", "superseded", "ended"], Claim] | None:
+    for c in claims:
+        if _entity(kernel, c.subject) != s.subject_id:
+            continue
+        if c.polarity and c.object is not None and _entity(kernel, c.object) == s.object_id:
+            return "agrees", c
+        if c.polarity and c.change and c.object and _entity(kernel, c.replaces) == s.object_id:
+            return "superseded", c
+        if not c.polarity and _entity(kernel, c.object) == s.object_id:
+            return "ended", c
+    return None
 
 
 def _routing(found: Scan, kernel: Kernel, at: dt.datetime, window_days: float) -> list[StaleLine]:
@@ -306,12 +387,17 @@ def topic_audit(
     rows: dict[tuple[str, int, str], StaleLine] = {}
     with kernel.lock:  # several queries: no write of this memory in between
         history: dict[str, list[Fact]] = {}
+        unknown: list[_Said] = []
         for s in said:
             if s.subject_id not in history:
                 history[s.subject_id] = kernel.store.query_facts(subject_id=s.subject_id)
             row = _stale(kernel, s, history[s.subject_id], at)
-            if row is not None:
+            if row == _UNKNOWN:
+                unknown.append(s)
+            elif isinstance(row, StaleLine):
                 rows.setdefault((row.file, row.line, row.stale_value or ""), row)
+        for row in _from_sessions(kernel, unknown, at):
+            rows.setdefault((row.file, row.line, row.stale_value or ""), row)
         routing = _routing(found, kernel, at, window_days)
     order = {f.rel: i for i, f in enumerate(files)}
     listed = sorted(rows.values(), key=lambda r: (order[r.file], r.line, r.stale_value or ""))

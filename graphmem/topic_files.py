@@ -53,8 +53,9 @@ from graphmem.topics import _window_start
 if TYPE_CHECKING:
     from graphmem.kernel import Kernel, MemoryLike
     from graphmem.store.base import Store
+    from graphmem.store.records import LineRow
 
-__all__ = ["Scan", "TopicFile", "scan", "topic_health", "topic_triage"]
+__all__ = ["Scan", "TopicFile", "lines_with", "scan", "topic_health", "topic_triage"]
 
 _SECONDS_PER_DAY = 86_400.0
 #: First page of a session search; a full page is asked again, this many times larger.
@@ -211,14 +212,19 @@ def scan(path: StrPath, *, index: str = ROUTING_INDEX) -> Scan:
 # -- sessions mentioning a topic -----------------------------------------------------------------
 
 
-def _sessions_with(store: Store, term: str) -> dict[str, dt.datetime]:
-    """``{session: started_at}`` of every session with a line holding ``term``."""
+def lines_with(store: Store, words: Sequence[str]) -> list[LineRow]:
+    """Every session line holding one of ``words`` (index terms), through session search."""
     limit = _PAGE
     while True:
-        hits = store.search_lines([term], limit=limit)
+        hits = store.search_lines(list(words), limit=limit)
         if len(hits) < limit:
-            return {h.line.session: h.line.started_at for h in hits}
+            return [h.line for h in hits]
         limit *= _GROWTH
+
+
+def _sessions_with(store: Store, term: str) -> dict[str, dt.datetime]:
+    """``{session: started_at}`` of every session with a line holding ``term``."""
+    return {line.session: line.started_at for line in lines_with(store, [term])}
 
 
 @dataclass(frozen=True)

@@ -543,3 +543,26 @@ def test_the_routing_index_is_not_a_topic_in_any_case(tmp_path: Path) -> None:
     with gm.open(clock=ManualClock(NOW), engine=ENGINE) as mem:
         rows = {t.file: t.routed for t in mem.topic_triage(tmp_path, limit=None)}
     assert rows == {"kuzu.md": True, "other.md": False}
+
+
+def test_a_change_no_fact_recorded_is_read_from_the_session_lines(tmp_path: Path) -> None:
+    # Said before memory knew what the API ran on: no fact to supersede, only the session line.
+    (tmp_path / "api.md").write_text("# API\n\n- The API runs on Laravel.\n", encoding="utf-8")
+    (tmp_path / "db.md").write_text("The API uses Postgres.\n", encoding="utf-8")
+    clock = ManualClock("2026-06-10T12:00:00Z")
+    with gm.open(clock=clock, engine=ENGINE) as mem:
+        mem.add_session(
+            "We migrated the API from Laravel to Go.", started_at="2026-06-10", session_id="s-go"
+        )
+        assert mem.facts() == []
+        (row,) = mem.topic_audit(tmp_path)
+        assert (row.file, row.line, row.text) == ("api.md", 3, "- The API runs on Laravel.")
+        assert (row.kind, row.stale_value, row.current_value) == ("superseded", "Laravel", "Go")
+        assert (row.session, row.since) == ("s-go", to_utc("2026-06-10"))
+        assert list(mem.topic_audit(tmp_path, now="2026-06-01")) == []  # not said yet
+        # A newer session that says it runs on Laravel again decides.
+        clock.set("2026-06-20T12:00:00Z")
+        mem.add_session(
+            "Rollback: the API runs on Laravel.", started_at="2026-06-20", session_id="s-back"
+        )
+        assert [r.kind for r in mem.topic_audit(tmp_path)] == []
