@@ -60,6 +60,8 @@ __all__ = ["topic_audit"]
 _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 #: The newest session lines read per claim that no fact records (:func:`_from_sessions`).
 _SESSION_LINES = 50
+#: At most this many session lines are read by one audit's fallback (about 2-3 ms each).
+_SESSION_READS = 1000
 _UNKNOWN: Literal["unknown"] = "unknown"
 _SAID_IN = re.compile(r"from session (.+?)(?:; said: .*)?$")
 
@@ -251,30 +253,36 @@ def _from_sessions(kernel: Kernel, unknown: Sequence[_Said], at: dt.datetime) ->
     it. For a claim memory has no fact of, the newest session lines (started by ``at``) that
     name its object and subject are read: the newest one that speaks of the pair decides. It
     agrees when it asserts the value, supersedes it when it is a change statement that names
-    the value as the one replaced, ends it when it says the value ended.
+    the value as the one replaced, ends it when it says the value ended. At most
+    :data:`_SESSION_LINES` lines per claim and :data:`_SESSION_READS` per audit are read.
     """
     store = kernel.store
+    owner = _entity(kernel, kernel.owner)
     claims: dict[str, list[Claim]] = {}
-    lines: dict[tuple[str, str], list[LineRow]] = {}
+    # Per object's words: the lines started by ``at`` holding one of them, newest first.
+    naming: dict[tuple[str, ...], list[tuple[LineRow, frozenset[str]]]] = {}
+    picked: dict[tuple[str, str], list[LineRow]] = {}
+    budget = _SESSION_READS
     out: list[StaleLine] = []
     for s in unknown:
         key = (s.subject_id, s.object_id)
-        if key not in lines:
-            words = terms(s.claim.object or "")
-            subject = (
-                set()
-                if s.subject_id == _entity(kernel, kernel.owner)
-                else set(terms(s.claim.subject))
-            )
-            rows = [
+        words = tuple(sorted(set(terms(s.claim.object or ""))))
+        if key not in picked:
+            if words not in naming:
+                rows = [r for r in lines_with(store, words) if r.started_at <= at] if words else []
+                rows.sort(key=lambda r: (r.started_at, r.recorded_at, r.id), reverse=True)
+                naming[words] = [(r, frozenset(terms(r.text))) for r in rows]
+            subject = set() if s.subject_id == owner else set(terms(s.claim.subject))
+            picked[key] = [
                 r
-                for r in (lines_with(store, words) if words else [])
-                if r.started_at <= at and (not subject or subject & set(terms(r.text)))
-            ]
-            rows.sort(key=lambda r: (r.started_at, r.recorded_at, r.id), reverse=True)
-            lines[key] = rows[:_SESSION_LINES]
-        for row in lines[key]:
+                for r, held in naming[words]
+                if held.issuperset(words) and (not subject or subject & held)
+            ][:_SESSION_LINES]
+        for row in picked[key]:
             if row.id not in claims:
+                if budget <= 0:
+                    break
+                budget -= 1
                 reading = read(row.text, at=row.started_at, owner=kernel.owner)
                 claims[row.id] = [c for _, cs in reading for c in cs]
             verdict = _verdict(kernel, s, claims[row.id])
