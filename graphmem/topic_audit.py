@@ -12,11 +12,14 @@ the text reader (:func:`graphmem.text.pipeline.read`) and compares every claim w
   name one. When the claim names a relation the subject has with that object, only that
   relation's versions count;
 - the claim is **stale** when memory's current knowledge (every version not closed in system
-  time: what memory knows today, however late it learned it) holds versions of that pair, none
-  valid at ``now`` (valid time) and one ended by then. The row names the stale value, the value that
-  replaced it (the version of the same subject and relation valid now) or that it ended, the
-  valid time of the change (``since``) and the session that said so (the replacing version's
-  source, else the session named by the closed version's reason);
+  time: what memory knows today, however late it learned it) holds versions of that pair,
+  none valid at ``now`` (valid time) and one ended by then. The row names the stale value, the
+  value that replaced it (the version of the same subject and relation valid now) or that it
+  ended, the valid time of the change (``since``) and the session that said so (the replacing
+  version's source, else the session named by the closed version's reason);
+- a claim no fact records is checked against the session lines that name it
+  (:func:`_from_sessions`): a change statement that found no fact to change writes nothing,
+  but its line keeps it;
 - a claim memory agrees with, knows nothing about, that is negative (it says the value ended)
   or that dates itself to the past, is not listed.
 

@@ -566,3 +566,14 @@ def test_a_change_no_fact_recorded_is_read_from_the_session_lines(tmp_path: Path
             "Rollback: the API runs on Laravel.", started_at="2026-06-20", session_id="s-back"
         )
         assert [r.kind for r in mem.topic_audit(tmp_path)] == []
+
+
+@given(st.text(alphabet=st.sampled_from("[]()#:/.-_ `mdhtps\nab"), max_size=80))
+def test_routing_links_are_local_paths(text: str) -> None:
+    for n, line, target in routing_links(text):
+        assert 1 <= n <= text.count("\n") + 1
+        assert line == text.split("\n")[n - 1].strip()
+        assert target
+        assert not target.startswith("#")
+        assert "://" not in target
+        assert "#" not in target
