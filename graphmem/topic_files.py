@@ -244,15 +244,18 @@ def _mentions(
     """Per topic: sessions in ``(start, at]`` (hits) and up to ``at`` that mention it.
 
     A session mentions a topic when its lines, together, hold every keyword of the topic
-    (normalised as session search normalises words: docs/concepts/topic-files.md#health).
-    One search per distinct word, shared by the topics that use it.
+    (normalised as session search normalises words), or when it mentions an entity whose name
+    holds every keyword (``add_session(mentions=[...])``; docs/concepts/topic-files.md#health).
+    One search per distinct word, shared by the topics that use it; the sessions are read for
+    their mentions only when a mentioned entity's name can match a topic.
     """
-    wanted = [{t for k in kws for t in terms(k)} for kws in keywords]
+    wanted = [frozenset(t for k in kws for t in terms(k)) for kws in keywords]
     found: dict[str, dict[str, dt.datetime]] = {}
     for word in sorted(set().union(*wanted)):
         found[word] = {s: t for s, t in _sessions_with(kernel.store, word).items() if t <= at}
+    by_mention = _mentioning(kernel, wanted, at=at, start=start)
     out: list[_Mentions] = []
-    for words in wanted:
+    for words, named in zip(wanted, by_mention, strict=True):
         if not words:
             out.append(_Mentions(0, 0, None))
             continue
@@ -260,8 +263,37 @@ def _mentions(
         sessions = dict(found[ordered[0]])
         for w in ordered[1:]:
             sessions = {s: t for s, t in sessions.items() if s in found[w]}
+        sessions.update(named)
         hits = sum(1 for t in sessions.values() if t > start)
         out.append(_Mentions(hits, len(sessions), max(sessions.values(), default=None)))
+    return out
+
+
+def _mentioning(
+    kernel: Kernel, wanted: Sequence[frozenset[str]], *, at: dt.datetime, start: dt.datetime
+) -> list[dict[str, dt.datetime]]:
+    """Per topic: ``{session: started_at}`` of the sessions mentioning an entity named like it.
+
+    An entity is named like a topic when its name holds every keyword of the topic; only
+    sessions started by ``at`` count.
+    """
+    out: list[dict[str, dt.datetime]] = [{} for _ in wanted]
+    names: dict[str, frozenset[str]] = {}
+
+    def matches(name: str) -> list[int]:
+        if name not in names:
+            names[name] = frozenset(terms(name))
+        held = names[name]
+        return [i for i, words in enumerate(wanted) if words and words <= held]
+
+    store = kernel.store
+    if not any(matches(m.name) for m in store.mention_counts(now=at, start=start)):
+        return out  # no mentioned entity is named like a topic: nothing to read
+    for session in store.read_sessions(until=at):
+        for name, count in session.mentions.items():
+            if count > 0:
+                for i in matches(name):
+                    out[i][session.id] = session.started_at
     return out
 
 

@@ -577,3 +577,19 @@ def test_routing_links_are_local_paths(text: str) -> None:
         assert not target.startswith("#")
         assert "://" not in target
         assert "#" not in target
+
+
+def test_sessions_that_mention_an_entity_named_like_the_topic_count(tmp_path: Path) -> None:
+    (tmp_path / "kuzu-planner.md").write_text("x\n", encoding="utf-8")
+    (tmp_path / "billing.md").write_text("x\n", encoding="utf-8")
+    _touch(tmp_path / "kuzu-planner.md", NOW - 90 * DAY)
+    _touch(tmp_path / "billing.md", NOW - 90 * DAY)
+    with gm.open(clock=ManualClock(NOW), engine=ENGINE) as mem:
+        for i in range(12):  # mentions only, no text: no session line to search
+            mem.add_session(started_at=NOW - i * DAY, mentions=["Kuzu planner", "Kuzu"])
+        mem.add_session(started_at=NOW - 70 * DAY, mentions=["Billing"])
+        mem.add_session("The kuzu planner again.", started_at=NOW - DAY, session_id="t")
+        rows = {h.file: h for h in mem.topic_health(tmp_path)}
+    assert (rows["kuzu-planner.md"].hits, rows["kuzu-planner.md"].band) == (13, Band.HOT)
+    assert (rows["billing.md"].hits, rows["billing.md"].df) == (0, 1)
+    assert rows["billing.md"].band is Band.COLD
