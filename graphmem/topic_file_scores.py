@@ -18,7 +18,7 @@ is :mod:`graphmem.topic_files`).
   (docs/concepts/topic-files.md#audit).
 
 >>> file_keywords("kuzu-query_planner.notes.md")
-('kuzu', 'query', 'planner', 'notes')
+('kuzu', 'query', 'planner')
 >>> file_keywords("the-and.md")
 ()
 """
@@ -49,6 +49,7 @@ from graphmem.triage import (
 
 __all__ = [
     "ACTIONABLE_LINES",
+    "FILE_WORDS",
     "MAX_FILE_BYTES",
     "ROUTING_INDEX",
     "FileCounts",
@@ -74,6 +75,34 @@ MAX_FILE_BYTES = 1024 * 1024
 #: Actionability looks for prescriptive cues in this many first lines of a file.
 ACTIONABLE_LINES = 50
 
+#: Words that name the kind of file, not its topic ("debugging-notes.md" is about debugging):
+#: left out of the keywords with the stop words, since sessions rarely say them.
+FILE_WORDS = frozenset(
+    [
+        "doc",
+        "docs",
+        "draft",
+        "general",
+        "index",
+        "info",
+        "memories",
+        "memory",
+        "misc",
+        "note",
+        "notes",
+        "overview",
+        "readme",
+        "stuff",
+        "temp",
+        "things",
+        "tmp",
+        "todo",
+        "todos",
+        "topic",
+        "topics",
+        "wip",
+    ]
+)
 _SPLIT = re.compile(r"[-_.\s]+")
 _SECONDS_PER_DAY = 86_400.0
 _EARLIEST = dt.datetime(1, 1, 1, tzinfo=dt.timezone.utc)
@@ -89,7 +118,8 @@ def file_keywords(name: str) -> tuple[str, ...]:
 
     The directories and the ``.md`` suffix are dropped, the words case-folded; stop words
     (:data:`graphmem.normalize.STOPWORDS`), one-letter words and bare numbers are left out, as
-    session search leaves them out of every line (docs/concepts/topic-files.md#keywords).
+    session search leaves them out of every line, and so are the words that name the kind of
+    file (:data:`FILE_WORDS`: notes, misc, overview, ...; docs/concepts/topic-files.md#keywords).
 
     Args:
         name: the file's name or path (``"infra/api-migration.md"``).
@@ -110,7 +140,11 @@ def file_keywords(name: str) -> tuple[str, ...]:
     if base.lower().endswith(".md"):
         base = base[:-3]
     words = (w.casefold() for w in _SPLIT.split(base))
-    kept = (w for w in words if len(w) > 1 and not w.isdigit() and w not in STOPWORDS)
+    kept = (
+        w
+        for w in words
+        if len(w) > 1 and not w.isdigit() and w not in STOPWORDS and w not in FILE_WORDS
+    )
     return tuple(dict.fromkeys(kept))
 
 

@@ -350,7 +350,8 @@ def test_bad_directories_and_options_raise_graphmem_errors(tmp_path: Path) -> No
     [
         ("kuzu-planner.md", ("kuzu", "planner")),
         ("infra/API_Migration.v2.md", ("api", "migration", "v2")),
-        ("2026-06-notes.md", ("notes",)),
+        ("2026-06-notes.md", ()),
+        ("debugging-notes.md", ("debugging",)),
         ("the-and-of.md", ()),
         ("a-b-c.md", ()),
         ("deploy--deploy.MD", ("deploy",)),
