@@ -704,7 +704,7 @@ class Memory:
         return ResultList(triage(self._kernel, now=now, limit=limit, window_days=window_days))
 
     def topic_health(
-        self, path: Any, *, now: TimeLike | None = None, window_days: float = 30
+        self, path: str | os.PathLike[str], *, now: TimeLike | None = None, window_days: float = 30
     ) -> Any:
         """Score the topic files of a directory. See :func:`graphmem.topic_files.topic_health`."""
         from graphmem.topic_files import topic_health
@@ -713,7 +713,7 @@ class Memory:
 
     def topic_triage(
         self,
-        path: Any,
+        path: str | os.PathLike[str],
         *,
         now: TimeLike | None = None,
         window_days: float = 30,
@@ -724,8 +724,8 @@ class Memory:
 
         return topic_triage(self._kernel, path, now=now, window_days=window_days, limit=limit)
 
-    def topic_audit(self, path: Any, *, now: TimeLike | None = None) -> Any:
-        """List the topic-file lines memory knows to be stale. See :func:`graphmem.topic_audit`."""
+    def topic_audit(self, path: str | os.PathLike[str], *, now: TimeLike | None = None) -> Any:
+        """List the topic-file lines memory knows to be stale. See :func:`graphmem.topic_audit.topic_audit`."""
         from graphmem.topic_audit import topic_audit
 
         return topic_audit(self._kernel, path, now=now)
