@@ -725,7 +725,7 @@ class Memory:
         return topic_triage(self._kernel, path, now=now, window_days=window_days, limit=limit)
 
     def topic_audit(self, path: str | os.PathLike[str], *, now: TimeLike | None = None) -> Any:
-        """List the topic-file lines memory knows to be stale. See :func:`graphmem.topic_audit.topic_audit`."""
+        """List the stale lines of a directory. See :func:`graphmem.topic_audit.topic_audit`."""
         from graphmem.topic_audit import topic_audit
 
         return topic_audit(self._kernel, path, now=now)
