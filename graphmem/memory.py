@@ -717,6 +717,33 @@ class Memory:
 
         return ResultList(triage(self._kernel, now=now, limit=limit, window_days=window_days))
 
+    def topic_health(
+        self, path: str | os.PathLike[str], *, now: TimeLike | None = None, window_days: float = 30
+    ) -> Any:
+        """Score the topic files of a directory. See :func:`graphmem.topic_files.topic_health`."""
+        from graphmem.topic_files import topic_health
+
+        return topic_health(self._kernel, path, now=now, window_days=window_days)
+
+    def topic_triage(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        now: TimeLike | None = None,
+        window_days: float = 30,
+        limit: int | None = 5,
+    ) -> Any:
+        """Triage the topic files of a directory. See :func:`graphmem.topic_files.topic_triage`."""
+        from graphmem.topic_files import topic_triage
+
+        return topic_triage(self._kernel, path, now=now, window_days=window_days, limit=limit)
+
+    def topic_audit(self, path: str | os.PathLike[str], *, now: TimeLike | None = None) -> Any:
+        """List the stale lines of a directory. See :func:`graphmem.topic_audit.topic_audit`."""
+        from graphmem.topic_audit import topic_audit
+
+        return topic_audit(self._kernel, path, now=now)
+
     def context(
         self,
         query: str,

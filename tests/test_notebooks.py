@@ -22,7 +22,7 @@ IDS = [p.stem for p in NOTEBOOKS]
 PRIVATE = re.compile(r"\.\s*_[a-zA-Z]|graphmem\.[\w.]*\._")
 
 
-def test_the_six_notebooks_exist() -> None:
+def test_the_seven_notebooks_exist() -> None:
     assert IDS == [
         "01-quickstart",
         "02-what-did-we-believe",
@@ -30,6 +30,7 @@ def test_the_six_notebooks_exist() -> None:
         "04-topics-and-hotness",
         "05-text-memory",
         "06-episodic-recall",
+        "07-topic-files",
     ]
 
 

@@ -95,6 +95,7 @@ def _register() -> None:
         export,  # noqa: F401
         migrate,  # noqa: F401
         sessions,  # noqa: F401
+        topic_files,  # noqa: F401
         topics,  # noqa: F401
     )
 
