@@ -43,6 +43,8 @@ CORE = {
     "text.lexicon",
     "text.nlp",
     "text.resolve",
+    "text.parse",
+    "text.readers",
 }
 #: The write path and the services: they run on a Kernel, never on the facade.
 SERVICES = {

@@ -95,7 +95,8 @@ HYPOTHETICAL = frozenset(
     hopefully want wants wanted aim aims aiming evaluate evaluating trial trialing piloting
     prototype prototyping exploring explore discussing discussed debating debate maybe
     eventually someday soon tomorrow next upcoming need needs must let's lets try trying
-    tried attempt attempting""".split()  # noqa: SIM905
+    tried attempt attempting evaluated trialed trialled piloted prototyped explored
+    investigated""".split()  # noqa: SIM905
 )
 #: Phrases of the same kind that are more than one word.
 HYPOTHETICAL_PHRASES = (

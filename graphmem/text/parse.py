@@ -486,9 +486,9 @@ def _copula(verb: Token, subject: str, negated: bool) -> list[Open]:
     if attrs:
         return _is_a(verb, subject, attrs[0], negated)
     preps = _value_preps(verb)
-    if preps:
+    if preps and not _children(verb, "acomp"):  # "latency is bad at p99": a description
         word, obj = preps[0]
-        if _is_pronoun(obj.text) or word in ("of", "by"):
+        if _is_pronoun(obj.text) or word not in ("in", "on", "at", "with", "behind"):
             return []
         value = phrase(obj)
         relation = attribute(value) or f"is {word}"  # "I'm on Eastern Time": a timezone

@@ -337,6 +337,7 @@ class Reader:
         out: list[Claim] = []
         subject: str | None = None
         waiting: list[str] = []  # "Alice and Bob both work at Acme": subjects before the verb
+        hedged = False  # a clause was a plan, a hedge or history: the parse is not asked
         for dated in _clauses(text):
             vf, vt = self._dates(dated)
             if vf is None and vt is None:
@@ -346,6 +347,7 @@ class Reader:
                 continue
             if skipped(clause) is not None:  # "..., not sure where he landed"
                 self._names(clause)
+                hedged = True
                 continue
             self.clause_ends = vt is not None
             found = self._clause_claims(clause, subject, speaker, out)
@@ -383,7 +385,7 @@ class Reader:
                 out.append(c)
                 self.note_subject(c)
         out.extend(self._appositions(text, speaker, sentence_dates, whole))
-        if not out or any(_garbled(c) for c in out) or _JOINED.search(text):
+        if not hedged and (not out or any(_garbled(c) for c in out) or _JOINED.search(text)):
             # the rule forms read nothing, read a clause wrongly, or may have read one clause
             # of several: the parse reads the sentence (docs/concepts/text.md#the-parser)
             parsed = [
@@ -398,9 +400,17 @@ class Reader:
             ]
             if not out or any(_garbled(c) for c in out):
                 out = parsed or out
-            else:  # only what the rules did not read: values they did not name
+            else:  # only what the rules did not read: another thing's values, by name
                 said = {names_key(v) for c in out for v in (c.object, c.replaces, c.subject) if v}
-                out.extend(c for c in parsed if c.object and names_key(c.object) not in said)
+                told = {c.subject for c in out if c.polarity}
+                out.extend(
+                    c
+                    for c in parsed
+                    if c.object
+                    and names_key(c.object) not in said
+                    and c.subject not in told
+                    and (is_name_like(c.object) or c.predicate == "role")
+                )
         if not out:
             self._names(text)
         if ended_by and out:
