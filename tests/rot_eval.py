@@ -129,7 +129,9 @@ def subject_ok(snap: Snapshot, alts: Iterable[str], row: Row) -> bool:
             return True
         if key(alt) == "self" and names_match(snap.owner, row[0]):
             return True
-        if names_match(snap.owner, row[0]) and names_match(alt, row[1].replace("_", " ")):
+        if names_match(snap.owner, row[0]) and names_match(
+            alt.replace("-", " "), row[1].replace("_", " ")
+        ):
             return True  # "the primary region is X" filed as the owner's primary_region
     return False
 
@@ -251,6 +253,7 @@ class Result:
     ends_right: int = 0
     passed: bool = False
     why: list[str] = field(default_factory=list)
+    false_ends: list[str] = field(default_factory=list)
     current_at_end: list[str] = field(default_factory=list)
     error: str | None = None
     seconds: float = 0.0
@@ -302,7 +305,9 @@ def _score_session(
     ends = predicted_ends(before, after)
     changes = [c for c in story["changes"] if c[0] == i]
     res.ends += len(ends)
-    res.ends_right += sum(any(row_matches(before, c[1], c[2], r) for c in changes) for r in ends)
+    right = [r for r in ends if any(row_matches(before, c[1], c[2], r) for c in changes)]
+    res.ends_right += len(right)
+    res.false_ends.extend(f"session {i}: {' | '.join(r)}" for r in sorted(ends) if r not in right)
     for c in changes:
         hit = any(row_matches(before, c[1], c[2], r) for r in ends)
         stored = found(before, c[1], c[2])
@@ -402,6 +407,7 @@ def summarise(results: list[Result]) -> dict[str, Any]:
         "failing": [
             {"id": r.id, "why": r.why, "current": r.current_at_end} for r in results if not r.passed
         ],
+        "false_ends": {r.id: r.false_ends for r in results if r.false_ends},
         "seconds": round(sum(r.seconds for r in results), 2),
     }
 
@@ -443,6 +449,10 @@ def print_report(summary: dict[str, Any], out: Any = sys.stdout) -> None:
             print(f"  {f['id']}: " + "; ".join(f["why"]), file=out)
             for c in f["current"][:12]:
                 print(f"      now: {c}", file=out)
+    if summary["false_ends"]:
+        print("\nfalse ends (ended, but no labelled change):", file=out)
+        for sid, rows in summary["false_ends"].items():
+            print(f"  {sid}: " + "; ".join(rows), file=out)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -339,7 +339,9 @@ PEOPLE_SLOTS = frozenset(
 SELF_SPEAKERS = frozenset({"user", "me", "human", "assistant", "ai", "bot", "agent", "system"})
 _NOT_SPEAKERS = frozenset(
     """correction update note fyi psa news reminder todo warning important context summary
-    background decision result results status question answer edit erratum""".split()  # noqa: SIM905
+    background decision result results status question answer edit erratum idea ideas
+    proposal proposals draft brainstorm joke rumor rumour wishlist option options agenda
+    todo goal goals plan plans retro standup minutes changelog""".split()  # noqa: SIM905
 )
 
 
@@ -375,7 +377,6 @@ ALIASES = {
     "js": "JavaScript",
     "ts": "TypeScript",
     "nodejs": "Node.js",
-    "node": "Node.js",
     "gh actions": "GitHub Actions",
     "gha": "GitHub Actions",
     "github action": "GitHub Actions",

@@ -70,7 +70,7 @@ def value(raw: str | None, *, keep_prepositions: bool = False) -> str | None:
     if not keep_prepositions:
         text = _OBJECT_STOP.sub("", text)
     else:
-        text = re.sub(r"\s*[,;].*$|\s+\(.*$", "", text)
+        text = re.sub(r"\s*(?:,(?!\d{3}\b)|;).*$|\s+\(.*$", "", text)
     for _ in range(3):
         text = _TRAIL_OBJECT.sub("", text).strip(" ,.")
     text = re.sub(r"(?i)^(?:actually|now|still|currently|really|officially|also|just)\s+", "", text)

@@ -142,6 +142,7 @@ _PRONOUNS = frozenset(
     nothing all everyone someone one there here what which who""".split()  # noqa: SIM905
 )
 _FIRST = frozenset("i we me us".split())
+_DATEISH = re.compile(r"\d{1,2}/\d{1,2}(?:/\d{2,4})?")
 _CLOCK = re.compile(r"\d{1,2}(?::\d{2})?(?:am|pm)?|noon|midnight", re.IGNORECASE)
 _NOUNS = frozenset({"NOUN", "PROPN"})
 _MODIFIERS = frozenset({"compound", "amod", "nmod", "nummod", "poss", "det", "quantmod", "npadvmod"})
@@ -255,11 +256,18 @@ def _hedged(verb: Token) -> bool:
 
 
 def _indefinite(tok: Token) -> bool:
-    """"a startup", "some tool", "no date": not a value of its own (docs/concepts/text.md)."""
+    """"a startup", "some tool", "no date", "three times", "17/12": not a value of its own.
+
+    An indefinite phrase that holds a name stays a value ("a single EC2 instance").
+    """
+    if _DATEISH.fullmatch(tok.text) or tok.lemma_.casefold() in ("time", "times"):
+        return True
+    if any(c.dep_ == "det" and c.lower_ == "no" for c in tok.children):
+        return True
     return any(
-        c.dep_ == "det" and c.lower_ in ("a", "an", "some", "another", "any", "no", "every")
+        c.dep_ == "det" and c.lower_ in ("a", "an", "some", "another", "any", "every")
         for c in tok.children
-    )
+    ) and not any(t.pos_ == "PROPN" or _capital(t) for t in tok.subtree if t is not tok)
 
 
 def _person(tok: Token) -> bool:
@@ -435,7 +443,7 @@ def _clause(verb: Token) -> list[Open]:
 
 def _capital(tok: Token) -> bool:
     """A capitalised word inside a sentence: a name whatever the tagger says ("Northwind")."""
-    return bool(tok.i > 0 and tok.text[:1].isupper() and not tok.text.isupper())
+    return bool(tok.i > 0 and tok.text[:1].isupper())
 
 
 def _slot_phrase(subj: Token | None) -> tuple[str | None, str | None]:

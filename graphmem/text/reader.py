@@ -61,6 +61,11 @@ _SCHEDULED = re.compile(
     r"january|february|march|april|may|june|july|august|september|october|november|december)\b"
 )
 _WILL = re.compile(r"(?i)\b(?:will|'ll|is going to|are going to)\s+(be\s+)?")
+#: Headers that say what follows did not happen ("Idea:", "Proposal:", "Rumour:").
+_UNREAL_TOPIC = re.compile(
+    r"(?i)\b(?:ideas?|proposals?|proposed|drafts?|brainstorm\w*|jokes?|rumou?rs?|wishlist|"
+    r"hypothetical|options?|alternatives?|candidates?|questions?|open questions?|todo|to do)\b"
+)
 #: A sentence that joins clauses: the rule forms may read one of them only.
 _JOINED = re.compile(r"\s(?:and|but|while|then)\s|;|,\s", re.IGNORECASE)
 
@@ -312,6 +317,8 @@ class Reader:
         ):
             # "Catching up with Priyanka: she left Stripe", "Research log: the baseline is X"
             self._names(topic.group("topic"))
+            if _UNREAL_TOPIC.search(topic.group("topic")) or skipped(topic.group("topic")):
+                return []  # "April Fools idea: ...", "Proposal: ...": nothing happened
             text = text[topic.end() :]
         if _SCHEDULED.search(text):
             # "Starting 1 April payroll will be run by Remote": a dated change, not a plan
@@ -662,7 +669,7 @@ def _list_item(clause: str) -> bool:
 
 _CLAUSE_SPLIT = re.compile(
     r"\s*(?:;|,?\s+(?:and then|and|but|then|while|whereas|so|now that)\s+|"
-    r",\s+(?!(?:from|to|onto|into|in|on|at|with|for|since|until|as)\b))\s*",
+    r"(?<!\d),\s+(?!(?:from|to|onto|into|in|on|at|with|for|since|until|as)\b))\s*",
     re.IGNORECASE,
 )
 

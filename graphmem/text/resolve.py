@@ -365,7 +365,17 @@ class Resolver:
                 slots.setdefault(v.predicate, []).append(v.object)
         if c.hint and c.hint in slots:
             return [self._act("assert", c, c.subject, c.hint, new, start)]
-        fits = [p for p, olds in slots.items() if all(compatible(new, o) for o in olds)]
+        # A relation the text named once ("retries", "talks to") is no slot for a change
+        # that names none: only the ontology's relations and values of one family are.
+        fits = [
+            p
+            for p, olds in slots.items()
+            if all(compatible(new, o) for o in olds)
+            and (
+                self.lookup(p) is not None
+                or (_family(new) is not None and all(_family(o) == _family(new) for o in olds))
+            )
+        ]
         same_family = [
             p
             for p in fits
