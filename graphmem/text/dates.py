@@ -80,7 +80,8 @@ DATE_PATTERN = re.compile(
     + r"|q[1-4](?:\s+(?:of\s+)?\d{4})?"
     + rf"|(?:last|this|next)\s+(?:week|month|year|quarter|{'|'.join(_SEASONS)}|{'|'.join(_WEEKDAYS)}|{_MONTH})"  # noqa: E501
     + rf"|{_NUM}\s+(?:day|week|month|year)s?\s+ago"
-    + r"|yesterday|today|tonight|this morning|this afternoon|this evening|earlier today"
+    + r"|yesterday|today|tonight|last night|this morning|this afternoon|this evening"
+    + r"|earlier today"
     + r"|the day before yesterday|the other day|recently"
     + rf"|(?:{'|'.join(_SEASONS)})(?:\s+(?:of\s+)?\d{{4}})?"
     + rf"|{'|'.join(_WEEKDAYS)}"
@@ -126,7 +127,7 @@ def _resolve(expr: str, at: dt.datetime) -> dt.datetime | None:  # noqa: C901 - 
             low == "earlier today"
         ):
             return today
-        if low == "yesterday":
+        if low in ("yesterday", "last night"):
             return today - dt.timedelta(days=1)
         if low == "the day before yesterday":
             return today - dt.timedelta(days=2)

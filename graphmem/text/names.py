@@ -44,6 +44,12 @@ _OBJECT_STOP = re.compile(
     re.IGNORECASE,
 )
 _MAX_NAME_WORDS = 8
+#: "€1,450 a month", "$20 per seat": the amount is the value, the rate its unit.
+_RATE = re.compile(
+    r"(?<=\d)\s+(?:a|an|per|each|every)\s+(?:month|year|week|day|hour|seat|user|head|person|"
+    r"mo|yr|hr|license|licence)\b.*$",
+    re.IGNORECASE,
+)
 
 
 def _strip_det(text: str) -> str:
@@ -71,6 +77,7 @@ def value(raw: str | None, *, keep_prepositions: bool = False) -> str | None:
         text = _OBJECT_STOP.sub("", text)
     else:
         text = re.sub(r"\s*(?:,(?!\d{3}\b)|;).*$|\s+\(.*$", "", text)
+    text = _RATE.sub("", text)
     for _ in range(3):
         text = _TRAIL_OBJECT.sub("", text).strip(" ,.")
     text = re.sub(r"(?i)^(?:actually|now|still|currently|really|officially|also|just)\s+", "", text)

@@ -146,8 +146,9 @@ def _names(doc: Any) -> Any:
     """Keep identifiers whole and make technology names read as names (see ``_NORMS``)."""
     spans = []
     for m in _IDENTIFIER.finditer(doc.text):
-        if not any(ch.isdigit() for ch in m.group(0)) and "." not in m.group(0):
-            continue  # "on-call", "long-term": words, not identifiers
+        if m.group(0).count(".") > 0 and not any(ch.isdigit() for ch in m.group(0)):
+            if m.group(0).split(".")[-1].casefold() in ("e", "i"):
+                continue  # "e.g", "i.e"
         span = doc.char_span(m.start(), m.end(), alignment_mode="expand")
         if span is not None and len(span) > 1:
             spans.append(span)
@@ -290,6 +291,7 @@ def sentences(text: str) -> list[Sentence]:
                 and (
                     (start > 0 and not text[start - 1].isspace())
                     or _ABBREVIATION.search(out[-1].text)
+                    or out[-1].text.endswith(":")  # "refactor(search)!: migrate ..."
                 )
             ):
                 # "Socket.IO", "Node.js", "Dr. Mensah": a full stop inside a name

@@ -386,7 +386,8 @@ def _clause(verb: Token) -> list[Open]:
     lemma = _lemma(verb)
     subj = _subject(verb)
     negated = _negated(verb)
-    if lemma in CHANGE_VERBS or (lemma == "go" and "from" in dict(_value_preps(verb))):
+    preps_of = dict(_value_preps(verb))
+    if lemma in CHANGE_VERBS or (lemma == "go" and "from" in preps_of and "to" in preps_of):
         if negated or _hedged(verb):
             return []
         return _change(verb, subj)
@@ -441,6 +442,11 @@ def _clause(verb: Token) -> list[Open]:
     return []
 
 
+def _common(tok: Token) -> bool:
+    """A common noun; in lower-case chat the tagger's proper nouns are common nouns too."""
+    return bool(tok.pos_ == "NOUN" or (tok.pos_ == "PROPN" and tok.text.islower()))
+
+
 def _capital(tok: Token) -> bool:
     """A capitalised word inside a sentence: a name whatever the tagger says ("Northwind")."""
     return bool(tok.i > 0 and tok.text[:1].isupper())
@@ -480,7 +486,9 @@ def _copula(verb: Token, subject: str, negated: bool) -> list[Open]:
                 for p in _children(c, "prep")
                 for o in _children(p, "pobj")
             ]
-    attrs = _children(verb, "attr")
+    attrs = _children(verb, "attr") or [
+        c for c in _children(verb, "acomp") if "-" in c.text or any(ch.isdigit() for ch in c.text)
+    ]  # "ingress is nginx-ingress": a name the tagger took for an adjective
     if attrs and attrs[0].lower_ == "one":
         # "Acme Corp is one of our customers": a member of the owner's customers
         of = [p for p in _children(attrs[0], "prep") if p.lower_ == "of"]
@@ -518,12 +526,12 @@ def _is_a(verb: Token, subject: str, attr: Token, negated: bool) -> list[Open]:
     if dets & {"a", "an"} and attr.lemma_.casefold() in MEMBERSHIP:
         # "Pied Piper is a customer too": one of the owner's customers
         return [Open("our", attr.lemma_.casefold(), subject, many=True)]
-    if subj.pos_ == "NOUN" and any(
+    if _common(subj) and any(
         c.dep_ == "compound" and (c.pos_ == "PROPN" or _capital(c)) for c in subj.lefts
     ):
         thing, slot = _slot_phrase(subj)  # "project Aurora lead is Sarah Chen"
         return [Open(thing, slot, phrase(attr))]
-    if subj.pos_ != "NOUN" or any(c.dep_ == "poss" for c in subj.children):
+    if not _common(subj) or any(c.dep_ == "poss" for c in subj.children):
         return []  # names and "our X is Y" are the rule forms' (docs/concepts/text.md)
     if dets & {"a", "an", "no", "some"} or attr.pos_ in ("ADJ", "PRON") or _is_pronoun(attr.text):
         return []  # "the plan is a good one": a description, not a value

@@ -66,6 +66,32 @@ _UNREAL_TOPIC = re.compile(
     r"(?i)\b(?:ideas?|proposals?|proposed|drafts?|brainstorm\w*|jokes?|rumou?rs?|wishlist|"
     r"hypothetical|options?|alternatives?|candidates?|questions?|open questions?|todo|to do)\b"
 )
+#: A conventional commit's type and scope: "feat(api): ", "ci: ", "refactor(search)!: ".
+_COMMIT = re.compile(
+    r"^(?:feat|fix|chore|ci|docs|refactor|perf|build|style|revert|test|deps)"
+    r"(?:\([^)]{0,40}\))?!?:\s*(?=\S)",
+    re.IGNORECASE,
+)
+#: The verbs a commit message starts with, in the imperative, and their past tense.
+_COMMIT_VERBS = {
+    **{
+        v: v + "d"
+        for v in "move migrate replace use upgrade downgrade retire deprecate remove store "
+        "introduce enable disable update change rewrite".split()
+    },
+    **{v: v + "ed" for v in "add switch port adopt host index deploy sign".split()},
+    **{"drop": "dropped", "swap": "swapped", "bump": "bumped", "rewrite": "rewrote"},
+    **{"send": "sent", "run": "ran", "build": "built", "set": "set", "split": "split"},
+}
+
+
+def _as_statement(body: str) -> str:
+    """"migrate X from A to B" (a commit's imperative) → "we migrated X from A to B"."""
+    first, _, rest = body.partition(" ")
+    past = _COMMIT_VERBS.get(first.casefold())
+    return f"we {past} {rest}" if past and rest else body
+
+
 #: A sentence that joins clauses: the rule forms may read one of them only.
 _JOINED = re.compile(r"\s(?:and|but|while|then)\s|;|,\s", re.IGNORECASE)
 
@@ -204,7 +230,19 @@ class Reader:
             text = " ".join(tail)
         if not text or len(text.split()) > 5 or not any(ch.isalpha() for ch in text):
             return None
-        if text.casefold() in ("there", "here", "everyone", "nobody", "someone", "something"):
+        if text.casefold() in (
+            "there",
+            "here",
+            "everyone",
+            "everybody",
+            "nobody",
+            "someone",
+            "something",
+            "everything",
+            "anything",
+            "nothing",
+            "all",
+        ):
             return None
         return text
 
@@ -257,6 +295,9 @@ class Reader:
             return []  # a log dump or a pasted file, not a statement
         text, said_by, correction = clean(sentence, speaker_known=speaker is not None)
         speaker = said_by or speaker
+        commit = _COMMIT.match(text)
+        if commit:  # "refactor(search): migrate search to X": what the commit did
+            text = _as_statement(text[commit.end() :])
         self.agent_speaking = bool(speaker) and str(speaker).casefold() in _AGENT_SPEAKERS
         m = _REPORTED.match(text)
         if m:  # "Olu said he prefers ...": what Olu says
@@ -279,6 +320,7 @@ class Reader:
         )
         # "Declan, who used to manage Siobhan, left Intercom": the relative clause is aside
         text = re.sub(r",\s+(?:who|which|whose|whom)\b[^,]*,\s*", " ", text)
+        plain = text  # what the parser reads: the words as written ("Traefik does ingress")
         text = re.sub(r"(?i)(?<!so )(?<!as )\b(?:does|do|did)\s+(?!not\b)(?=[a-z]+\b)", "", text)
         pair = _KEY_VALUE.match(text)
         if pair and _is_key(pair.group("key")) and _is_value(pair.group("value")):
@@ -320,6 +362,7 @@ class Reader:
             if _UNREAL_TOPIC.search(topic.group("topic")) or skipped(topic.group("topic")):
                 return []  # "April Fools idea: ...", "Proposal: ...": nothing happened
             text = text[topic.end() :]
+            plain = re.sub(r"^[^:]{2,40}?:\s+(?=\S)", "", plain, count=1)
         if _SCHEDULED.search(text):
             # "Starting 1 April payroll will be run by Remote": a dated change, not a plan
             # (docs/concepts/text.md#dates); the future start keeps the old value until then
@@ -403,7 +446,7 @@ class Reader:
                     now=now,
                     polarity=c.polarity and not retract,
                 )
-                for c in self._parsed(text, speaker, sentence_dates, whole)
+                for c in self._parsed(plain, speaker, sentence_dates, whole)
             ]
             if not out or any(_garbled(c) for c in out):
                 out = parsed or out
