@@ -408,6 +408,8 @@ def _clause(verb: Token) -> list[Open]:
     subject = phrase(subj) if subj.lower_ not in _FIRST else subj.text
     if _is_pronoun(subject) and subj.lower_ not in ("it", "they", "this"):
         return []
+    if subj.pos_ == "NUM" or any(c.dep_ == "nummod" for c in subj.children):
+        return []  # "14 minutes ends to end": a quantity, not a thing
     if lemma == "be":
         return _copula(verb, subject, negated)
     if lemma in ENDING_VERBS and not _children(verb, "dobj") and not negated:
