@@ -29,6 +29,8 @@ _CONTRACTIONS = [
     (r"\bcan't\b", "cannot"),
     (r"\b(is|are|was|were|does|do|did|has|have|had|could|would|should)n't\b", r"\1 not"),
 ]
+#: Emoji and pictographs: decoration, never part of a name ("🎉 errors show up in Sentry").
+_SYMBOLS = re.compile("[\U0001F000-\U0001FAFF\u2600-\u27BF\uFE0F\u200D]")
 _CORRECTION = re.compile(
     r"^(?:correction|to correct(?: that| myself)?|actually|sorry|my bad|wait|erratum|"
     r"(?:i|we) (?:was|were) wrong(?: (?:about|earlier|yesterday|before)(?: that)?)?|"
@@ -60,7 +62,7 @@ def clean(sentence: str, *, speaker_known: bool = False) -> tuple[str, str | Non
     >>> clean("Correction: Alice works at Globex.")
     ('Alice works at Globex', None, True)
     """
-    text = " ".join(sentence.replace("’", "'").replace("`", "'").split())
+    text = " ".join(_SYMBOLS.sub(" ", sentence.replace("’", "'").replace("`", "'")).split())
     speaker = None
     m = None if speaker_known else _SPEAKER.match(text)
     if m and lexicon.is_speaker(m.group("who")) and not _DISCOURSE.fullmatch(m.group("who")):

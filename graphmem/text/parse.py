@@ -145,6 +145,7 @@ _FIRST = frozenset("i we me us".split())
 _DATEISH = re.compile(r"\d{1,2}/\d{1,2}(?:/\d{2,4})?")
 _CLOCK = re.compile(r"\d{1,2}(?::\d{2})?(?:am|pm)?|noon|midnight", re.IGNORECASE)
 _NOUNS = frozenset({"NOUN", "PROPN"})
+_NOT_VALUES = frozenset({"ADP", "ADV", "PART", "DET", "CCONJ", "SCONJ", "AUX", "INTJ", "PUNCT"})
 _MODIFIERS = frozenset({"compound", "amod", "nmod", "nummod", "poss", "det", "quantmod", "npadvmod"})
 _SUBJECTS = frozenset({"nsubj", "nsubjpass", "csubj"})
 _TIME_WORDS = frozenset(
@@ -195,7 +196,7 @@ def phrase(tok: Token) -> str:
             elif (
                 c.dep_ == "prep"
                 and c.lower_ == "of"
-                and t is tok
+                and t.i == tok.i
                 and tok.pos_ == "NOUN"
                 and c.i == max(span) + 1
             ):
@@ -221,7 +222,7 @@ def _subject(verb: Token) -> Token | None:
     ]
     if nouns and verb.dep_ == "ROOT":
         return nouns[-1]  # "Staging runs on Fly.io": "Staging" tagged a compound of "runs"
-    if verb.dep_ in ("conj", "xcomp") and verb.head is not verb:
+    if verb.dep_ in ("conj", "xcomp") and verb.head.i != verb.i:
         return _subject(verb.head)  # "alerts go through X and page the on-call"
     if verb.dep_ == "acl" and verb.head.dep_ == "ROOT" and verb.head.pos_ in _NOUNS:
         return verb.head  # a headline: "Aurora budget approved at $1.2M"
@@ -239,9 +240,9 @@ def _hedged(verb: Token) -> bool:
                 return True
             if c.dep_ == "mark" and c.lemma_.casefold() in CONDITIONS:
                 return True
-            if c.dep_ == "aux" and c.lemma_.casefold() == "to" and t is verb:
+            if c.dep_ == "aux" and c.lemma_.casefold() == "to" and t.i == verb.i:
                 # "we plan to move": an infinitive clause under another verb
-                if t.head is not t and t.head.lemma_.casefold() in HEDGING:
+                if t.head.i != t.i and t.head.lemma_.casefold() in HEDGING:
                     return True
         if t.dep_ in ("ccomp", "xcomp", "advcl") and t.head.lemma_.casefold() in HEDGING:
             return True
@@ -249,7 +250,7 @@ def _hedged(verb: Token) -> bool:
             c.dep_ == "mark" and c.lemma_.casefold() in CONDITIONS for c in t.children
         ):
             return True
-        if t.head is t:
+        if t.head.i == t.i:
             break
         t = t.head
     return False
@@ -267,7 +268,7 @@ def _indefinite(tok: Token) -> bool:
     return any(
         c.dep_ == "det" and c.lower_ in ("a", "an", "some", "another", "any", "every")
         for c in tok.children
-    ) and not any(t.pos_ == "PROPN" or _capital(t) for t in tok.subtree if t is not tok)
+    ) and not any(t.pos_ == "PROPN" or _capital(t) for t in tok.subtree if t.i != tok.i)
 
 
 def _person(tok: Token) -> bool:
@@ -313,6 +314,8 @@ def _value_preps(verb: Token) -> list[tuple[str, Token]]:
         obj = objs[0]
         if word in NOT_VALUE_PREPS and word not in ("for",):
             continue
+        if obj.pos_ in _NOT_VALUES:
+            continue  # "from now on": "on" is no value
         if (
             (obj.lower_.removesuffix("s") in _TIME_WORDS or obj.lemma_.casefold() in _TIME_WORDS)
             and obj.pos_ != "PROPN"  # "on Eastern Time" is a time zone, not a time
@@ -329,14 +332,29 @@ def _value_preps(verb: Token) -> list[tuple[str, Token]]:
     return out
 
 
+def _subject_text(verb: Token, subj: Token) -> str:
+    """The subject as written; for a verb the tagger took for a noun, its modifiers too."""
+    if subj.lower_ in _FIRST:
+        return str(subj.text)
+    if subj.head.i == verb.i and subj.dep_ in ("compound", "npadvmod", "dep"):
+        # "the on-call pager moves to X": "on-call" hangs on "moves"
+        mods = [c for c in verb.lefts if c.dep_ in ("compound", "amod", "nmod", "poss")]
+        start = min(c.i for c in mods)
+        return str(verb.doc[start : subj.i + 1].text)
+    return phrase(subj)
+
+
 def _change(verb: Token, subj: Token | None) -> list[Open]:
     """"A was swapped for B", "invoices moved from S3 to R2", "we moved billing to Go"."""
     lemma = verb.lemma_.casefold()
     passive = any(c.dep_ == "auxpass" for c in verb.children)
     dobj = (_children(verb, "dobj") or [None])[0]
+    gerund = None
     if dobj is None:
-        # "We migrated billing from Laravel to Go": "billing" tagged a gerund
+        # "We migrated billing from Laravel to Go": "billing" tagged a gerund;
+        # "upgraded staging Kubernetes to 1.30": the gerund and its object name the thing
         dobj = next((c for c in _children(verb, "xcomp") if c.tag_ == "VBG"), None)
+        gerund = dobj
     preps = dict(_value_preps(verb))
     if dobj is not None:  # "migrate the billing service from Laravel to Go"
         preps = dict(_value_preps(dobj)) | preps
@@ -363,12 +381,15 @@ def _change(verb: Token, subj: Token | None) -> list[Open]:
         )
         if dobj is not None and dobj.lower_ in ("everything", "all") and inside:
             thing = phrase(inside[0])  # "we moved everything in prod to Kubernetes"
+        elif gerund is not None and _children(gerund, "dobj"):
+            end = max(t.i for t in _children(gerund, "dobj")[0].subtree)
+            thing = str(verb.doc[gerund.i : end + 1].text)
         elif dobj is not None and not _is_pronoun(dobj.text):
             thing = phrase(dobj)
         elif dobj is not None and dobj.lower_ in ("it", "this", "that"):
             thing = dobj.text
         elif subj is not None:
-            thing = phrase(subj) if subj.lower_ not in _FIRST else subj.text
+            thing = _subject_text(verb, subj)
     if new_tok is None or _is_pronoun(new_tok.text):
         return []
     old = phrase(old_tok) if old_tok is not None else None
@@ -405,7 +426,7 @@ def _clause(verb: Token) -> list[Open]:
         return []
     if lemma in INCEPTION_VERBS and verb.tag_ == "VBG":
         return []  # "I'm joining a startup": not yet
-    subject = phrase(subj) if subj.lower_ not in _FIRST else subj.text
+    subject = _subject_text(verb, subj)
     if _is_pronoun(subject) and subj.lower_ not in ("it", "they", "this"):
         return []
     if subj.pos_ == "NUM" or any(c.dep_ == "nummod" for c in subj.children):
@@ -430,6 +451,15 @@ def _clause(verb: Token) -> list[Open]:
         if _is_pronoun(obj.text) or _indefinite(obj):
             return []
         return [Open(subject, head, phrase(obj), polarity=not negated, many=lemma in MANY_VERBS)]
+    if preps and dobj and dobj[0].pos_ == "NOUN" and not _indefinite(dobj[0]):
+        # "search-service stores its data in Redis", "we send alerts through PagerDuty":
+        # the object names the relation with the verb
+        thing = dobj[0].lemma_.casefold()
+        return [
+            Open(subject, f"{head} {thing} {word}", phrase(obj), polarity=not negated)
+            for word, obj in preps[:1]
+            if not _is_pronoun(obj.text) and not _indefinite(obj)
+        ]
     if preps and not dobj:
         many = lemma in MANY_VERBS and (not passive or lemma in _MANY_PASSIVE)
         out = []

@@ -92,6 +92,22 @@ def _as_statement(body: str) -> str:
     return f"we {past} {rest}" if past and rest else body
 
 
+#: The verbs of a change, as the parse reads them (graphmem.text.parse.CHANGE_VERBS).
+_CHANGE_WORD = re.compile(
+    r"(?i)\b(?:mov|migrat|switch|swap|replac|upgrad|downgrad|bump|port|rewr|transition|shift|"
+    r"convert)\w*\b|\bwent from\b"
+)
+
+
+def _differ(rules: list[Claim], parsed: list[Claim]) -> bool:
+    """Whether the parse read a change's thing or new value otherwise than the rule forms."""
+
+    def key(c: Claim) -> tuple[str, str]:
+        return names_key(c.subject), names_key(c.object or "")
+
+    return {key(c) for c in rules if c.polarity} != {key(c) for c in parsed}
+
+
 #: A sentence that joins clauses: the rule forms may read one of them only.
 _JOINED = re.compile(r"\s(?:and|but|while|then)\s|;|,\s", re.IGNORECASE)
 
@@ -387,7 +403,8 @@ class Reader:
         out: list[Claim] = []
         subject: str | None = None
         waiting: list[str] = []  # "Alice and Bob both work at Acme": subjects before the verb
-        hedged = False  # a clause was a plan, a hedge or history: the parse is not asked
+        hedged = False  # a clause was a plan, a hedge or history: the parse reads the others
+        plain_clauses: list[str] = []
         for dated in _clauses(text):
             vf, vt = self._dates(dated)
             if vf is None and vt is None:
@@ -399,6 +416,7 @@ class Reader:
                 self._names(clause)
                 hedged = True
                 continue
+            plain_clauses.append(clause)
             self.clause_ends = vt is not None
             found = self._clause_claims(clause, subject, speaker, out)
             if found is None and _bare_name(clause) and not out:
@@ -435,7 +453,15 @@ class Reader:
                 out.append(c)
                 self.note_subject(c)
         out.extend(self._appositions(text, speaker, sentence_dates, whole))
-        if not hedged and (not out or any(_garbled(c) for c in out) or _JOINED.search(text)):
+        changes = [c for c in out if c.change or c.replaces or c.predicate is None]
+        if hedged:
+            plain = ", ".join(plain_clauses)
+        if plain and (
+            not out
+            or any(_garbled(c) for c in out)
+            or _JOINED.search(text)
+            or (changes and _CHANGE_WORD.search(text))
+        ):
             # the rule forms read nothing, read a clause wrongly, or may have read one clause
             # of several: the parse reads the sentence (docs/concepts/text.md#the-parser)
             parsed = [
@@ -448,8 +474,14 @@ class Reader:
                 )
                 for c in self._parsed(plain, speaker, sentence_dates, whole)
             ]
+            moves = [c for c in parsed if c.change and c.polarity]
             if not out or any(_garbled(c) for c in out):
                 out = parsed or out
+            elif changes and moves and _differ(changes, moves):
+                # the parse tells which thing moved to which value better than the change
+                # patterns do ("moved everything in prod to Kubernetes", "the on-call pager
+                # moves to X"): its change claims take the place of theirs
+                out = [c for c in out if c not in changes] + moves
             else:  # only what the rules did not read: another thing's values, by name
                 said = {names_key(v) for c in out for v in (c.object, c.replaces, c.subject) if v}
                 told = {c.subject for c in out if c.polarity}
