@@ -218,7 +218,11 @@ def _subject(verb: Token) -> Token | None:
     nouns = [
         c
         for c in verb.children
-        if c.i < verb.i and c.dep_ in ("compound", "npadvmod", "dep") and c.pos_ in _NOUNS
+        if c.i < verb.i
+        and (
+            (c.dep_ in ("compound", "npadvmod", "dep") and c.pos_ in _NOUNS)
+            or (c.dep_ == "amod" and ("-" in c.text or "." in c.text))  # "search-service"
+        )
     ]
     if nouns and verb.dep_ == "ROOT":
         return nouns[-1]  # "Staging runs on Fly.io": "Staging" tagged a compound of "runs"
@@ -446,6 +450,8 @@ def _clause(verb: Token) -> list[Open]:
     else:
         head = third_person(lemma)
     dobj = _children(verb, "dobj", "attr")
+    if dobj and not preps and not passive:
+        preps = _value_preps(dobj[0])  # "stores its data in Redis": "in" hangs on "data"
     if dobj and not preps:
         obj = dobj[0]
         if _is_pronoun(obj.text) or _indefinite(obj):
