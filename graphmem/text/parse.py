@@ -460,7 +460,7 @@ def _clause(verb: Token) -> list[Open]:
     if preps and dobj and dobj[0].pos_ == "NOUN" and not _indefinite(dobj[0]):
         # "search-service stores its data in Redis", "we send alerts through PagerDuty":
         # the object names the relation with the verb
-        thing = dobj[0].lemma_.casefold()
+        thing = dobj[0].lower_
         return [
             Open(subject, f"{head} {thing} {word}", phrase(obj), polarity=not negated)
             for word, obj in preps[:1]
