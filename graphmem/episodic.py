@@ -51,6 +51,8 @@ Rendering
 
 from __future__ import annotations
 
+import re
+
 import datetime as dt
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -308,11 +310,12 @@ def _mark_superseded(
     for i, c in enumerate(candidates):
         row = c.line
         texts = (_norm(row.text), _norm(f"{row.speaker}: {row.text}") if row.speaker else "")
-        linked = [
-            k
-            for k in by_session.get(row.session, ())
-            if (s := _norm(k.statement)) and any(s in t for t in texts if t)
-        ]
+        claims = by_session.get(row.session, ())
+        linked = [k for k in claims if (s := _norm(k.statement)) and any(s in t for t in texts if t)]
+        if not linked:
+            # a line of the same session that restates a value ("assistant: Noted, Zendesk
+            # for support tickets") stands or falls with it
+            linked = [k for k in claims if _names(k.object, texts[0])]
         valid = [
             k
             for k in linked
@@ -366,7 +369,13 @@ def _mark_superseded(
             nxt = successors[0]
             candidates[i].superseded = f"superseded {when}: {nxt.predicate} {_clip(nxt.object, 80)}"
         else:
-            candidates[i].superseded = f"ended {when}"
+            candidates[i].superseded = f"no longer true since {when}"
+
+
+def _names(value: str, text: str) -> bool:
+    """Whether a line names a value as a whole word or phrase."""
+    value = _norm(value)
+    return len(value) > 2 and re.search(rf"(?<!\w){re.escape(value)}(?!\w)", text) is not None
 
 
 def _clip(text: str, limit: int) -> str:

@@ -178,7 +178,7 @@ def test_ended_line_without_successor(mem: gm.Memory, clock: ManualClock) -> Non
     clock.set("2026-02-01")
     mem.retract("Dana", "lives_in", at="2026-01-20")
     out = mem.context("where does Dana live?")
-    assert "- [10 Jan 2026] Dana: I live in Lisbon. (ended 20 Jan 2026)" in out
+    assert "- [10 Jan 2026] Dana: I live in Lisbon. (no longer true since 20 Jan 2026)" in out
 
 
 def test_known_at_uses_only_sessions_recorded_by_then(mem: gm.Memory, clock: ManualClock) -> None:

@@ -117,6 +117,11 @@ def names_key(name: str) -> str:
     return " ".join(name.casefold().split())
 
 
+#: "our support tickets are handled by Zendesk" read as the value "handled by Zendesk".
+_PARTICIPLE_VALUE = re.compile(
+    r"(?i)^(?:\w+ed|\w+en|run|kept|built|sent|done|made|held|set|put|paid|sold|led)\s+"
+    r"(?:by|in|on|with|through|via|at|to|from|into|onto|under|behind)\s"
+)
 _KEY_VALUE = re.compile(
     r"^(?P<key>[A-Za-z][\w/&.-]*(?: [\w/&.-]+){0,2})\s*(?::|->|→|=>|=)\s*(?P<value>\S.{0,40})$"
 )
@@ -146,11 +151,11 @@ def _is_value(value: str) -> bool:
 
 
 def _garbled(claim: Claim) -> bool:
-    """A rule read that took a label, a dash or a preposition into a name (a misread)."""
+    """A rule read that took a label, a dash, a preposition or a passive verb into a name."""
     return any(
         part is not None and (_GARBLED.search(part) is not None or len(part.split()) > 6)
         for part in (claim.subject, claim.object, claim.replaces)
-    )
+    ) or bool(claim.object and _PARTICIPLE_VALUE.match(claim.object))
 
 
 @dataclass
