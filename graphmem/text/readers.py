@@ -86,12 +86,22 @@ class BuiltinReader:
         out: list[Reading] = []
         wanted: dict[str, None] = {}
         again: list[int] = []
+        # what the first pass saw around each sentence: the second pass reuses a sentence's
+        # claims when it reaches it in the same state and it asked for no parse
+        seen: dict[int, list[tuple[_State, int, _State]]] = {}
         for i, ((_, at), sents) in enumerate(zip(texts, split, strict=True)):
             reader = SentenceReader(at=at, owner=owner)
-            out.append([(s.text, reader.read(s.text, s.speaker)) for s in sents])
+            reading: Reading = []
+            trace = []
+            for s in sents:
+                before, asked = _state(reader), len(reader.unread)
+                reading.append((s.text, reader.read(s.text, s.speaker)))
+                trace.append((before, len(reader.unread) - asked, _state(reader)))
+            out.append(reading)
             if reader.unread:
                 wanted.update(dict.fromkeys(reader.unread))
                 again.append(i)
+                seen[i] = trace
         if not wanted or not self.parser:
             return out
         # A semicolon joins two statements; the parser reads them as one clause under the
@@ -106,8 +116,24 @@ class BuiltinReader:
         }
         for i in again:
             reader = SentenceReader(at=texts[i][1], owner=owner, parsed=parsed)
-            out[i] = [(s.text, reader.read(s.text, s.speaker)) for s in split[i]]
+            first = out[i]
+            out[i] = []
+            for k, s in enumerate(split[i]):
+                before, asked, after = seen[i][k]
+                if not asked and _state(reader) == before:
+                    out[i].append(first[k])  # read as in the first pass: same claims
+                    reader.last_person, reader.last_thing = after
+                else:
+                    out[i].append((s.text, reader.read(s.text, s.speaker)))
         return out
+
+
+_State = tuple[str | None, str | None]
+
+
+def _state(reader: SentenceReader) -> _State:
+    """What a sentence reader carries from one sentence to the next: who "she" and "it" are."""
+    return reader.last_person, reader.last_thing
 
 
 def group(text: str, claims: Sequence[Claim]) -> Reading:
