@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from graphmem.text import nlp
+from graphmem.text.readers import BuiltinReader
 from graphmem.text.parse import Open, open_claims, third_person
 
 pytestmark = pytest.mark.skipif(
@@ -108,3 +113,19 @@ def test_model_files_are_checked(tmp_path: object) -> None:
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_bytes(b"not the model")
     assert nlp._verify(root) is False
+
+
+WORDS = (
+    "we the api runs on moved to from Go billing is was not no longer Redis invoices stored in "
+    "S3 ; - , . ? Alice it they k8s 1.29 $20 a one of our customers handled by gone swapped for "
+    "everything prod starting 1 May will be if should I my team alerts go out through"
+).split()
+
+
+@given(st.lists(st.sampled_from(WORDS), min_size=1, max_size=14))
+@settings(max_examples=150, deadline=None)
+def test_any_word_salad_reads_without_error(words: list[str]) -> None:
+    """The parse reader never raises, whatever the parser makes of a sentence."""
+    at = dt.datetime(2026, 6, 10, tzinfo=dt.timezone.utc)
+    for c in BuiltinReader().read(" ".join(words), at=at, owner="self"):
+        assert c.subject and (c.object is None or c.object.strip())

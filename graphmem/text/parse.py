@@ -343,7 +343,7 @@ def _subject_text(verb: Token, subj: Token) -> str:
     if subj.head.i == verb.i and subj.dep_ in ("compound", "npadvmod", "dep"):
         # "the on-call pager moves to X": "on-call" hangs on "moves"
         mods = [c for c in verb.lefts if c.dep_ in ("compound", "amod", "nmod", "poss")]
-        start = min(c.i for c in mods)
+        start = min([c.i for c in mods] + [subj.i])
         return str(verb.doc[start : subj.i + 1].text)
     return phrase(subj)
 
