@@ -155,7 +155,7 @@ def group(text: str, claims: Sequence[Claim]) -> Reading:
         by_sentence.setdefault(said, []).append(c if c.sentence else _with_sentence(c, text))
     covered = " ".join(by_sentence)
     reading: Reading = [
-        (s.text, []) for s in sentences(text) if s.text not in covered
+        (s.text, []) for s in sentences(text) if s.text.rstrip(".!") not in covered
     ]
     return list(by_sentence.items()) + reading
 
