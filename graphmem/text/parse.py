@@ -131,7 +131,9 @@ _MANY_PASSIVE = frozenset({"use", "include", "support", "contain", "connect", "i
 #: Verbs that name no relation worth keeping on their own ("have", "get", "do", "be" ...).
 LIGHT_VERBS = frozenset(
     """be have get do make take give let see look seem feel say tell know think go come
-    keep put find happen need want""".split()  # noqa: SIM905
+    keep put find happen need want hear thank care mean miss hope wish guess appreciate
+    understand bring help express show inspire remind encourage admire celebrate share ask
+    remember forget worry sound love enjoy lift reset pass fall stand hit""".split()  # noqa: SIM905
 )
 #: Prepositions of time and manner: their objects are not values.
 NOT_VALUE_PREPS = frozenset(
@@ -139,7 +141,7 @@ NOT_VALUE_PREPS = frozenset(
 )
 _PRONOUNS = frozenset(
     """it this that these those they them he she him her everything anything something
-    nothing all everyone someone one there here what which who""".split()  # noqa: SIM905
+    nothing all everyone someone one there here what which who you ya yourself""".split()  # noqa: SIM905
 )
 _FIRST = frozenset("i we me us".split())
 _DATEISH = re.compile(r"\d{1,2}/\d{1,2}(?:/\d{2,4})?")

@@ -721,6 +721,8 @@ _VERB_FIRST = re.compile(
 
 
 def _list_item(clause: str) -> bool:
+    if re.search(r"(?i)\b(?:is|are|was|were|so|very|too|really)\b|!", clause):
+        return False  # "..., the effects are so cool!": a remark, not one more item
     words = (Reader.value(clause) or "").split()
     return 0 < len(words) <= 3 and words[0].casefold() not in (
         _FIRST_PERSON

@@ -180,6 +180,12 @@ _LIKE_NOT_OBJECT = re.compile(
 )
 
 
+_LIKER = re.compile(
+    r"(?:(?i:i|we|he|she|they|you)|(?:[A-Z][\w'-]*)(?:\s+[A-Z][\w'-]*){0,2}|(?i:my|our|his|her)"
+    r"\s+\w+)(?:\s+(?i:really|also|still|just|totally|absolutely|both|all))*"
+)
+
+
 def _verbs(r: Reader, c: str, neg: bool, prev: str | None, spk: str | None) -> list[Claim] | None:
     for regex, pred, direction in _VERB_RES:
         m = regex.match(c)
@@ -198,9 +204,13 @@ def _verbs(r: Reader, c: str, neg: bool, prev: str | None, spk: str | None) -> l
         if subject is None:
             return []
         if pred == "likes" and (
-            _LIKE_NOT_VERB.search(raw_s) or _LIKE_NOT_OBJECT.match(m.group("o").strip())
+            _LIKE_NOT_VERB.search(raw_s)
+            or _LIKE_NOT_OBJECT.match(m.group("o").strip())
+            or not _LIKER.fullmatch(raw_s.strip(" ,"))
         ):
-            return []  # "sounds like fun", "feels like home", "likes it was": not a liking
+            # "sounds like fun", "things like bottle caps", "likes it was": not a liking;
+            # who likes is a person: a pronoun or a name
+            return []
         if direction == "past" and (neg or not r.clause_ends):
             return []  # "Alice worked at Acme": true once, but until when?
         if obj is None:
