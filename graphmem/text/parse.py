@@ -367,7 +367,8 @@ def _change(verb: Token, subj: Token | None) -> list[Open]:
     new_tok = preps.get("to") or preps.get("onto") or preps.get("into")
     old_tok = preps.get("from")
     thing: str | None = None
-    if lemma in ("replace", "swap", "switch") and (dobj is not None or passive):
+    swaps = lemma in ("replace", "swap") or (lemma == "switch" and ("for" in preps or "with" in preps))
+    if swaps and (dobj is not None or passive):
         # "replaced A with B", "swapped A for B", "A was swapped for B"
         old_tok = dobj if dobj is not None else subj
         new_tok = preps.get("with") or preps.get("for") or new_tok

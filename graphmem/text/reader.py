@@ -99,13 +99,25 @@ _CHANGE_WORD = re.compile(
 )
 
 
-def _differ(rules: list[Claim], parsed: list[Claim]) -> bool:
-    """Whether the parse read a change's thing or new value otherwise than the rule forms."""
-
-    def key(c: Claim) -> tuple[str, str]:
-        return names_key(c.subject), names_key(c.object or "")
-
-    return {key(c) for c in rules if c.polarity} != {key(c) for c in parsed}
+def _better(rule: Claim, moves: list[Claim]) -> Claim:
+    """The parse's reading of the move a rule change claim read, if it read it otherwise."""
+    if not (rule.polarity and rule.object and rule.predicate is None):
+        return rule
+    value, thing = names_key(rule.object), names_key(rule.subject).split()
+    for m in moves:
+        words = names_key(m.subject).split()
+        # "the on-call pager moves to X": the patterns read "pager", the parse the whole name
+        longer = (
+            m.object is not None
+            and names_key(m.object) == value
+            and len(words) > len(thing)
+            and words[-len(thing) :] == thing
+        )
+        # "we moved everything in prod to X": the patterns took the thing for the value
+        swapped = rule.replaces is None and names_key(m.subject) == value
+        if longer or swapped:
+            return replace(m, valid_from=rule.valid_from or m.valid_from)
+    return rule
 
 
 #: A sentence that joins clauses: the rule forms may read one of them only.
@@ -482,11 +494,12 @@ class Reader:
             moves = [c for c in parsed if c.change and c.polarity]
             if not out or any(_garbled(c) for c in out):
                 out = parsed or out
-            elif changes and moves and _differ(changes, moves):
+            elif changes and moves:
                 # the parse tells which thing moved to which value better than the change
-                # patterns do ("moved everything in prod to Kubernetes", "the on-call pager
-                # moves to X"): its change claims take the place of theirs
-                out = [c for c in out if c not in changes] + moves
+                # patterns do ("the on-call pager moves to X", where they read "pager";
+                # "moved everything in prod to Kubernetes", where they read "prod" as the
+                # value): its change claim takes the place of theirs for the same move
+                out = [_better(c, moves) for c in out]
             else:  # only what the rules did not read: another thing's values, by name
                 said = {names_key(v) for c in out for v in (c.object, c.replaces, c.subject) if v}
                 told = {c.subject for c in out if c.polarity}
