@@ -285,6 +285,10 @@ class FalkorWrites(FalkorBase):
             [_entity_row(e) for e in {e.id: e for e in changes.entities}.values()],
         )
         plan.add(
+            "MATCH (e:Entity {id: row.id}) SET e.aliases = row.aliases",
+            [{"id": eid, "aliases": list(keys)} for eid, keys in sorted(changes.aliases.items())],
+        )
+        plan.add(
             "MATCH (a:Entity {id: row.s})-[r:Fact]->() WHERE r.fid = row.f "
             "SET r.access_count = row.n, r.last_accessed_at = $at",
             [{"s": s, "f": f, "n": int(n)} for s, f, n in changes.bumps],
