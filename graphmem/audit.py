@@ -465,7 +465,8 @@ def purge(mem: MemoryLike, subject: str, *, reason: str) -> PurgeSummary:
     its aliases, its session mentions, objects of its facts left with no fact, mention or alias
     (such as the text nodes of its notes), and its name and aliases inside session titles,
     texts and summaries (replaced by ``[purged]``; the session lines are split again from the
-    redacted texts). Records an ``Audit`` node with the counts,
+    redacted texts). Entities merged into it (``merge_entities``) are erased with it, the same
+    way. Records an ``Audit`` node with the counts,
     the reason and the SHA-256 of the normalised name, never the name or the content. After it,
     ``why`` of a purged id raises ``NotFound`` and nothing of it appears in ``facts``,
     ``history(include_expired=True)``, ``changes`` or an export; answers for past ``known_at``
@@ -500,9 +501,22 @@ def purge(mem: MemoryLike, subject: str, *, reason: str) -> PurgeSummary:
             )
         digest = hashlib.sha256(eid.encode("utf-8", "surrogatepass")).hexdigest()
         audit_id = "a" + uuid.uuid4().hex[:16]
-        names = [entity.name, *entity.aliases, subject]
+        # The entities merged into it are the same person or thing: erased with it
+        # (docs/concepts/decisions.md#merging-entities).
+        merged = [
+            found
+            for found in (store.get_entity(a) for a in entity.aliases)
+            if found is not None and found.id != eid
+        ]
+        names = [entity.name, *entity.aliases, *(m.name for m in merged), subject]
         detail = {"subject_sha256": digest, "reason": reason}
-        w.changes.purge = Purge(entity_id=eid, names=names, audit_id=audit_id, detail=detail)
+        w.changes.purge = Purge(
+            entity_id=eid,
+            names=names,
+            audit_id=audit_id,
+            detail=detail,
+            merged=[m.id for m in merged],
+        )
     now = w.at
     counts = dict(w.applied.purged) if w.applied is not None else {}
     for alias in [a for a, owner in kernel.aliases.items() if owner == eid]:

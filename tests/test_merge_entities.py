@@ -276,6 +276,44 @@ def test_session_mentions_stay_where_they_were_recorded(mem: gm.Memory, clock: M
     assert topics.get("PostgreSQL") == 1
 
 
+def test_a_purge_erases_the_merged_entity_too(mem: gm.Memory, clock: ManualClock) -> None:
+    mem.add_fact("Dr. Ana Ruiz", "lives_in", "Madrid", valid_from="2025-01-01")
+    mem.add_fact("Ana", "lives_in", "Sevilla", valid_from="2019-01-01")
+    mem.add_fact("Bob", "knows", "Ana")
+    mem.add_session("Ana called about the move.", started_at="2026-01-01", mentions=["Ana"])
+    clock.advance(days=1)
+    mem.merge_entities("Dr. Ana Ruiz", "Ana")
+    clock.advance(days=1)
+    summary = mem.purge("Ana", reason="asked to be forgotten")
+    assert (summary.versions, summary.entities, summary.mentions) == (5, 4, 1)
+    assert mem.facts(known_at="2026-01-01") == []
+    assert mem.history("Bob", include_expired=True) == []
+    assert "Ana" not in (mem.sessions()[0].text or "")
+    with pytest.raises(NotFound):
+        mem.purge("Dr. Ana Ruiz", reason="again")
+    report = mem.check()
+    assert report.ok, report.problems
+
+
+def test_a_merged_memory_exports_and_imports(mem: gm.Memory, clock: ManualClock) -> None:
+    import io
+
+    from graphmem.export import export_memory, import_memory
+
+    _postgres(mem, clock)
+    clock.set("2026-02-01")
+    mem.merge_entities("Postgres", "PostgreSQL")
+    buffer = io.StringIO()
+    export_memory(mem, buffer)
+    buffer.seek(0)
+    with gm.open(clock=clock, engine=ENGINE) as copy:
+        import_memory(copy, buffer)
+        assert _objects(copy.facts(subject="PostgreSQL")) == _objects(mem.facts(subject="Postgres"))
+        assert _state(copy, known_at="2026-01-15") == _state(mem, known_at="2026-01-15")
+        report = copy.check()
+        assert report.ok, report.problems
+
+
 # -- the time rules -----------------------------------------------------------------------------
 
 NAMES = ("ana", "ann", "bob", "x", "y")

@@ -84,12 +84,16 @@ class Purge:
     The store removes the entity, every version touching it and its mentions, redacts
     ``names`` in session texts (and re-splits those sessions' lines), and writes the audit
     record ``audit_id`` whose JSON detail is ``detail`` plus the counts it removed.
+    ``merged`` are the entities merged into it (docs/concepts/decisions.md#merging-entities):
+    each is removed the same way first, one after the other, as if purged alone (one already
+    deleted as an orphan is skipped); the counts add up.
     """
 
     entity_id: str
     names: Sequence[str]
     audit_id: str
     detail: Mapping[str, Any]
+    merged: Sequence[str] = ()
 
 
 @dataclass

@@ -82,7 +82,16 @@ class KuzuBackend(KuzuSessions, KuzuSearch, KuzuAudit, KuzuTransfer, KuzuIntegri
         self._write_rows(body.format(p="$"), "UNWIND $rows AS row " + body.format(p="row."), rows)
 
     def _purge(self, purge: Purge, *, at: dt.datetime) -> dict[str, int]:
-        counts = self.purge_entity(purge.entity_id, names=purge.names)
+        # The entities merged into it first (docs/concepts/decisions.md#merging-entities),
+        # skipping one already deleted as an orphan of another; the names are redacted once.
+        counts = {"versions": 0, "entities": 0, "mentions": 0, "sessions_redacted": 0}
+        names: Sequence[str] = purge.names
+        for eid in [*purge.merged, purge.entity_id]:
+            if eid != purge.entity_id and self.get_entity(eid) is None:
+                continue
+            for key, n in self.purge_entity(eid, names=names).items():
+                counts[key] = counts.get(key, 0) + n
+            names = ()
         # The redacted session texts are split into lines again: the episodic index must not
         # keep the purged name.
         self.reindex_sessions(self.sessions_with_lines_containing(purge.names))
