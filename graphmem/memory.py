@@ -35,8 +35,8 @@ if TYPE_CHECKING:
     from graphmem.audit import Change, Explanation, PurgeSummary
     from graphmem.merge import MergeResult
     from graphmem.similarity import Similarity
-    from graphmem.text.readers import Reader
     from graphmem.store.base import Store
+    from graphmem.text.readers import Reader
 
 __all__ = ["Memory", "open"]
 
