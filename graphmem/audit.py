@@ -3,8 +3,8 @@
 - :func:`why` returns an :class:`Explanation`: the chain of versions of a fact, oldest to
   newest, including later corrections, and the sessions that asserted them.
 - :func:`changes` lists :class:`Change` records (learned, superseded, corrected, retracted,
-  purged, and the ontology's defined / redefined predicates) in a system-time window, ordered
-  by system time.
+  merged, purged, and the ontology's defined / redefined predicates) in a system-time window,
+  ordered by system time.
 - :func:`purge` is the only hard delete (docs/concepts/time.md#rule-1): it removes every
   version whose subject or object is an entity, the entity, its aliases and mentions, and leaves
   an audit record that says what was purged without the content. Returns a :class:`PurgeSummary`.
@@ -59,7 +59,7 @@ __all__ = [
 ]
 
 ChangeAction = Literal[
-    "learned", "superseded", "corrected", "retracted", "purged", "defined", "redefined"
+    "learned", "superseded", "corrected", "retracted", "merged", "purged", "defined", "redefined"
 ]
 _RANK = {
     "defined": 0,
@@ -68,6 +68,7 @@ _RANK = {
     "corrected": 2,
     "superseded": 3,
     "retracted": 4,
+    "merged": 4,
     "purged": 5,
 }
 # Leading phrases of the reasons graphmem writes (graphmem.temporal, graphmem.remember).
@@ -77,6 +78,7 @@ _PREFIXES: tuple[tuple[str, ChangeAction], ...] = (
     ("valid interval corrected", "corrected"),
     ("ended at", "retracted"),
     ("retracted from", "retracted"),
+    ("merged into", "merged"),
 )
 
 
@@ -152,14 +154,18 @@ class Change(_Frozen):
         at: the system time of the change.
         action: ``learned`` (a new version), ``superseded`` (replaced by another object or
             identity), ``corrected`` (its valid interval was corrected), ``retracted`` (ended
-            by a retraction or negation), ``purged`` (erased; no content), ``defined`` (a
+            by a retraction or negation), ``merged`` (re-filed under another entity by
+            ``merge_entities``, or the merge itself with ``detail``), ``purged`` (erased; no
+            content), ``defined`` (a
             predicate was defined by ``define_predicate`` or an ontology file) or ``redefined``
             (an existing predicate changed, or names moved to it from other predicates).
         fact: the version learned, or the version closed (with ``reason`` and
-            ``superseded_by``); ``None`` for ``purged``, ``defined`` and ``redefined``.
+            ``superseded_by``); ``None`` for ``purged``, ``defined``, ``redefined`` and the
+            record of a merge.
         replaced_by: the version named by ``fact.superseded_by``, when there is one.
         reason: why (the closed version's reason, or the purge reason).
-        detail: for ``purged``, what was erased (counts and a hash of the name); for
+        detail: for ``purged``, what was erased (counts and a hash of the name); for a
+            merge, which entity went into which, with its counts and conflicts; for
             ``defined`` / ``redefined``, what changed (e.g. ``"employer [one]; took
             'employer' from works_at"``).
         predicate: for ``defined`` / ``redefined``, the definition as it was made.
@@ -241,7 +247,12 @@ def why(mem: MemoryLike, fact_id: str) -> Explanation:
             "ids come from WriteResult.fact.id or facts()/history(include_expired=True)"
         )
     seed = found[0]
-    versions = kernel.store.query_facts(subject_id=entity_key(seed.subject))
+    # A merge re-files versions under another subject (docs/concepts/decisions.md#merging-
+    # entities): the subject it went into and the entities merged into it belong to the chain.
+    sid = entity_key(seed.subject)
+    into = kernel.aliases.get(sid, sid)
+    subjects = [sid, *sorted({into} | {a for a, o in kernel.aliases.items() if o == into} - {sid})]
+    versions = [v for s in subjects for v in kernel.store.query_facts(subject_id=s)]
     if all(v.id != seed.id for v in versions):
         versions.append(seed)
 
@@ -305,6 +316,18 @@ def _slot(f: Fact) -> tuple[str, str, str, str | None]:
     return (entity_key(f.subject), f.predicate, entity_key(f.object), f.statement)
 
 
+def _merge_detail(info: dict[str, object]) -> str:
+    """One line for the audit record of ``merge_entities``."""
+    conflicts = info.get("conflicts")
+    listed = [str(c) for c in conflicts] if isinstance(conflicts, list) else []
+    text = (
+        f"{info.get('other')!r} into {info.get('keep')!r}: "
+        f"{_count(info.get('moved', 0), 'version')} re-filed, "
+        f"{_count(len(listed), 'conflict')}"
+    )
+    return text + "".join(f"; {c}" for c in listed)
+
+
 def _predicate_change(at: dt.datetime, info: dict[str, object]) -> Change | None:
     """Return the change an ontology audit record describes (``None`` if unreadable)."""
     from pydantic import ValidationError
@@ -324,7 +347,9 @@ def _predicate_change(at: dt.datetime, info: dict[str, object]) -> Change | None
 
 
 def changes(mem: MemoryLike, *, since: TimeLike, until: TimeLike | None = None) -> list[Change]:
-    """List what was learned, superseded, corrected, retracted or purged in ``[since, until)``.
+    """List what was learned, superseded, corrected, retracted, merged or purged in a window.
+
+    The window is ``[since, until)`` in system time.
 
     Changes of the ontology (``define_predicate``, an ontology file given to ``gm.open``) are
     listed too, as ``defined`` or ``redefined`` with the new definition.
@@ -361,6 +386,12 @@ def changes(mem: MemoryLike, *, since: TimeLike, until: TimeLike | None = None) 
     rows = kernel.store.changed_between(start, end)
     by_id = {f.id: f for f in rows}
     closed_slots = {(_slot(f), f.expired_at) for f in rows if f.expired_at is not None}
+    # A version re-filed by a merge is covered by the merged record of what it replaces.
+    refiled = {
+        (f.superseded_by, f.expired_at)
+        for f in rows
+        if f.superseded_by and classify_close(f.reason, f.superseded_by) == "merged"
+    }
     out: list[Change] = []
     for f in rows:
         if inside(f.expired_at):
@@ -374,7 +405,11 @@ def changes(mem: MemoryLike, *, since: TimeLike, until: TimeLike | None = None) 
                     reason=f.reason,
                 )
             )
-        if inside(f.recorded_at) and (_slot(f), f.recorded_at) not in closed_slots:
+        if (
+            inside(f.recorded_at)
+            and (_slot(f), f.recorded_at) not in closed_slots
+            and (f.id, f.recorded_at) not in refiled
+        ):
             out.append(Change(at=f.recorded_at, action="learned", fact=f))
     for _, at, action, detail in kernel.store.audit_records(since=start, until=end):
         try:
@@ -385,6 +420,9 @@ def changes(mem: MemoryLike, *, since: TimeLike, until: TimeLike | None = None) 
             change = _predicate_change(at, info)
             if change is not None:
                 out.append(change)
+            continue
+        if action == "merge" and isinstance(info, dict):
+            out.append(Change(at=at, action="merged", detail=_merge_detail(info)))
             continue
         if action != "purge" or not isinstance(info, dict):
             continue
@@ -427,7 +465,8 @@ def purge(mem: MemoryLike, subject: str, *, reason: str) -> PurgeSummary:
     its aliases, its session mentions, objects of its facts left with no fact, mention or alias
     (such as the text nodes of its notes), and its name and aliases inside session titles,
     texts and summaries (replaced by ``[purged]``; the session lines are split again from the
-    redacted texts). Records an ``Audit`` node with the counts,
+    redacted texts). Entities merged into it (``merge_entities``) are erased with it, the same
+    way. Records an ``Audit`` node with the counts,
     the reason and the SHA-256 of the normalised name, never the name or the content. After it,
     ``why`` of a purged id raises ``NotFound`` and nothing of it appears in ``facts``,
     ``history(include_expired=True)``, ``changes`` or an export; answers for past ``known_at``
@@ -462,9 +501,22 @@ def purge(mem: MemoryLike, subject: str, *, reason: str) -> PurgeSummary:
             )
         digest = hashlib.sha256(eid.encode("utf-8", "surrogatepass")).hexdigest()
         audit_id = "a" + uuid.uuid4().hex[:16]
-        names = [entity.name, *entity.aliases, subject]
+        # The entities merged into it are the same person or thing: erased with it
+        # (docs/concepts/decisions.md#merging-entities).
+        merged = [
+            found
+            for found in (store.get_entity(a) for a in entity.aliases)
+            if found is not None and found.id != eid
+        ]
+        names = [entity.name, *entity.aliases, *(m.name for m in merged), subject]
         detail = {"subject_sha256": digest, "reason": reason}
-        w.changes.purge = Purge(entity_id=eid, names=names, audit_id=audit_id, detail=detail)
+        w.changes.purge = Purge(
+            entity_id=eid,
+            names=names,
+            audit_id=audit_id,
+            detail=detail,
+            merged=[m.id for m in merged],
+        )
     now = w.at
     counts = dict(w.applied.purged) if w.applied is not None else {}
     for alias in [a for a, owner in kernel.aliases.items() if owner == eid]:

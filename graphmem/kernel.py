@@ -19,10 +19,10 @@ import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol, Union
+from typing import TYPE_CHECKING, Any, Protocol, Union
 
 from graphmem.errors import ClockError, InvalidInput, StoreError
-from graphmem.models import Entity
+from graphmem.models import Entity, Fact
 from graphmem.normalize import clean_name, entity_key
 from graphmem.store.base import Applied, ChangeSet, Store
 from graphmem.timeutil import Clock, TimeLike, to_utc
@@ -154,6 +154,28 @@ class Kernel:
         """The entity id a name resolves to (its key, or the entity it is an alias of)."""
         key = entity_key(clean_name(name, what=what))
         return self.aliases.get(key, key)
+
+    def subject_ids(self, name: str, *, what: str = "subject") -> list[str]:
+        """The entity a name resolves to, then the entities merged into it.
+
+        A merged entity keeps the versions closed by its merge under its own id, and its id
+        became an alias (docs/concepts/decisions.md#merging-entities): reads by subject ask
+        both, so the history and the past beliefs of either name stay in view.
+        """
+        eid = self.entity_id(name, what=what)
+        if not self.aliases:
+            return [eid]
+        return [eid, *sorted(a for a, owner in self.aliases.items() if owner == eid)]
+
+    def subject_facts(self, name: str, **query: Any) -> list[Fact]:
+        """``store.query_facts`` for a subject and the entities merged into it (store order)."""
+        ids = self.subject_ids(name)
+        if len(ids) == 1:
+            return self.store.query_facts(subject_id=ids[0], **query)
+        rows = [f for sid in ids for f in self.store.query_facts(subject_id=sid, **query)]
+        rows.sort(key=lambda f: (f.subject, f.predicate, f.valid_from, f.recorded_at, f.id))
+        limit = query.get("limit")
+        return rows if limit is None else rows[:limit]
 
     def resolve_entities(
         self, names: Iterable[tuple[str, str]]

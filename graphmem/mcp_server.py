@@ -63,7 +63,16 @@ if TYPE_CHECKING:
 __all__ = ["TOOLS", "build_server", "serve"]
 
 #: The tool names, in the order they are registered.
-TOOLS = ("remember", "context", "facts_as_of", "history", "forget", "hot_topics", "add_session")
+TOOLS = (
+    "remember",
+    "context",
+    "facts_as_of",
+    "history",
+    "forget",
+    "hot_topics",
+    "add_session",
+    "merge_entities",
+)
 
 INSTRUCTIONS = (
     "graphmem is a long-term memory with time: every fact knows when it was true in the world "
@@ -476,6 +485,18 @@ def build_server(mem: Memory | Lender[Memory]) -> Any:
             title=title,
         )
         return _session_text(written)
+
+    @tool
+    def merge_entities(keep: str, other: str) -> str:
+        """Merge two names for one thing: `other` into `keep` (e.g. "PostgreSQL" into "Postgres").
+
+        Every current fact about `other` (as subject or object) moves to `keep`; the old
+        versions are closed, not edited, so history and what was believed before stay. From
+        now on `other` resolves to `keep`. If both had a value of a single-valued relation,
+        the one that started later stays current and the other ends there; two starting at
+        the same time are refused (forget the wrong one first). Returns what moved.
+        """
+        return str(current.mem.merge_entities(keep, other))
 
     return server
 

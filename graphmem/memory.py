@@ -33,9 +33,10 @@ from graphmem.writes import FIELDS, paused_gc, write_facts
 
 if TYPE_CHECKING:
     from graphmem.audit import Change, Explanation, PurgeSummary
+    from graphmem.merge import MergeResult
     from graphmem.similarity import Similarity
-    from graphmem.text.readers import Reader
     from graphmem.store.base import Store
+    from graphmem.text.readers import Reader
 
 __all__ = ["Memory", "open"]
 
@@ -257,6 +258,21 @@ class Memory:
         if not check_text(kind, what="kind").strip():
             raise InvalidInput(f"kind={kind!r} is blank; use e.g. 'person', 'org' or 'entity'")
         return define_entity(self._kernel, name, kind=kind, aliases=aliases)
+
+    def merge_entities(self, keep: str, other: str) -> MergeResult:
+        """Merge entity ``other`` into ``keep``: re-file its current facts, make it an alias.
+
+        One audited write (docs/concepts/decisions.md#merging-entities); stored versions are
+        closed and written again under ``keep``, never edited. See
+        :func:`graphmem.merge.merge_entities`.
+
+        Raises:
+            NotFound: an unknown name.
+            InvalidInput: the same entity twice, or single-valued values from the same instant.
+        """
+        from graphmem.merge import merge_entities
+
+        return merge_entities(self._kernel, keep, other)
 
     # -- ontology -----------------------------------------------------------------------------
 
@@ -496,15 +512,16 @@ class Memory:
         ):
             raise InvalidInput(f"limit={limit!r} must be a non-negative integer or None")
         pred = None if predicate is None else self.ontology.resolve(predicate).name
-        rows = self._store.query_facts(
-            subject_id=None if subject is None else self._kernel.entity_id(subject, what="subject"),
-            predicate=pred,
-            object_id=None if object is None else self._kernel.entity_id(object, what="object"),
-            valid_at=self._kernel.time(valid_at, "valid_at", now),
-            known_at=self._kernel.time(known_at, "known_at", now),
-            limit=limit,
-        )
-        return FactList(rows)
+        query: dict[str, Any] = {
+            "predicate": pred,
+            "object_id": None if object is None else self._kernel.entity_id(object, what="object"),
+            "valid_at": self._kernel.time(valid_at, "valid_at", now),
+            "known_at": self._kernel.time(known_at, "known_at", now),
+            "limit": limit,
+        }
+        if subject is None:
+            return FactList(self._store.query_facts(**query))
+        return FactList(self._kernel.subject_facts(subject, **query))
 
     def believed(
         self, *, on: TimeLike, subject: str | None = None, predicate: str | None = None
@@ -533,11 +550,8 @@ class Memory:
         Raises:
             InvalidInput: bad names.
         """
-        sid = self._kernel.entity_id(subject, what="subject")
         pred = None if predicate is None else self.ontology.resolve(predicate).name
-        rows = self._store.query_facts(
-            subject_id=sid, predicate=pred, current_only=not include_expired
-        )
+        rows = self._kernel.subject_facts(subject, predicate=pred, current_only=not include_expired)
         rows.sort(key=lambda f: (f.valid_from, f.recorded_at, f.predicate, f.id))
         return FactList(rows)
 
@@ -620,7 +634,7 @@ class Memory:
         return why(self._kernel, fact_id)
 
     def changes(self, *, since: TimeLike, until: TimeLike | None = None) -> list[Change]:
-        """List what was learned, superseded, corrected, retracted or purged in a window.
+        """List what was learned, superseded, corrected, retracted, merged or purged in a window.
 
         Raises:
             InvalidInput: bad times.

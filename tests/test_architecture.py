@@ -63,6 +63,7 @@ SERVICES = {
     "topic_files",
     "topic_audit",
     "maintenance",
+    "merge",
     "remember",
     "sessions",
     "text.pipeline",

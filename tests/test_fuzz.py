@@ -389,6 +389,14 @@ def test_define_entity(fmem: gm.Memory, name: Any, kind: Any, aliases: Any) -> N
     attempt(fmem, "define_entity", fmem.define_entity, name, kind=kind, aliases=aliases)
 
 
+@fuzz(20)
+@given(keep=NAME, other=NAME)
+def test_merge_entities(fmem: gm.Memory, keep: Any, other: Any) -> None:
+    result = attempt(fmem, "merge_entities", fmem.merge_entities, keep, other)
+    if result is not None:
+        assert fmem.facts(subject=other) == fmem.facts(subject=keep)
+
+
 @fuzz(40)
 @given(
     text=mostly(st.text(min_size=3, max_size=60)),

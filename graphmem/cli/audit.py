@@ -1,6 +1,7 @@
 """CLI verbs of free-text memory, the audit trail and the ontology.
 
-``remember``, ``why``, ``changes``, ``purge``, ``predicates``, ``define-predicate``.
+``remember``, ``why``, ``changes``, ``purge``, ``merge-entities``, ``predicates``,
+``define-predicate``.
 """
 
 from __future__ import annotations
@@ -103,7 +104,7 @@ def why(ctx: click.Context, fact_id: str, as_json: bool) -> None:
 @json_option
 @click.pass_context
 def changes(ctx: click.Context, since: str, until: str | None, as_json: bool) -> None:
-    """List what was learned, superseded, corrected, retracted or purged in a window."""
+    """List what was learned, superseded, corrected, retracted, merged or purged in a window."""
     with open_memory(ctx, read_only=True) as mem:
         rows = mem.changes(since=since, until=until)
     if as_json:
@@ -135,6 +136,26 @@ def purge(ctx: click.Context, subject: str, reason: str, yes: bool, as_json: boo
         f"{summary.mentions} mention(s); redacted {summary.sessions_redacted} session(s); "
         f"audit record {summary.audit_id}"
     )
+
+
+@cli.command("merge-entities")
+@click.argument("keep")
+@click.argument("other")
+@json_option
+@click.pass_context
+def merge_entities(ctx: click.Context, keep: str, other: str, as_json: bool) -> None:
+    """Merge entity OTHER into KEEP: its current facts move to KEEP, its name becomes an alias.
+
+    The old versions are closed ("merged into KEEP"), never edited, so what was believed before
+    stays answerable. Two values of a single-valued predicate: the later start stays current,
+    the other ends there; two from the same start are refused (retract one first).
+    """
+    with open_memory(ctx) as mem:
+        result = mem.merge_entities(keep, other)
+    if as_json:
+        echo_json(result)
+    else:
+        click.echo(str(result))
 
 
 @cli.command()

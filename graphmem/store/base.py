@@ -84,12 +84,16 @@ class Purge:
     The store removes the entity, every version touching it and its mentions, redacts
     ``names`` in session texts (and re-splits those sessions' lines), and writes the audit
     record ``audit_id`` whose JSON detail is ``detail`` plus the counts it removed.
+    ``merged`` are the entities merged into it (docs/concepts/decisions.md#merging-entities):
+    each is removed the same way first, one after the other, as if purged alone (one already
+    deleted as an orphan is skipped); the counts add up.
     """
 
     entity_id: str
     names: Sequence[str]
     audit_id: str
     detail: Mapping[str, Any]
+    merged: Sequence[str] = ()
 
 
 @dataclass
@@ -108,15 +112,19 @@ class Snapshot:
 class ChangeSet:
     """Everything one public write changes, planned before the store is touched.
 
-    Applied in this order: predicates, entity upserts, access bumps, closes, inserts (their new
-    endpoints from ``new_entities``), sessions with their mentions and lines, audit records,
-    metadata, then the ``last_write`` marker (``at``) when ``marker`` is set.
+    Applied in this order: predicates, entity upserts, alias lists, access bumps, closes,
+    inserts (their new endpoints from ``new_entities``), sessions with their mentions and
+    lines, audit records, metadata, then the ``last_write`` marker (``at``) when ``marker`` is
+    set.
 
     Attributes:
         at: the write's system time.
         predicates: predicate definitions to create or replace.
         entities: entities to create, or whose kind and aliases to update.
         new_entities: endpoints of ``inserts`` known to be new (created with the versions).
+        aliases: ``{entity id: alias keys}`` replacing the stored aliases of existing entities
+            (an empty tuple clears them; an upsert's empty aliases leave them alone). A merge
+            moves aliases with it (docs/concepts/decisions.md#merging-entities).
         bumps: ``(subject id, fact id, new access_count)``; ``last_accessed_at = at``.
         access: ``{(direction, entity id): fact ids}`` whose access_count goes up by one
             (``direction`` is ``"out"`` from a subject or ``"in"`` to an object).
@@ -134,6 +142,7 @@ class ChangeSet:
     predicates: list[Predicate] = field(default_factory=list)
     entities: list[Entity] = field(default_factory=list)
     new_entities: dict[str, Entity] = field(default_factory=dict)
+    aliases: dict[str, tuple[str, ...]] = field(default_factory=dict)
     bumps: list[tuple[str, str, int]] = field(default_factory=list)
     access: dict[tuple[str, str], list[str]] = field(default_factory=dict)
     closes: list[tuple[str, str, str | None, str]] = field(default_factory=list)
@@ -150,6 +159,7 @@ class ChangeSet:
         return not (
             self.predicates
             or self.entities
+            or self.aliases
             or self.bumps
             or self.access
             or self.closes

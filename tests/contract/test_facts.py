@@ -172,6 +172,31 @@ def test_entity_upserts(pair: Pair) -> None:
     assert pair.ask(lambda x: x.find_entities(["bo", "cy", "zz"])) == {"bo": "Bo", "cy": "Cy"}
 
 
+def test_alias_lists_replace_and_clear(pair: Pair) -> None:
+    """``ChangeSet.aliases`` replaces an entity's aliases, an empty tuple clears them, and it
+    applies after the upserts of the same change set (a merge moves aliases with it)."""
+    pair.apply(ChangeSet(at=h(0), entities=[ent("pg", "Postgres"), ent("psql", "PostgreSQL")]))
+    pair.apply(ChangeSet(at=h(1), entities=[ent("psql", "PostgreSQL", "tool", "pgsql")]))
+    assert pair.ask(lambda x: x.load_aliases()) == {"pgsql": "psql"}
+    pair.apply(
+        ChangeSet(
+            at=h(2),
+            entities=[ent("pg", "Postgres", "tool", "postgres db")],
+            aliases={"pg": ("pgsql", "postgresql", "psql"), "psql": ()},
+        )
+    )
+    assert pair.ask(lambda x: x.load_aliases()) == {
+        "pgsql": "pg",
+        "postgresql": "pg",
+        "psql": "pg",
+    }
+    assert pair.ask(lambda x: x.get_entity("psql")) == ent("psql", "PostgreSQL", "tool")
+    assert pair.ask(lambda x: x.get_entity("pg")) == ent(
+        "pg", "Postgres", "tool", "pgsql", "postgresql", "psql"
+    )
+    assert not ChangeSet(at=h(3), aliases={"pg": ()}).is_empty()
+
+
 def test_predicates_are_created_and_replaced(pair: Pair) -> None:
     p1 = Predicate(name="works_at", cardinality="one", aliases=("employed_by",))
     p2 = Predicate(name="knows", cardinality="many", symmetric=True, description="d")

@@ -191,3 +191,39 @@ def test_purge(pair: Pair) -> None:
     # Subjects of facts that named the entity are other people: kept (now orphans).
     assert pair.ask(lambda x: x.orphan_entities()) == ["bob"]
     assert by_id(pair.ask(lambda x: x.query_facts())) == []
+
+
+def test_purge_with_merged_entities(pair: Pair) -> None:
+    """``Purge.merged``: each merged entity goes first, as if purged alone, then the entity
+    (docs/concepts/decisions.md#merging-entities); one that is not stored is skipped."""
+    pair.apply(
+        ChangeSet(
+            at=h(1),
+            entities=[ent("ann", "Ann", "person", "anna", "ghost")],
+            inserts=[
+                ("ann", "acme", fact("f1", "Ann", "Acme", rec=1)),
+                ("anna", "globex", fact("f2", "Anna", "Globex", rec=1)),
+                ("anna", "ann", fact("f3", "Anna", "Ann", pred="knows", rec=1)),
+                ("zed", "anna", fact("f4", "Zed", "Anna", pred="knows", rec=1)),
+                ("anna", "acme", fact("f5", "Anna", "Acme", pred="knows", rec=1)),
+            ],
+        )
+    )
+    applied = pair.apply(
+        ChangeSet(
+            at=h(2),
+            purge=Purge(
+                entity_id="ann",
+                names=["Ann", "anna"],
+                audit_id="purge2",
+                detail={},
+                merged=["ghost", "anna"],
+            ),
+        )
+    )
+    assert dict(applied.purged) == {
+        "versions": 5, "entities": 4, "mentions": 0, "sessions_redacted": 0
+    }  # fmt: skip
+    assert pair.ask(lambda x: sorted(e["id"] for e in x.all_entities())) == ["zed"]
+    assert pair.ask(lambda x: x.count_versions()) == 0
+    assert pair.ask(lambda x: x.load_aliases()) == {}

@@ -285,6 +285,10 @@ class FalkorWrites(FalkorBase):
             [_entity_row(e) for e in {e.id: e for e in changes.entities}.values()],
         )
         plan.add(
+            "MATCH (e:Entity {id: row.id}) SET e.aliases = row.aliases",
+            [{"id": eid, "aliases": list(keys)} for eid, keys in sorted(changes.aliases.items())],
+        )
+        plan.add(
             "MATCH (a:Entity {id: row.s})-[r:Fact]->() WHERE r.fid = row.f "
             "SET r.access_count = row.n, r.last_accessed_at = $at",
             [{"s": s, "f": f, "n": int(n)} for s, f, n in changes.bumps],
@@ -496,44 +500,64 @@ class FalkorWrites(FalkorBase):
     def _plan_purge(
         self, plan: _Plan, purge: Purge, at: dt.datetime
     ) -> tuple[dict[str, int], bool]:
-        """The hard delete of one entity (Kuzu's ``purge_entity`` + line re-split + audit).
+        """The hard delete of an entity and those merged into it, with line re-split and audit.
+
+        As Kuzu's ``purge_entity`` called for each in a row.
 
         The texts to redact are read first (the regex runs here), the deletions and rewrites go
         into the change set's query.
         """
-        eid = purge.entity_id
-        out = self._q(
-            "MATCH (e:Entity {id: $e})-[r:Fact]->(o:Entity) RETURN r.fid, o.id", {"e": eid}
-        )
-        into = self._q("MATCH (:Entity)-[r:Fact]->(e:Entity {id: $e}) RETURN r.fid", {"e": eid})
-        fids = {r[0] for r in out} | {r[0] for r in into}
-        objects = sorted({r[1] for r in out} - {eid})
-        mentions = int(
-            self._q(
-                "MATCH (:Session)-[m:MENTIONS]->(e:Entity {id: $e}) RETURN count(m)", {"e": eid}
-            )[0][0]
-        )
-        # Objects left without a fact, a mention or an alias once the entity is gone.
-        orphans = []
-        if objects:
-            rows = self._q(
-                "UNWIND $ids AS i MATCH (x:Entity {id: i}) "
-                "WHERE (x.aliases IS NULL OR size(x.aliases) = 0) "
-                "AND NOT (:Session)-[:MENTIONS]->(x) "
-                "OPTIONAL MATCH (x)-[r:Fact]-(y:Entity) "
-                "WITH i, collect(DISTINCT y.id) AS others "
-                "WHERE all(o IN others WHERE o = $e OR o = i) RETURN i",
-                {"ids": objects, "e": eid},
+        # The entities merged into it go first, then the entity, each as if purged alone
+        # after the ones before it (Kuzu's purge_entity calls in a row): edges and orphans
+        # already deleted are not counted again (docs/concepts/decisions.md#merging-entities).
+        gone: set[str] = set()
+        fids: set[str] = set()
+        orphans: list[str] = []
+        purged_ids: list[str] = []
+        mentions = 0
+        for eid in [*purge.merged, purge.entity_id]:
+            if eid in gone or (
+                eid != purge.entity_id
+                and not self._q("MATCH (e:Entity {id: $e}) RETURN e.id", {"e": eid})
+            ):
+                continue  # deleted as an orphan of an entity before it, or never stored
+            gone.add(eid)
+            purged_ids.append(eid)
+            out = self._q(
+                "MATCH (e:Entity {id: $e})-[r:Fact]->(o:Entity) RETURN r.fid, o.id", {"e": eid}
             )
-            # A self-loop on an object keeps it (it still has a fact of its own).
-            loops = {
-                r[0]
-                for r in self._q(
-                    "UNWIND $ids AS i MATCH (x:Entity {id: i})-[r:Fact]->(x) RETURN DISTINCT i",
-                    {"ids": objects},
+            into = self._q("MATCH (:Entity)-[r:Fact]->(e:Entity {id: $e}) RETURN r.fid", {"e": eid})
+            mine = ({r[0] for r in out} | {r[0] for r in into}) - fids
+            fids |= mine
+            objects = sorted({r[1] for r in out if r[0] in mine} - gone)
+            mentions += int(
+                self._q(
+                    "MATCH (:Session)-[m:MENTIONS]->(e:Entity {id: $e}) RETURN count(m)",
+                    {"e": eid},
+                )[0][0]
+            )
+            # Objects left without a fact, a mention or an alias once the entity is gone.
+            if objects:
+                rows = self._q(
+                    "UNWIND $ids AS i MATCH (x:Entity {id: i}) "
+                    "WHERE (x.aliases IS NULL OR size(x.aliases) = 0) "
+                    "AND NOT (:Session)-[:MENTIONS]->(x) "
+                    "OPTIONAL MATCH (x)-[r:Fact]-(y:Entity) "
+                    "WITH i, collect(DISTINCT y.id) AS others "
+                    "WHERE all(o IN others WHERE o IN $gone OR o = i) RETURN i",
+                    {"ids": objects, "gone": sorted(gone)},
                 )
-            }
-            orphans = sorted({r[0] for r in rows} - loops)
+                # A self-loop on an object keeps it (it still has a fact of its own).
+                loops = {
+                    r[0]
+                    for r in self._q(
+                        "UNWIND $ids AS i MATCH (x:Entity {id: i})-[r:Fact]->(x) RETURN DISTINCT i",
+                        {"ids": objects},
+                    )
+                }
+                found = sorted({r[0] for r in rows} - loops)
+                orphans.extend(found)
+                gone.update(found)
         words = sorted({n.strip() for n in purge.names if n and n.strip()}, key=len, reverse=True)
         redacted: dict[str, dict[str, Any]] = {}
         resplit: set[str] = set()
@@ -568,11 +592,11 @@ class FalkorWrites(FalkorBase):
                     redacted[sid] = {"id": sid, "title": new[0], "text": new[1], "summary": new[2]}
         counts = {
             "versions": len(fids),
-            "entities": 1 + len(orphans),
+            "entities": len(purged_ids) + len(orphans),
             "mentions": mentions,
             "sessions_redacted": len(redacted),
         }
-        plan.add("MATCH (e:Entity {id: row}) DETACH DELETE e", [eid])
+        plan.add("MATCH (e:Entity {id: row}) DETACH DELETE e", purged_ids)
         plan.add("MATCH (x:Entity {id: row}) DETACH DELETE x", orphans)
         plan.add(
             "MATCH (s:Session {id: row.id}) "

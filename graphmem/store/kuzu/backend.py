@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+from collections.abc import Mapping, Sequence
 
 from graphmem.store.base import Applied, Capabilities, ChangeSet, Purge, Snapshot
 from graphmem.store.kuzu.audit import KuzuAudit
@@ -52,6 +53,8 @@ class KuzuBackend(KuzuSessions, KuzuSearch, KuzuAudit, KuzuTransfer, KuzuIntegri
                 self.save_predicates(changes.predicates)
             if changes.entities:
                 self.upsert_entities(changes.entities)
+            if changes.aliases:
+                self.set_aliases(changes.aliases)
             if changes.bumps:
                 self.bump_access(changes.bumps, at=at)
             if changes.access:
@@ -72,8 +75,23 @@ class KuzuBackend(KuzuSessions, KuzuSearch, KuzuAudit, KuzuTransfer, KuzuIntegri
                 self.set_max_system_time(at)
         return Applied(purged=purged)
 
+    def set_aliases(self, aliases: Mapping[str, Sequence[str]]) -> None:
+        """Replace the aliases of existing entities (``ChangeSet.aliases``): logged writes."""
+        rows = [{"id": eid, "aliases": list(keys)} for eid, keys in sorted(aliases.items())]
+        body = "MATCH (e:Entity {{id: {p}id}}) SET e.aliases = cast({p}aliases AS STRING[])"
+        self._write_rows(body.format(p="$"), "UNWIND $rows AS row " + body.format(p="row."), rows)
+
     def _purge(self, purge: Purge, *, at: dt.datetime) -> dict[str, int]:
-        counts = self.purge_entity(purge.entity_id, names=purge.names)
+        # The entities merged into it first (docs/concepts/decisions.md#merging-entities),
+        # skipping one already deleted as an orphan of another; the names are redacted once.
+        counts = {"versions": 0, "entities": 0, "mentions": 0, "sessions_redacted": 0}
+        names: Sequence[str] = purge.names
+        for eid in [*purge.merged, purge.entity_id]:
+            if eid != purge.entity_id and self.get_entity(eid) is None:
+                continue
+            for key, n in self.purge_entity(eid, names=names).items():
+                counts[key] = counts.get(key, 0) + n
+            names = ()
         # The redacted session texts are split into lines again: the episodic index must not
         # keep the purged name.
         self.reindex_sessions(self.sessions_with_lines_containing(purge.names))
