@@ -304,10 +304,11 @@ def _full_text(
 
 
 def _names_a_slot(kernel: Kernel, query: str) -> bool:
-    """Whether the query names a relation ("the primary region", "storage"), docs/concepts/recall.md.
+    """Whether the query names a relation ("the primary region", "storage").
 
     Text files the slots of things without a name of their own under the owner ("our primary
-    region is X"), so a question naming such a relation anchors the owner too.
+    region is X"), so a question naming such a relation anchors the owner too
+    (docs/concepts/recall.md).
     """
     words = _terms(query)
     return any(

@@ -51,10 +51,9 @@ Rendering
 
 from __future__ import annotations
 
-import re
-
 import datetime as dt
 import math
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
@@ -310,8 +309,10 @@ def _mark_superseded(
     for i, c in enumerate(candidates):
         row = c.line
         texts = (_norm(row.text), _norm(f"{row.speaker}: {row.text}") if row.speaker else "")
-        claims = by_session.get(row.session, ())
-        linked = [k for k in claims if (s := _norm(k.statement)) and any(s in t for t in texts if t)]
+        claims = by_session.get(row.session, [])
+        linked = [
+            k for k in claims if (s := _norm(k.statement)) and any(s in t for t in texts if t)
+        ]
         if not linked:
             # a line of the same session that restates a value ("assistant: Noted, Zendesk
             # for support tickets") stands or falls with it

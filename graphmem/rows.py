@@ -85,7 +85,9 @@ def validate(
     cardinality = item.get("cardinality")
     if cardinality is not None:
         if cardinality not in ("one", "many"):
-            raise InvalidInput(f"{where}cardinality={cardinality!r} is invalid; use 'one' or 'many'")
+            raise InvalidInput(
+                f"{where}cardinality={cardinality!r} is invalid; use 'one' or 'many'"
+            )
         if k.ontology.lookup(pred.name) is None:
             pred = pred.model_copy(update={"cardinality": cardinality})
         elif pred.cardinality != cardinality:

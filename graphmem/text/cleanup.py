@@ -30,7 +30,7 @@ _CONTRACTIONS = [
     (r"\b(is|are|was|were|does|do|did|has|have|had|could|would|should)n't\b", r"\1 not"),
 ]
 #: Emoji and pictographs: decoration, never part of a name ("🎉 errors show up in Sentry").
-_SYMBOLS = re.compile("[\U0001F000-\U0001FAFF\u2600-\u27BF\uFE0F\u200D]")
+_SYMBOLS = re.compile("[\U0001f000-\U0001faff\u2600-\u27bf\ufe0f\u200d]")
 _CORRECTION = re.compile(
     r"^(?:correction|to correct(?: that| myself)?|actually|sorry|my bad|wait|erratum|"
     r"(?:i|we) (?:was|were) wrong(?: (?:about|earlier|yesterday|before)(?: that)?)?|"

@@ -242,8 +242,7 @@ def find_dates(text: str, at: dt.datetime) -> Iterator[tuple[dt.datetime, str, t
         if when is None:
             continue
         if (
-            prep.split(" ")[0] in ("starting", "effective", "beginning", "from")
-            or prep == "as of"
+            prep.split(" ")[0] in ("starting", "effective", "beginning", "from") or prep == "as of"
         ) and re.fullmatch(
             rf"(?:{_MONTH}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?"
             rf"{_MONTH}|{_MONTH})",

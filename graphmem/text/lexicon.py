@@ -400,8 +400,8 @@ ALIAS_WORDS = frozenset({"postgresql", "k8s", "golang", "prod"})
 def canonical(name: str) -> str:
     """The spelling the reader files a name under: a technology's aliases resolved.
 
-    >>> canonical("k8s"), canonical("prod k8s"), canonical("PostgreSQL 16"), canonical("Dr. Ana Ruiz")
-    ('Kubernetes', 'production Kubernetes', 'Postgres 16', 'Dr. Ana Ruiz')
+    >>> canonical("k8s"), canonical("prod k8s"), canonical("PostgreSQL 16")
+    ('Kubernetes', 'production Kubernetes', 'Postgres 16')
     >>> canonical("Acme"), canonical("node version")
     ('Acme', 'node version')
     """

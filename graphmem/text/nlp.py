@@ -70,7 +70,9 @@ _NORMS = {
     "deploy": "kubernetes",
     "llm": "openai",
 }
-_PREPOSITIONS = frozenset("to from on in with onto into for over off via".split())
+_PREPOSITIONS = frozenset(
+    ["to", "from", "on", "in", "with", "onto", "into", "for", "over", "off", "via"]
+)
 
 
 @dataclass(frozen=True)
@@ -118,7 +120,7 @@ def _load_trained() -> tuple[str, Any]:
     from pathlib import Path
 
     import spacy  # noqa: TID251 - the one module that imports spaCy
-    from spacy.language import Language
+    from spacy.language import Language  # noqa: TID251 - the one module that imports spaCy
 
     for name in MODELS:
         spec = importlib.util.find_spec(name)
@@ -146,9 +148,8 @@ def _names(doc: Any) -> Any:
     """Keep identifiers whole and make technology names read as names (see ``_NORMS``)."""
     spans = []
     for m in _IDENTIFIER.finditer(doc.text):
-        if m.group(0).count(".") > 0 and not any(ch.isdigit() for ch in m.group(0)):
-            if m.group(0).split(".")[-1].casefold() in ("e", "i"):
-                continue  # "e.g", "i.e"
+        if m.group(0).casefold() in ("e.g", "i.e"):
+            continue
         span = doc.char_span(m.start(), m.end(), alignment_mode="expand")
         if span is not None and len(span) > 1:
             spans.append(span)

@@ -100,7 +100,6 @@ RELATIONS: dict[str, str | None] = {
     "joins as": "role",
     "works for": "works at",
     "starts at": "works at",
-    "joins as": "role",
     "becomes": "role",
 }
 #: What a name can be *to the owner* ("Globex is a customer", "is one of our vendors").
@@ -119,9 +118,26 @@ HEDGING = frozenset(
     imagine assume recommend discuss debate evaluate explore""".split()  # noqa: SIM905
 )
 #: Auxiliaries that hedge or defer a clause.
-MODALS = frozenset("might may could should would must can shall ought will wo 'll".split())
+MODALS = frozenset(
+    [
+        "might",
+        "may",
+        "could",
+        "should",
+        "would",
+        "must",
+        "can",
+        "shall",
+        "ought",
+        "will",
+        "wo",
+        "'ll",
+    ]
+)
 #: Subordinators that make a clause a condition or a time reference, not a statement.
-CONDITIONS = frozenset("if unless whether once when whenever until before after".split())
+CONDITIONS = frozenset(
+    ["if", "unless", "whether", "once", "when", "whenever", "until", "before", "after"]
+)
 #: Relations that hold many values at once ("the app talks to the gateway and to auth").
 MANY_VERBS = frozenset(
     """talk connect integrate call send support include contain use depend know like enjoy
@@ -137,18 +153,33 @@ LIGHT_VERBS = frozenset(
 )
 #: Prepositions of time and manner: their objects are not values.
 NOT_VALUE_PREPS = frozenset(
-    "for during since until after before around about like than per despite".split()
+    [
+        "for",
+        "during",
+        "since",
+        "until",
+        "after",
+        "before",
+        "around",
+        "about",
+        "like",
+        "than",
+        "per",
+        "despite",
+    ]
 )
 _PRONOUNS = frozenset(
     """it this that these those they them he she him her everything anything something
     nothing all everyone someone one there here what which who you ya yourself""".split()  # noqa: SIM905
 )
-_FIRST = frozenset("i we me us".split())
+_FIRST = frozenset(["i", "we", "me", "us"])
 _DATEISH = re.compile(r"\d{1,2}/\d{1,2}(?:/\d{2,4})?")
 _CLOCK = re.compile(r"\d{1,2}(?::\d{2})?(?:am|pm)?|noon|midnight", re.IGNORECASE)
 _NOUNS = frozenset({"NOUN", "PROPN"})
 _NOT_VALUES = frozenset({"ADP", "ADV", "PART", "DET", "CCONJ", "SCONJ", "AUX", "INTJ", "PUNCT"})
-_MODIFIERS = frozenset({"compound", "amod", "nmod", "nummod", "poss", "det", "quantmod", "npadvmod"})
+_MODIFIERS = frozenset(
+    {"compound", "amod", "nmod", "nummod", "poss", "det", "quantmod", "npadvmod"}
+)
 _SUBJECTS = frozenset({"nsubj", "nsubjpass", "csubj"})
 _TIME_WORDS = frozenset(
     """now today yesterday tomorrow morning evening night week month year quarter day
@@ -246,10 +277,14 @@ def _hedged(verb: Token) -> bool:
                 return True
             if c.dep_ == "mark" and c.lemma_.casefold() in CONDITIONS:
                 return True
-            if c.dep_ == "aux" and c.lemma_.casefold() == "to" and t.i == verb.i:
-                # "we plan to move": an infinitive clause under another verb
-                if t.head.i != t.i and t.head.lemma_.casefold() in HEDGING:
-                    return True
+            if (  # "we plan to move": an infinitive clause under another verb
+                c.dep_ == "aux"
+                and c.lemma_.casefold() == "to"
+                and t.i == verb.i
+                and t.head.i != t.i
+                and t.head.lemma_.casefold() in HEDGING
+            ):
+                return True
         if t.dep_ in ("ccomp", "xcomp", "advcl") and t.head.lemma_.casefold() in HEDGING:
             return True
         if t.dep_ == "advcl" and any(
@@ -263,7 +298,7 @@ def _hedged(verb: Token) -> bool:
 
 
 def _indefinite(tok: Token) -> bool:
-    """"a startup", "some tool", "no date", "three times", "17/12": not a value of its own.
+    """Whether a phrase is no value of its own: "a startup", "no date", "three times", "17/12".
 
     An indefinite phrase that holds a name stays a value ("a single EC2 instance").
     """
@@ -292,7 +327,7 @@ def _imperative(verb: Token) -> bool:
 
 
 def _negated(verb: Token) -> bool:
-    """"not", "never", "no longer", "anymore" on the verb."""
+    """Whether a verb is negated: "not", "never", "no longer", "anymore"."""
     for c in verb.children:
         low = c.lower_
         if c.dep_ == "neg" or low in ("never", "anymore"):
@@ -351,7 +386,7 @@ def _subject_text(verb: Token, subj: Token) -> str:
 
 
 def _change(verb: Token, subj: Token | None) -> list[Open]:
-    """"A was swapped for B", "invoices moved from S3 to R2", "we moved billing to Go"."""
+    """A change: "A was swapped for B", "invoices moved from S3 to R2", "we moved X to Go"."""
     lemma = verb.lemma_.casefold()
     passive = any(c.dep_ == "auxpass" for c in verb.children)
     dobj = (_children(verb, "dobj") or [None])[0]
@@ -367,7 +402,9 @@ def _change(verb: Token, subj: Token | None) -> list[Open]:
     new_tok = preps.get("to") or preps.get("onto") or preps.get("into")
     old_tok = preps.get("from")
     thing: str | None = None
-    swaps = lemma in ("replace", "swap") or (lemma == "switch" and ("for" in preps or "with" in preps))
+    swaps = lemma in ("replace", "swap") or (
+        lemma == "switch" and ("for" in preps or "with" in preps)
+    )
     if swaps and (dobj is not None or passive):
         # "replaced A with B", "swapped A for B", "A was swapped for B"
         old_tok = dobj if dobj is not None else subj
@@ -494,7 +531,7 @@ def _capital(tok: Token) -> bool:
 
 
 def _slot_phrase(subj: Token | None) -> tuple[str | None, str | None]:
-    """"project Aurora lead" → ("project Aurora", "lead"); "the budget" → (owner, "budget").
+    """A slot written as one phrase: "project Aurora lead" is ("project Aurora", "lead").
 
     A thing's slot written as one noun phrase: the head noun names the relation, the words
     before it the thing (the owner's when none is a name).
@@ -514,7 +551,7 @@ def _slot_phrase(subj: Token | None) -> tuple[str | None, str | None]:
 
 
 def _copula(verb: Token, subject: str, negated: bool) -> list[Open]:
-    """"support is in Intercom", "Acme is one of our customers", "Redis is gone"."""
+    """A copula: "support is in Intercom", "Acme is one of our customers", "Redis is gone"."""
     for c in verb.children:
         if c.dep_ == "acomp" and c.lower_ in ENDED and not negated:
             return [Open(None, None, subject, polarity=False, object_is_subject=True)]
@@ -537,7 +574,9 @@ def _copula(verb: Token, subject: str, negated: bool) -> list[Open]:
         if objs and any(c.dep_ == "poss" for c in objs[0].children):
             owner = next(c for c in objs[0].children if c.dep_ == "poss")
             return [
-                Open(owner.text, objs[0].lemma_.casefold(), subject, polarity=not negated, many=True)
+                Open(
+                    owner.text, objs[0].lemma_.casefold(), subject, polarity=not negated, many=True
+                )
             ]
         return []
     if attrs:
@@ -554,7 +593,7 @@ def _copula(verb: Token, subject: str, negated: bool) -> list[Open]:
 
 
 def _is_a(verb: Token, subject: str, attr: Token, negated: bool) -> list[Open]:
-    """"Customer support hours are 9 to 5 CET": the owner's slot; "X is no longer a customer"."""
+    """An "X is Y": the owner's slot ("support hours are 9 to 5"), a membership ending."""
     subj = _subject(verb)
     if subj is None:
         return []
@@ -587,11 +626,15 @@ def _verbs(tokens: Iterable[Token]) -> list[Token]:
     out = []
     for t in tokens:
         has_subject = any(c.dep_ in _SUBJECTS for c in t.children)
-        if t.pos_ in ("VERB", "AUX") and (t.dep_ in ("ROOT", "conj", "ccomp", "advcl", "parataxis")):
+        if t.pos_ in ("VERB", "AUX") and (
+            t.dep_ in ("ROOT", "conj", "ccomp", "advcl", "parataxis")
+        ):
             if t.pos_ == "AUX" and t.dep_ != "ROOT" and not has_subject:
                 continue
             out.append(t)
-        elif t.dep_ == "acl" and t.tag_ == "VBN" and t.head.dep_ == "ROOT" and t.head.pos_ in _NOUNS:
+        elif (
+            t.dep_ == "acl" and t.tag_ == "VBN" and t.head.dep_ == "ROOT" and t.head.pos_ in _NOUNS
+        ):
             out.append(t)  # "Aurora budget approved at $1.2M"
         elif t.pos_ in _NOUNS and t.dep_ == "ROOT" and (has_subject or _noun_verb(t)):
             out.append(t)  # "The mobile app talks to the gateway": "talks" tagged a noun
@@ -599,7 +642,7 @@ def _verbs(tokens: Iterable[Token]) -> list[Token]:
 
 
 def _noun_verb(tok: Token) -> bool:
-    """"The webhook posts to X": a plural-looking root with a noun before it and a preposition."""
+    """A verb tagged as a plural noun: "The webhook posts to X" (a noun before, a preposition)."""
     return (
         tok.lower_.endswith("s")
         and any(c.dep_ == "compound" and c.i == tok.i - 1 for c in tok.children)

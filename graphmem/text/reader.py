@@ -76,17 +76,33 @@ _COMMIT = re.compile(
 _COMMIT_VERBS = {
     **{
         v: v + "d"
-        for v in "move migrate replace use upgrade downgrade retire deprecate remove store "
-        "introduce enable disable update change rewrite".split()
+        for v in [
+            "move",
+            "migrate",
+            "replace",
+            "use",
+            "upgrade",
+            "downgrade",
+            "retire",
+            "deprecate",
+            "remove",
+            "store",
+            "introduce",
+            "enable",
+            "disable",
+            "update",
+            "change",
+            "rewrite",
+        ]
     },
-    **{v: v + "ed" for v in "add switch port adopt host index deploy sign".split()},
+    **{v: v + "ed" for v in ["add", "switch", "port", "adopt", "host", "index", "deploy", "sign"]},
     **{"drop": "dropped", "swap": "swapped", "bump": "bumped", "rewrite": "rewrote"},
     **{"send": "sent", "run": "ran", "build": "built", "set": "set", "split": "split"},
 }
 
 
 def _as_statement(body: str) -> str:
-    """"migrate X from A to B" (a commit's imperative) → "we migrated X from A to B"."""
+    """A commit's imperative as a statement: "migrate X to B" → "we migrated X to B"."""
     first, _, rest = body.partition(" ")
     past = _COMMIT_VERBS.get(first.casefold())
     return f"we {past} {rest}" if past and rest else body

@@ -26,9 +26,9 @@ from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
 from graphmem.text.claims import Claim
-from graphmem.text.reader import Reader as SentenceReader
 from graphmem.text.nlp import parse, sentences
-from graphmem.text.parse import open_claims, to_claims
+from graphmem.text.parse import open_claims
+from graphmem.text.reader import Reader as SentenceReader
 
 __all__ = ["BuiltinReader", "Reader", "Reading", "group"]
 
@@ -73,9 +73,7 @@ class BuiltinReader:
         """Return the claims of ``text`` (see :class:`Reader`)."""
         return [c for _, claims in self.readings([(text, at)], owner=owner)[0] for c in claims]
 
-    def readings(
-        self, texts: Sequence[tuple[str, dt.datetime]], *, owner: str
-    ) -> list[Reading]:
+    def readings(self, texts: Sequence[tuple[str, dt.datetime]], *, owner: str) -> list[Reading]:
         """Read many texts at once: the sentences and their claims, per text.
 
         Two passes: the rule forms find the sentences they cannot read, those are parsed in
@@ -154,9 +152,7 @@ def group(text: str, claims: Sequence[Claim]) -> Reading:
         said = c.sentence or text
         by_sentence.setdefault(said, []).append(c if c.sentence else _with_sentence(c, text))
     covered = " ".join(by_sentence)
-    reading: Reading = [
-        (s.text, []) for s in sentences(text) if s.text.rstrip(".!") not in covered
-    ]
+    reading: Reading = [(s.text, []) for s in sentences(text) if s.text.rstrip(".!") not in covered]
     return list(by_sentence.items()) + reading
 
 
