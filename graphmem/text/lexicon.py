@@ -341,7 +341,8 @@ _NOT_SPEAKERS = frozenset(
     """correction update note fyi psa news reminder todo warning important context summary
     background decision result results status question answer edit erratum idea ideas
     proposal proposals draft brainstorm joke rumor rumour wishlist option options agenda
-    todo goal goals plan plans retro standup minutes changelog""".split()  # noqa: SIM905
+    todo goal goals plan plans retro standup minutes changelog subject re fwd fw cc bcc
+    date""".split()  # noqa: SIM905
 )
 
 

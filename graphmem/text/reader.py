@@ -150,6 +150,8 @@ _PARTICIPLE_VALUE = re.compile(
     r"(?i)^(?:\w+ed|\w+en|run|kept|built|sent|done|made|held|set|put|paid|sold|led)\s+"
     r"(?:by|in|on|with|through|via|at|to|from|into|onto|under|behind)\s"
 )
+#: A subject that holds a verb ("sessions are kept in cookies"): a clause, not a name.
+_VERB_IN_NAME = re.compile(r"(?i)\s(?:is|are|was|were|be|been|being|has|have|had)\s")
 _KEY_VALUE = re.compile(
     r"^(?P<key>[A-Za-z][\w/&.-]*(?: [\w/&.-]+){0,2})\s*(?::|->|→|=>|=)\s*(?P<value>\S.{0,40})$"
 )
@@ -180,10 +182,14 @@ def _is_value(value: str) -> bool:
 
 def _garbled(claim: Claim) -> bool:
     """A rule read that took a label, a dash, a preposition or a passive verb into a name."""
-    return any(
-        part is not None and (_GARBLED.search(part) is not None or len(part.split()) > 6)
-        for part in (claim.subject, claim.object, claim.replaces)
-    ) or bool(claim.object and _PARTICIPLE_VALUE.match(claim.object))
+    return (
+        any(
+            part is not None and (_GARBLED.search(part) is not None or len(part.split()) > 6)
+            for part in (claim.subject, claim.object, claim.replaces)
+        )
+        or bool(claim.object and _PARTICIPLE_VALUE.match(claim.object))
+        or bool(_VERB_IN_NAME.search(claim.subject))
+    )
 
 
 @dataclass
@@ -509,7 +515,9 @@ class Reader:
             ]
             moves = [c for c in parsed if c.change and c.polarity]
             if not out or any(_garbled(c) for c in out):
-                out = parsed or out
+                # a misread is never written: the parse's claims, or none (the sentence stays
+                # a line of its session, or a note)
+                out = parsed or [c for c in out if not _garbled(c)]
             elif changes and moves:
                 # the parse tells which thing moved to which value better than the change
                 # patterns do ("the on-call pager moves to X", where they read "pager";
