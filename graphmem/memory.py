@@ -23,12 +23,12 @@ from graphmem.display import FactList, ResultList
 from graphmem.errors import InvalidInput, NotFound
 from graphmem.kernel import TIMELESS, Kernel, UnitOfWork
 from graphmem.models import Entity, Fact, Predicate, TextResult, WriteResult
-from graphmem.normalize import check_text, clean_name
+from graphmem.normalize import check_text
 from graphmem.ontology import Ontology
 from graphmem.rows import validate
 from graphmem.store import open_store
 from graphmem.timeutil import Clock, TimeLike, system_clock, to_utc
-from graphmem.vocabulary import define, define_entity
+from graphmem.vocabulary import define, define_entity, define_predicate
 from graphmem.writes import FIELDS, paused_gc, write_facts
 
 if TYPE_CHECKING:
@@ -316,30 +316,16 @@ class Memory:
                 predicate's own name, or a cardinality change of a predicate with stored fact
                 versions without ``force=True``.
         """
-        from graphmem.normalize import predicate_name
-
-        if cardinality is not None and cardinality not in ("one", "many"):
-            raise InvalidInput(
-                f"cardinality={cardinality!r} is invalid; use 'one' (single-valued) or 'many'"
-            )
-        aliases = _name_list(aliases, "aliases")
-        for alias in aliases:
-            predicate_name(clean_name(alias, what="alias"))  # a clear error for unusable aliases
-        if symmetric is not None and not isinstance(symmetric, bool):
-            raise InvalidInput(f"symmetric={symmetric!r} must be True or False")
-        if not isinstance(force, bool):
-            raise InvalidInput(f"force={force!r} must be True or False")
-        if description is not None:
-            check_text(description, what="description")
-        spec = {
-            "name": predicate_name(clean_name(name, what="predicate")),
-            "cardinality": cardinality,
-            "aliases": aliases,
-            "inverse": None if inverse is None else predicate_name(inverse),
-            "symmetric": symmetric,
-            "description": description,
-        }
-        return define(self._kernel, {k: v for k, v in spec.items() if v is not None}, force=force)
+        return define_predicate(
+            self._kernel,
+            name,
+            cardinality=cardinality,
+            aliases=_name_list(aliases, "aliases"),
+            inverse=inverse,
+            symmetric=symmetric,
+            description=description,
+            force=force,
+        )
 
     def predicates(self) -> list[Predicate]:
         """Return the ontology: every predicate definition, sorted by name."""

@@ -96,3 +96,44 @@ def define(
             w.changes.audit.append((audit_id, "predicate", detail))
         k.ontology = trial
         return new
+
+
+def define_predicate(
+    kernel: Kernel,
+    name: str,
+    *,
+    cardinality: str | None,
+    aliases: Sequence[str],
+    inverse: str | None,
+    symmetric: bool | None,
+    description: str | None,
+    force: bool,
+) -> Predicate:
+    """Check a predicate definition's arguments and define it (``Memory.define_predicate``).
+
+    Raises:
+        InvalidInput: a bad cardinality, name, alias, flag or description.
+    """
+    from graphmem.normalize import check_text, predicate_name
+
+    if cardinality is not None and cardinality not in ("one", "many"):
+        raise InvalidInput(
+            f"cardinality={cardinality!r} is invalid; use 'one' (single-valued) or 'many'"
+        )
+    for alias in aliases:
+        predicate_name(clean_name(alias, what="alias"))  # a clear error for unusable aliases
+    if symmetric is not None and not isinstance(symmetric, bool):
+        raise InvalidInput(f"symmetric={symmetric!r} must be True or False")
+    if not isinstance(force, bool):
+        raise InvalidInput(f"force={force!r} must be True or False")
+    if description is not None:
+        check_text(description, what="description")
+    spec = {
+        "name": predicate_name(clean_name(name, what="predicate")),
+        "cardinality": cardinality,
+        "aliases": tuple(aliases),
+        "inverse": None if inverse is None else predicate_name(inverse),
+        "symmetric": symmetric,
+        "description": description,
+    }
+    return define(kernel, {k: v for k, v in spec.items() if v is not None}, force=force)
