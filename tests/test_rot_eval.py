@@ -226,3 +226,25 @@ def test_corpus_well_formed(path):
             t.startswith("change-") for t in tags
         ):
             assert not s["changes"], sid  # a pure negative control changes nothing
+
+
+#: Floors under what the reader measures on the blind corpora (docs/concepts/text.md#how-well-it-
+#: reads): (story pass rate, claim recall, change precision, most false ends per 100 sentences).
+#: The dev file was used for the reader's fixes; the test file was not (its first run is blind).
+FLOORS = {
+    "text_blind_dev.jsonl": (0.50, 0.55, 0.92, 1.0),
+    "text_blind_test.jsonl": (0.30, 0.45, 0.85, 1.0),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(FLOORS))
+def test_blind_corpus_floors(name):
+    results = [ev.run_story(s) for s in ev.load([DATA / name])]
+    o = ev.summarise(results)["overall"]
+    pass_rate, recall, precision, false_ends = FLOORS[name]
+    assert not [r.id for r in results if r.error], [(r.id, r.error) for r in results if r.error]
+    assert o["pass_rate"] >= pass_rate, o
+    assert o["claim_recall"] >= recall, o
+    assert o["change_precision"] >= precision, o
+    assert o["false_ends_per_100_sentences"] <= false_ends, o
