@@ -74,30 +74,18 @@ _COMMIT = re.compile(
 )
 #: The verbs a commit message starts with, in the imperative, and their past tense.
 _COMMIT_VERBS = {
+    # a change or an ending: what the commit did
     **{
         v: v + "d"
-        for v in [
-            "move",
-            "migrate",
-            "replace",
-            "use",
-            "upgrade",
-            "downgrade",
-            "retire",
-            "deprecate",
-            "remove",
-            "store",
-            "introduce",
-            "enable",
-            "disable",
-            "update",
-            "change",
-            "rewrite",
-        ]
+        for v in "move migrate replace upgrade downgrade retire deprecate remove change".split()
     },
-    **{v: v + "ed" for v in ["add", "switch", "port", "adopt", "host", "index", "deploy", "sign"]},
+    **{v: v + "ed" for v in "switch port".split()},
     **{"drop": "dropped", "swap": "swapped", "bump": "bumped", "rewrite": "rewrote"},
-    **{"send": "sent", "run": "ran", "build": "built", "set": "set", "split": "split"},
+    # a state the commit sets up: what now holds ("index products in Elasticsearch")
+    **{
+        v: v
+        for v in "use store index host deploy send run build sign serve route log cache".split()
+    },
 }
 
 
