@@ -134,3 +134,102 @@ def test_no_sentence_is_lost_from_the_cli_and_mcp(tmp_path: Path) -> None:
         call_tool(server, "remember", text="Payroll goes through Deel. Nice weather today.")
         found = json.dumps([h.text for h in mem.search("weather", limit=5)])
         assert "Nice weather today" in found
+
+
+def _claims(text: str, at: str = "2026-04-10") -> list[tuple[str, str | None, str | None, bool]]:
+    when = dt.datetime.fromisoformat(at).replace(tzinfo=dt.timezone.utc)
+    return [
+        (c.subject, c.predicate, c.object, c.polarity)
+        for c in BuiltinReader().read(text, at=when, owner="self")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("The search index is on Voyage.", [("search index", "runs_on", "Voyage", True)]),
+        ("fyi staging k8s is on 1.28", [("staging k8s", "version", "1.28", True)]),
+        ("queue: SQS", [("self", "queue", "SQS", True)]),
+        ("1. analytics events -> Segment", [("self", "analytics events", "Segment", True)]),
+        ("Status: done", []),
+        ("[09:14] kim: fyi invoices are stored in S3", [("invoices", "stored in", "S3", True)]),
+        ("ci: drop GitLab CI", [("self", None, "GitLab CI", False)]),
+        ("Proposal: move billing to Go.", []),
+        ("The wiki still says we use Confluence.", []),
+        ("my rent is €1,450 a month", [("self", "rent", "€1,450", True)]),
+        ("I'm on Eastern Time.", [("self", "timezone", "Eastern Time", True)]),
+        ("Sounds like fun!", []),
+        ("Evaluated replacing RabbitMQ with NATS for the queue.", []),
+    ],
+)
+def test_log_formats_and_forms(text: str, expected: list[tuple[object, ...]]) -> None:
+    if nlp_missing():
+        pytest.skip("no trained English pipeline installed")
+    assert _claims(text) == expected
+
+
+def nlp_missing() -> bool:
+    from graphmem.text.nlp import parser_name
+
+    return parser_name() == "blank"
+
+
+def test_a_scheduled_change_keeps_the_old_value_until_then(clock: ManualClock) -> None:
+    with gm.open(clock=clock) as mem:
+        mem.add_session("Payroll is run by Deel.", started_at="2026-03-02")
+        clock.set("2026-03-27T12:00:00Z")
+        mem.add_session("Starting 1 April payroll will be run by Remote.", started_at="2026-03-27")
+        assert [f.object for f in mem.facts(subject="payroll")] == ["Deel"]
+        assert [f.object for f in mem.facts(subject="payroll", valid_at="2026-04-02")] == [
+            "Remote"
+        ]
+
+
+def test_a_correction_without_the_word_replaces_from_the_old_start(clock: ManualClock) -> None:
+    with gm.open(clock=clock) as mem:
+        mem.remember("Our password manager is 1Password.", at="2026-06-16")
+        clock.set("2026-06-17T12:00:00Z")
+        mem.remember("I was wrong, our password manager is Bitwarden.", at="2026-06-17")
+        (now,) = mem.facts(subject="self")
+        assert (now.object, now.valid_from.date().isoformat()) == ("Bitwarden", "2026-06-16")
+        believed = mem.believed(on="2026-06-16T18:00:00Z")
+        assert [f.object for f in believed if f.subject == "self"] == ["1Password"]
+
+
+def test_a_team_we_in_a_named_turn_is_the_owner(clock: ManualClock) -> None:
+    with gm.open(clock=clock) as mem:
+        mem.add_session("user: we use Jenkins for CI", started_at="2026-01-05")
+        clock.set("2026-03-01T12:00:00Z")
+        mem.add_session("Sam: We replaced Jenkins with GitHub Actions", started_at="2026-03-01")
+        assert [f.object for f in mem.facts(subject="self", predicate="uses")] == [
+            "GitHub Actions"
+        ]
+
+
+def test_aliases_and_head_nouns_find_the_thing(clock: ManualClock) -> None:
+    with gm.open(clock=clock) as mem:
+        mem.remember("Prod Kubernetes is on version 1.27.", at="2026-02-10")
+        mem.remember("The billing service runs on Laravel.", at="2026-02-10")
+        clock.set("2026-07-01T12:00:00Z")
+        mem.remember("We upgraded prod k8s to 1.29 yesterday.")
+        mem.remember("We migrated billing from Laravel to Go.")
+        assert [f.object for f in mem.facts(subject="Prod Kubernetes")] == ["1.29"]
+        assert [f.object for f in mem.facts(subject="billing service")] == ["Go"]
+
+
+def test_a_statement_negates_only_what_it_names(clock: ManualClock) -> None:
+    with gm.open(clock=clock) as mem:
+        r = mem.add_fact(
+            "alice", "works_at", "Globex", statement="Alice works at Globex. The standup note was wrong."
+        )
+        assert r.decision is gm.Decision.ADD
+        r = mem.add_fact("alice", "works_at", "Globex", statement="Alice no longer works at Globex.")
+        assert r.decision is gm.Decision.INVALIDATE
+
+
+@pytest.mark.parametrize("words", ["what do I use for CI?", "what does the user use for CI?"])
+def test_first_person_questions_reach_the_owner(words: str, clock: ManualClock) -> None:
+    with gm.open(clock=clock) as mem:
+        mem.add_fact("self", "uses", "Buildkite")
+        assert "Buildkite" in str(mem.context(words))
+        assert any(h.kind == "fact" and "Buildkite" in h.text for h in mem.search(words))

@@ -366,8 +366,9 @@ def is_speaker(label: str) -> bool:
     )
 
 
-#: Names of one technology or place written several ways, and the spelling the reader files
-#: them under (docs/concepts/text.md#names). Whole names only, except :data:`ALIAS_WORDS`.
+#: Names of one technology or environment written several ways (docs/concepts/text.md#names):
+#: the reader looks a thing up under each spelling. Whole names only, except
+#: :data:`ALIAS_WORDS`.
 ALIASES = {
     "postgresql": "Postgres",
     "postgre": "Postgres",
@@ -399,7 +400,7 @@ ALIAS_WORDS = frozenset({"postgresql", "k8s", "golang", "prod"})
 
 
 def canonical(name: str) -> str:
-    """The spelling the reader files a name under: a technology's aliases resolved.
+    """A name with a technology's aliases resolved ("prod k8s" → "production Kubernetes").
 
     >>> canonical("k8s"), canonical("prod k8s"), canonical("PostgreSQL 16")
     ('Kubernetes', 'production Kubernetes', 'Postgres 16')
@@ -420,3 +421,27 @@ def canonical(name: str) -> str:
 
 def _version(words: list[str]) -> bool:
     return len(words) == 1 and bool(re.fullmatch(r"v?\d+(?:\.\d+)*", words[0]))
+
+
+def spellings(name: str) -> list[str]:
+    """Other spellings of a name under :data:`ALIASES`, word by word, the name first.
+
+    >>> spellings("prod k8s")
+    ['prod k8s', 'production Kubernetes', 'production k8s', 'prod Kubernetes']
+    >>> spellings("Acme")
+    ['Acme']
+    """
+    words = name.split()
+    options: list[list[str]] = []
+    for w in words:
+        low = w.casefold()
+        alts = [w]
+        if low in ALIASES:
+            alts.append(ALIASES[low])
+        alts += [alias for alias, canon in ALIASES.items() if canon.casefold() == low]
+        options.append(list(dict.fromkeys(alts))[:3])
+    out = [name, canonical(name)]
+    for i, alts in enumerate(options):
+        for alt in alts[1:]:
+            out.append(" ".join([*words[:i], alt, *words[i + 1 :]]))
+    return list(dict.fromkeys(out))[:8]

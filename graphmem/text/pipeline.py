@@ -33,7 +33,6 @@ from graphmem.models import Decision, Fact, TextResult, WriteResult
 from graphmem.normalize import entity_key
 from graphmem.temporal import Close, Plan, plan_assert, plan_retract
 from graphmem.text.claims import Claim
-from graphmem.text.lexicon import canonical
 from graphmem.text.readers import BuiltinReader, Reading, group
 from graphmem.text.resolve import INCOMING_LIMIT, Action, Resolver
 from graphmem.timeutil import fmt
@@ -115,7 +114,7 @@ def _resolver(kernel: Kernel, owner: str, now: dt.datetime) -> Resolver:
 
     def key(name: str) -> str:
         try:
-            return kernel.entity_id(canonical(name))
+            return kernel.entity_id(name)
         except InvalidInput:
             return entity_key(name) if name.strip() else name
 

@@ -66,6 +66,14 @@ _UNREAL_TOPIC = re.compile(
     r"(?i)\b(?:ideas?|proposals?|proposed|drafts?|brainstorm\w*|jokes?|rumou?rs?|wishlist|"
     r"hypothetical|options?|alternatives?|candidates?|questions?|open questions?|todo|to do)\b"
 )
+#: What a document says is no statement: it may be what went stale (docs/concepts/text.md).
+_DOCUMENT_SAYS = re.compile(
+    r"(?i)^(?:according to\s+)?(?:the|our|that|this)?\s*(?:old|current|outdated|stale|internal)?\s*"
+    r"(?:wiki|readme|docs?|documentation|runbook|confluence(?: page)?|notion(?: page)?|spec|"
+    r"diagram|slides?|(?:web)?page|ticket|onboarding (?:doc|guide)|handbook|faq)\b"
+    r"(?:\s+page)?(?:\s+still)?\s+(?:says|claims|states|lists|shows|mentions|documents|"
+    r"describes|suggests|implies|tells|reads)\b|^according to\b"
+)
 #: A conventional commit's type and scope: "feat(api): ", "ci: ", "refactor(search)!: ".
 _COMMIT = re.compile(
     r"^(?:feat|fix|chore|ci|docs|refactor|perf|build|style|revert|test|deps)"
@@ -342,6 +350,8 @@ class Reader:
         if commit:  # "refactor(search): migrate search to X": what the commit did
             text = _as_statement(text[commit.end() :])
         self.agent_speaking = bool(speaker) and str(speaker).casefold() in _AGENT_SPEAKERS
+        if _DOCUMENT_SAYS.search(text):
+            return []  # "the wiki still says we use X": a document's word, maybe stale
         m = _REPORTED.match(text)
         if m:  # "Olu said he prefers ...": what Olu says
             who = m.group("who")

@@ -36,7 +36,7 @@ from graphmem.normalize import predicate_name
 from graphmem.ontology import DEFAULT_CARDINALITY
 from graphmem.text import lexicon
 from graphmem.text.claims import Claim
-from graphmem.text.lexicon import canonical
+from graphmem.text.lexicon import spellings
 
 __all__ = ["Action", "Resolver"]
 
@@ -200,7 +200,7 @@ class Resolver:
     def resolve(self, claim: Claim, at: dt.datetime) -> list[Action] | None:
         """Return the writes of one claim, or ``None`` when it must stay a note."""
         start = claim.valid_from or at
-        subject = canonical(claim.subject)
+        subject = claim.subject
         if subject != self.owner:
             subject = self._filed_under(subject, start)
         if subject != claim.subject:
@@ -238,21 +238,21 @@ class Resolver:
         if self._values(subject, start):
             return subject
         words = subject.split()
-        variants = [f"{subject} {head}" for head in GENERIC_HEADS]
+        variants = spellings(subject)[1:] + [f"{subject} {head}" for head in GENERIC_HEADS]
         if len(words) > 1 and words[-1].casefold() in GENERIC_HEADS:
             variants.insert(0, " ".join(words[:-1]))
         if 1 < len(words) <= 3 and all(w[:1].isupper() for w in words):
             variants.insert(0, words[0])  # "Hannah Ode" is the Hannah we know
         self.prefetch(variants)
-        found = [v for v in variants if self._values(v, start)]
-        return found[0] if len(found) == 1 else subject
+        found = list(dict.fromkeys(self.key(v) for v in variants if self._values(v, start)))
+        if len(found) != 1:
+            return subject
+        return next(v for v in variants if self.key(v) == found[0])
 
     def _act(self, op: str, c: Claim, s: str, p: str, o: str, start: dt.datetime) -> Action:
         end = c.valid_to if op == "assert" else None
         if end is not None and end <= start:
             end = None  # an end before the start is no interval: keep what is known
-        if op == "assert":
-            o = canonical(o)
         return Action(op, s, self.predicate(p, many=c.many).name, o, start, end, c)
 
     def _resolve(self, c: Claim, start: dt.datetime) -> list[Action] | None:

@@ -147,7 +147,13 @@ _VERBS: list[tuple[str, str, str]] = [
         "uses",
         "sp",
     ),
-    (r"(?:is|are)\s+(?:now\s+)?(?:on|at)\s+(?:version|v)\s?(?P<o>[\w.]+)", "version", "sp"),
+    # "is on v1.27", "is at version 3" (a name that starts with a "v", "on Voyage", is none);
+    # "is on 1.28": a bare version number is a version too
+    (
+        r"(?:is|are)\s+(?:now\s+)?(?:on|at)\s+(?:(?:version|v)\s?)?(?P<o>\d+(?:\.\d+)*[\w.]*)$",
+        "version",
+        "sp",
+    ),
     (r"(?:is|are)\s+used\s+by\s+(?P<o>.+)", "uses", "ps"),
     (r"(?:is|are)\s+(?:now\s+)?on\s+(?P<o>.+)", "runs_on", "weak"),
 ]
