@@ -73,6 +73,7 @@ def value(raw: str | None, *, keep_prepositions: bool = False) -> str | None:
     if raw is None:
         return None
     text = raw.strip(" ,;:-—–\"'")
+    text = re.sub(r"^@(?=[A-Za-z][\w.-]*$)", "", text)  # "@wendy", a chat mention: wendy
     if not keep_prepositions:
         text = _OBJECT_STOP.sub("", text)
     else:

@@ -216,7 +216,7 @@ class Reader:
 
     def subject(self, raw: str, speaker: str | None = None) -> str | None:
         """Resolve a subject phrase to a name (or the owner), or ``None`` when unusable."""
-        text = raw.strip(" ,;:-—–\"'")
+        text = re.sub(r"^@(?=[A-Za-z][\w.-]*$)", "", raw.strip(" ,;:-—–\"'"))  # "@omari"
         for _ in range(3):
             text = _LEAD_ADVERBS.sub("", text).strip(" ,")
         if ", " in text:
