@@ -177,6 +177,8 @@ _DATEISH = re.compile(r"\d{1,2}/\d{1,2}(?:/\d{2,4})?")
 _CLOCK = re.compile(r"\d{1,2}(?::\d{2})?(?:am|pm)?|noon|midnight", re.IGNORECASE)
 _NOUNS = frozenset({"NOUN", "PROPN"})
 _NOT_VALUES = frozenset({"ADP", "ADV", "PART", "DET", "CCONJ", "SCONJ", "AUX", "INTJ", "PUNCT"})
+#: What a value's head never is: a description ("tough"), a degree ("much"), a verb.
+_NOT_NAMES = _NOT_VALUES | {"ADJ", "VERB", "PRON"}
 _MODIFIERS = frozenset(
     {"compound", "amod", "nmod", "nummod", "poss", "det", "quantmod", "npadvmod"}
 )
@@ -355,8 +357,8 @@ def _value_preps(verb: Token) -> list[tuple[str, Token]]:
         obj = objs[0]
         if word in NOT_VALUE_PREPS and word not in ("for",):
             continue
-        if obj.pos_ in _NOT_VALUES:
-            continue  # "from now on": "on" is no value
+        if obj.pos_ in _NOT_NAMES and "-" not in obj.text and not obj.text[:1].isupper():
+            continue  # "from now on": "on" is no value; "valuable", "much": no values
         if (
             (obj.lower_.removesuffix("s") in _TIME_WORDS or obj.lemma_.casefold() in _TIME_WORDS)
             and obj.pos_ != "PROPN"  # "on Eastern Time" is a time zone, not a time
@@ -475,6 +477,8 @@ def _clause(verb: Token) -> list[Open]:
         return []
     if subj.pos_ == "NUM" or any(c.dep_ == "nummod" for c in subj.children):
         return []  # "14 minutes ends to end": a quantity, not a thing
+    if subj.pos_ not in ("NOUN", "PROPN", "PRON", "X") and "-" not in subj.text:
+        return []  # "Connecting with people boosts your mood": an activity, not a thing
     if lemma == "be":
         return _copula(verb, subject, negated)
     if lemma in ENDING_VERBS and not _children(verb, "dobj") and not negated:
@@ -494,7 +498,7 @@ def _clause(verb: Token) -> list[Open]:
         preps = _value_preps(dobj[0])  # "stores its data in Redis": "in" hangs on "data"
     if dobj and not preps:
         obj = dobj[0]
-        if _is_pronoun(obj.text) or _indefinite(obj):
+        if _is_pronoun(obj.text) or _indefinite(obj) or obj.pos_ in _NOT_NAMES:
             return []
         return [Open(subject, head, phrase(obj), polarity=not negated, many=lemma in MANY_VERBS)]
     if preps and dobj and dobj[0].pos_ == "NOUN" and not _indefinite(dobj[0]):
