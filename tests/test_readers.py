@@ -180,9 +180,7 @@ def test_a_scheduled_change_keeps_the_old_value_until_then(clock: ManualClock) -
         clock.set("2026-03-27T12:00:00Z")
         mem.add_session("Starting 1 April payroll will be run by Remote.", started_at="2026-03-27")
         assert [f.object for f in mem.facts(subject="payroll")] == ["Deel"]
-        assert [f.object for f in mem.facts(subject="payroll", valid_at="2026-04-02")] == [
-            "Remote"
-        ]
+        assert [f.object for f in mem.facts(subject="payroll", valid_at="2026-04-02")] == ["Remote"]
 
 
 def test_a_correction_without_the_word_replaces_from_the_old_start(clock: ManualClock) -> None:
@@ -201,9 +199,7 @@ def test_a_team_we_in_a_named_turn_is_the_owner(clock: ManualClock) -> None:
         mem.add_session("user: we use Jenkins for CI", started_at="2026-01-05")
         clock.set("2026-03-01T12:00:00Z")
         mem.add_session("Sam: We replaced Jenkins with GitHub Actions", started_at="2026-03-01")
-        assert [f.object for f in mem.facts(subject="self", predicate="uses")] == [
-            "GitHub Actions"
-        ]
+        assert [f.object for f in mem.facts(subject="self", predicate="uses")] == ["GitHub Actions"]
 
 
 def test_aliases_and_head_nouns_find_the_thing(clock: ManualClock) -> None:
@@ -220,10 +216,15 @@ def test_aliases_and_head_nouns_find_the_thing(clock: ManualClock) -> None:
 def test_a_statement_negates_only_what_it_names(clock: ManualClock) -> None:
     with gm.open(clock=clock) as mem:
         r = mem.add_fact(
-            "alice", "works_at", "Globex", statement="Alice works at Globex. The standup note was wrong."
+            "alice",
+            "works_at",
+            "Globex",
+            statement="Alice works at Globex. The standup note was wrong.",
         )
         assert r.decision is gm.Decision.ADD
-        r = mem.add_fact("alice", "works_at", "Globex", statement="Alice no longer works at Globex.")
+        r = mem.add_fact(
+            "alice", "works_at", "Globex", statement="Alice no longer works at Globex."
+        )
         assert r.decision is gm.Decision.INVALIDATE
 
 

@@ -183,6 +183,7 @@ _MODIFIERS = frozenset(
     {"compound", "amod", "nmod", "nummod", "poss", "det", "quantmod", "npadvmod"}
 )
 _SUBJECTS = frozenset({"nsubj", "nsubjpass", "csubj"})
+_WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
 _TIME_WORDS = frozenset(
     """now today yesterday tomorrow morning evening night week month year quarter day
     sprint monday tuesday wednesday thursday friday saturday sunday weekend while time
@@ -359,10 +360,12 @@ def _value_preps(verb: Token) -> list[tuple[str, Token]]:
             continue
         if obj.pos_ in _NOT_NAMES and "-" not in obj.text and not obj.text[:1].isupper():
             continue  # "from now on": "on" is no value; "valuable", "much": no values
+        day = obj.lower_.removesuffix("s")
         if (
-            (obj.lower_.removesuffix("s") in _TIME_WORDS or obj.lemma_.casefold() in _TIME_WORDS)
-            and obj.pos_ != "PROPN"  # "on Eastern Time" is a time zone, not a time
-        ) or (word == "at" and _CLOCK.fullmatch(obj.text)):
+            (day in _TIME_WORDS or obj.lemma_.casefold() in _TIME_WORDS)
+            # "on Eastern Time" is a time zone, "on Tuesdays" a time
+            and (obj.pos_ != "PROPN" or day in _WEEKDAYS)
+        ) or (word == "at" and (_CLOCK.fullmatch(obj.text) or obj.pos_ == "NUM")):
             continue
         out.append((word if prep.dep_ != "agent" else "by", obj))
         if word == "as":  # "works as a data analyst at Acme": the employer too
@@ -498,8 +501,8 @@ def _clause(verb: Token) -> list[Open]:
         preps = _value_preps(dobj[0])  # "stores its data in Redis": "in" hangs on "data"
     if dobj and not preps:
         obj = dobj[0]
-        if _is_pronoun(obj.text) or _indefinite(obj) or obj.pos_ in _NOT_NAMES:
-            return []
+        if _is_pronoun(obj.text) or _indefinite(obj) or not _named(obj):
+            return []  # "Ivan joined the call": a verb and a thing, no value
         return [Open(subject, head, phrase(obj), polarity=not negated, many=lemma in MANY_VERBS)]
     if preps and dobj and dobj[0].pos_ == "NOUN" and not _indefinite(dobj[0]):
         # "search-service stores its data in Redis", "we send alerts through PagerDuty":
@@ -522,6 +525,18 @@ def _clause(verb: Token) -> list[Open]:
             out.append(Open(subject, relation, phrase(obj), polarity=not negated, many=many))
         return out
     return []
+
+
+def _named(tok: Token) -> bool:
+    """A value with a name: a proper noun, a number, an amount, an identifier ("v2", "gpt-4")."""
+    text = tok.text
+    return bool(
+        tok.pos_ in ("PROPN", "NUM")
+        or _capital(tok)
+        or any(ch.isdigit() for ch in text)
+        or any(c.dep_ == "compound" and (c.pos_ == "PROPN" or _capital(c)) for c in tok.lefts)
+        or any(c.text in "$€£¥" for c in tok.lefts)
+    )
 
 
 def _common(tok: Token) -> bool:

@@ -407,10 +407,8 @@ class Resolver:
             found = [(s, v) for v in self._values(s, start) if holds(v.object)]
             if found:
                 break
-        if not found:
-            # "we" (or a thing named for the purpose) holds no fact with the old value: the
-            # facts pointing at it (a bounded look-up by the value, never a scan)
-            found = self._incoming(old, start)
+        if not found and c.subject == self.owner:
+            found = self._incoming(old, start)  # "we" names no fact of its own holding it
         slots = {(self.key(s), v.predicate): (s, v) for s, v in found}
         if len(slots) == 1:
             subject, v = next(iter(slots.values()))
