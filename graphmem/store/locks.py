@@ -246,7 +246,7 @@ def lease_address(path: str, *, create: bool = False) -> str | None:
     0700, owned by it; with ``create``, a missing one is made so), named by a hash of the
     database's real path (socket paths are limited to about 100 bytes, database paths are
     not). A directory another local user created first is never used: a socket there could
-    hold every command of this user or read its command lines (docs/concepts/surfaces.md).
+    hold every command of this user or read its command lines (docs/concurrency.md).
     """
     return next(_addresses(path, create=create), None)
 
