@@ -480,13 +480,16 @@ class KuzuStore:
         Or after :data:`CHECKPOINT_COMMITS` commits, which bounds the memory the engine holds
         for changes not yet checkpointed.
         """
-        if self.path is None or self.read_only or self.engine != "kuzu":
+        if self.path is None or self.read_only:
             return
         self._commits += 1
-        try:
-            size = os.path.getsize(os.fspath(self.path) + ".wal")
-        except OSError:
-            return
+        if self.engine == "kuzu":
+            try:
+                size = os.path.getsize(os.fspath(self.path) + ".wal")
+            except OSError:
+                return
+        else:
+            size = 0  # ladybug checkpoints by itself at its log threshold; the memory: here
         if size < CHECKPOINT_BYTES and self._commits < CHECKPOINT_COMMITS:
             return
         try:
