@@ -132,8 +132,6 @@ def test_commits_checkpoint_so_a_long_running_process_holds_flat_memory(db_path:
     # a checkpoint every CHECKPOINT_COMMITS commits, not only at 16 MiB of log.
     from graphmem.store.kuzu.engine import CHECKPOINT_COMMITS
 
-    if ENGINE != "kuzu":
-        pytest.skip("ladybug checkpoints by itself")
     clock = ManualClock("2026-01-01")
     wal = db_path + ".wal"
     with gm.open(db_path, clock=clock, engine=ENGINE) as mem:
