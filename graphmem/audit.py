@@ -461,19 +461,23 @@ def purge(mem: MemoryLike, subject: str, *, reason: str) -> PurgeSummary:
 
     The only hard delete (docs/concepts/time.md#rule-1), in one transaction. Removes every fact
     version whose subject **or** object is the entity (in every system and valid time), the entity
-    node with
-    its aliases, its session mentions, objects of its facts left with no fact, mention or alias
-    (such as the text nodes of its notes), and its name and aliases inside session titles,
-    texts and summaries (replaced by ``[purged]``; the session lines are split again from the
-    redacted texts). Entities merged into it (``merge_entities``) are erased with it, the same
-    way. Records an ``Audit`` node with the counts,
-    the reason and the SHA-256 of the normalised name, never the name or the content. After it,
-    ``why`` of a purged id raises ``NotFound`` and nothing of it appears in ``facts``,
-    ``history(include_expired=True)``, ``changes`` or an export; answers for past ``known_at``
-    change accordingly (the one exception to docs/concepts/time.md#rule-2).
+    node with its aliases, its session mentions, objects of its facts left with no fact, mention
+    or alias (such as the text nodes of its notes), and every stored sentence that names it
+    (its name or an alias, whole words, any case): such a sentence of a session text or summary
+    becomes ``[purged]``, a title naming it becomes ``[purged]``, a line whose speaker it is
+    becomes ``[purged]``, and so does such a sentence in the statement of another fact; the
+    session lines are split again from the redacted texts, and the sessions' mentions of topics
+    only the redacted sentences named go, with those topics when nothing else holds them.
+    Entities merged into it (``merge_entities``) are erased with it, the same way. Records an
+    ``Audit`` node with the counts, the reason and the SHA-256 of the normalised
+    name, never the name or the content. After it, ``why`` of a purged id raises ``NotFound``
+    and nothing of it appears in ``facts``, ``history(include_expired=True)``, ``changes``,
+    ``context`` or an export; answers for past ``known_at`` change accordingly (the one
+    exception to docs/concepts/time.md#rule-2).
 
-    Not covered: free text of *other* subjects that names the entity (e.g. a note of ``"self"``
-    saying "Alice is allergic to nuts"): store such memories with ``subject="Alice"``.
+    Not covered: a sentence that refers to the entity without naming it ("She lives in
+    Springfield"), and the text of a note of another subject stored as an entity name: store
+    such memories with ``subject="Alice"``.
 
     Args:
         mem: the memory.

@@ -34,7 +34,7 @@ import networkx as nx  # type: ignore[import-untyped,unused-ignore]  # no stubs 
 from pydantic import ValidationError
 
 from graphmem.errors import InvalidInput
-from graphmem.fileio import atomic_write
+from graphmem.fileio import atomic_write, replaceable
 from graphmem.kernel import kernel_of
 from graphmem.models import Fact, Predicate
 from graphmem.store.base import Snapshot
@@ -796,11 +796,20 @@ def export_memory(
         What was written.
 
     Raises:
-        InvalidInput: an unknown format, text GraphML cannot hold (control characters), or a
-            path that cannot be written (nothing is written).
+        InvalidInput: an unknown format, text GraphML cannot hold (control characters), a
+            path that cannot be written, or one that must not be replaced: a file of the
+            memory's own database, a directory, a device (nothing is written).
     """
     kernel = kernel_of(mem)
     _check_format(format)
+    if isinstance(target, (str, os.PathLike)):
+        why = replaceable(target, protected=kernel.store.capabilities.files)
+        if why is not None:
+            raise InvalidInput(
+                f"target={os.fspath(target)!r} cannot be an export: {why}; nothing was "
+                "written; pass the path of a new file (or of an earlier export) outside the "
+                "database"
+            )
     dump = _dump(kernel)
     if isinstance(target, (str, os.PathLike)):
         # Render first: a failure (GraphML-incompatible text) leaves no half-written file.
@@ -843,6 +852,8 @@ def _sniff(text: str) -> str:
         rec = json.loads(first)
     except json.JSONDecodeError:
         return "node-link"
+    except RecursionError:
+        return "jsonl"  # not an export's header: the reader names the line
     return "jsonl" if isinstance(rec, dict) and rec.get("type") == "header" else "node-link"
 
 

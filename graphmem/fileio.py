@@ -26,12 +26,14 @@ link stays a link.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import stat
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import IO, Any, Literal, overload
 
-__all__ = ["append_durable", "atomic_write", "fsync_dir", "real_path"]
+__all__ = ["append_durable", "atomic_write", "fsync_dir", "real_path", "replaceable"]
 
 StrPath = str | os.PathLike[str]
 
@@ -57,6 +59,37 @@ def fsync_dir(directory: StrPath) -> None:
         pass
     finally:
         os.close(fd)
+
+
+def replaceable(path: StrPath, *, protected: Iterable[StrPath] = ()) -> str | None:
+    """Say why :func:`atomic_write` must not replace ``path``, or ``None`` when it may.
+
+    A directory or a special file (a device such as ``/dev/full``, a FIFO, a socket) is never
+    replaced by a regular file, and neither is any of the ``protected`` files (an open
+    database and the files beside it), whatever the path names them by (a symbolic or hard
+    link, ``..``).
+
+    >>> replaceable("/dev/null")
+    'it is a special file (a device, FIFO or socket), not a regular file'
+    """
+    target = real_path(path)
+    try:
+        st = os.stat(target)
+    except OSError:
+        st = None
+    if st is not None and stat.S_ISDIR(st.st_mode):
+        return "it is a directory"
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        return "it is a special file (a device, FIFO or socket), not a regular file"
+    for other in protected:
+        other_real = real_path(other)
+        same = target == other_real or target.startswith(other_real + os.sep)
+        if not same and st is not None:
+            with contextlib.suppress(OSError):
+                same = os.path.samefile(target, other_real)
+        if same:
+            return f"it is {os.fspath(other)!r}, a file of the open database"
+    return None
 
 
 @overload
@@ -107,11 +140,16 @@ def atomic_write(
         A context manager yielding the open temporary file.
 
     Raises:
-        OSError: the file cannot be created, written or renamed; the target is left untouched.
+        OSError: the file cannot be created, written or renamed, or the target is a directory
+            or a special file (:func:`replaceable`); the target is left untouched.
         ValueError: ``mode`` is not ``"w"`` or ``"wb"``.
     """
     if mode not in ("w", "wb"):
         raise ValueError(f"mode={mode!r}; atomic_write writes whole files: use 'w' or 'wb'")
+    why = replaceable(path)
+    if why is not None:
+        # A rename would put a regular file in its place (as root even over /dev/full).
+        raise OSError(errno.EISDIR if "directory" in why else errno.EINVAL, why, os.fspath(path))
     opened: contextlib.AbstractContextManager[Any] = _atomic(
         real_path(path), mode, encoding, newline, replace, durable
     )

@@ -44,15 +44,13 @@ import contextlib
 import functools
 import importlib
 import inspect
-import json
-import os
-import re
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from graphmem.errors import ExtraUnavailable, GraphmemError, InvalidInput
+from graphmem.mcp_wire import bad_text, unmark, wire
 from graphmem.models import Fact
 from graphmem.timeutil import fmt
 
@@ -157,66 +155,14 @@ def _session_text(written: Any) -> str:
 
 # -- argument checks shared by every tool ---------------------------------------------------------
 
-#: A lone surrogate that arrived as a JSON escape (``"\ud800"``) is swapped for this mark by the
-#: stdio filter of :func:`serve`: the SDK's JSON parser cannot read one, and drops the request
-#: without any reply. The argument check then answers with a tool error instead.
-_MARK = re.compile("\ufdd0(d[89a-f][0-9a-f]{2})\ufdd1")
 
+def _argument_error(
+    tool: str, arguments: dict[str, Any], valid: Sequence[str], *, marked: bool = False
+) -> str | None:
+    """Return the tool error for unknown or undecodable arguments, or ``None`` when fine.
 
-def _mark_surrogates(line: bytes) -> bytes:
-    r"""Return a JSON-RPC line whose lone-surrogate escapes are marked (see ``_MARK``).
-
-    >>> _mark_surrogates(b'{"a": "x"}\n')
-    b'{"a": "x"}\n'
-    >>> _mark_surrogates(b'{"a": "x \\ud800"}\n') == '{"a": "x \ufdd0d800\ufdd1"}\n'.encode()
-    True
+    ``marked``: the arguments came through the stdio screen (:mod:`graphmem.mcp_wire`).
     """
-    if b"\\ud" not in line.lower():
-        return line
-    try:
-        message = json.loads(line)
-    except (ValueError, RecursionError):
-        return line
-
-    def mark(value: Any) -> Any:
-        if isinstance(value, str):
-            return "".join(
-                f"\ufdd0{ord(c):04x}\ufdd1" if "\ud800" <= c <= "\udfff" else c for c in value
-            )
-        if isinstance(value, list):
-            return [mark(v) for v in value]
-        if isinstance(value, dict):
-            return {mark(k): mark(v) for k, v in value.items()}
-        return value
-
-    return json.dumps(mark(message), ensure_ascii=False).encode("utf-8") + b"\n"
-
-
-def _bad_text(name: str, value: Any) -> str | None:
-    """Name the first lone surrogate in an argument value (marked or raw), or ``None``."""
-    if isinstance(value, str):
-        found = _MARK.search(value)
-        if found is not None:
-            position = len(_MARK.sub("?", value[: found.start()]))
-            code = found.group(1)
-        else:
-            position = next((i for i, c in enumerate(value) if "\ud800" <= c <= "\udfff"), -1)
-            if position < 0:
-                return None
-            code = f"{ord(value[position]):04x}"
-        return (
-            f"argument {name!r} holds '\\u{code}' at position {position}, an unpaired surrogate "
-            "that is not valid Unicode text; send UTF-8 text (e.g. replace it with U+FFFD)"
-        )
-    if isinstance(value, (list, tuple)):
-        return next((m for v in value if (m := _bad_text(name, v))), None)
-    if isinstance(value, dict):
-        return next((m for v in value.values() if (m := _bad_text(name, v))), None)
-    return None
-
-
-def _argument_error(tool: str, arguments: dict[str, Any], valid: Sequence[str]) -> str | None:
-    """Return the tool error for unknown or undecodable arguments, or ``None`` when fine."""
     unknown = sorted(str(k) for k in arguments if k not in valid)
     if unknown:
         names = ", ".join(repr(k) for k in unknown)
@@ -225,24 +171,34 @@ def _argument_error(tool: str, arguments: dict[str, Any], valid: Sequence[str]) 
             f"valid arguments: {', '.join(valid)}"
         )
     for name, value in arguments.items():
-        if (problem := _bad_text(name, value)) is not None:
+        if (problem := bad_text(name, value, marked=marked)) is not None:
             return problem
     return None
 
 
-def _strict(server_cls: Any, tool_error: type[Exception], valid: dict[str, tuple[str, ...]]) -> Any:
+def _strict(
+    server_cls: Any,
+    tool_error: type[Exception],
+    valid: dict[str, tuple[str, ...]],
+    *,
+    marked: bool = False,
+) -> Any:
     """Subclass the SDK's server so that a call with an unknown argument is a tool error.
 
     The SDK validates arguments with a pydantic model that ignores unknown keys (they never
-    reach the tool); checking them here, before the SDK, covers mcp 1.x and 2.x alike.
+    reach the tool); checking them here, before the SDK, covers mcp 1.x and 2.x alike. With
+    ``marked``, the arguments came through the stdio screen: text that is not valid Unicode is
+    a tool error, the rest reaches the tool as the client sent it (:mod:`graphmem.mcp_wire`).
     """
 
     class StrictServer(server_cls):  # type: ignore[misc]
         async def call_tool(self, name: str, arguments: Any, *args: Any, **kwargs: Any) -> Any:
             if name in valid and isinstance(arguments, dict):
-                problem = _argument_error(name, arguments, valid[name])
+                problem = _argument_error(name, arguments, valid[name], marked=marked)
                 if problem is not None:
                     raise tool_error(problem)
+                if marked:
+                    arguments = unmark(arguments)
             return await super().call_tool(name, arguments, *args, **kwargs)
 
     return StrictServer
@@ -257,11 +213,12 @@ class _Current:
     mem: Memory
 
 
-def build_server(mem: Memory | Lender[Memory]) -> Any:
+def build_server(mem: Memory | Lender[Memory], *, marked: bool = False) -> Any:
     """Return an MCP server (not yet running) whose tools act on ``mem``.
 
     ``mem`` is a memory, or a :class:`~graphmem.store.locks.Lender` that holds one and lends
-    it to other processes between tool calls (what :func:`serve` uses).
+    it to other processes between tool calls (what :func:`serve` uses). ``marked``: requests
+    come through the stdio screen of :func:`graphmem.mcp_wire.wire` (what :func:`serve` uses).
 
     Raises:
         ExtraUnavailable: the ``mcp`` extra is not installed.
@@ -271,7 +228,7 @@ def build_server(mem: Memory | Lender[Memory]) -> Any:
 
     server_cls, tool_error = _sdk()
     valid: dict[str, tuple[str, ...]] = {}
-    server = _strict(server_cls, tool_error, valid)(
+    server = _strict(server_cls, tool_error, valid, marked=marked)(
         name="graphmem",
         instructions=INSTRUCTIONS,
         version=graphmem.__version__,
@@ -501,43 +458,6 @@ def build_server(mem: Memory | Lender[Memory]) -> Any:
     return server
 
 
-@contextlib.contextmanager
-def _filtered_stdin() -> Iterator[None]:
-    """Pass standard input through :func:`_mark_surrogates` on its way to the SDK.
-
-    The SDK reads file descriptor 0; this points it at a pipe fed by a thread that reads the
-    real standard input line by line.
-    """
-    try:
-        real = os.dup(0)
-    except OSError:  # pragma: no cover - no standard input
-        yield
-        return
-    read_end, write_end = os.pipe()
-    saved = os.dup(0)
-    os.dup2(read_end, 0)
-    os.close(read_end)
-
-    def pump() -> None:
-        with (
-            os.fdopen(real, "rb") as src,
-            os.fdopen(write_end, "wb") as dst,
-            contextlib.suppress(OSError, ValueError),
-        ):
-            # A buffered readline returns as soon as a line is in: a pipe never blocks it
-            # waiting to fill the buffer.
-            for line in iter(src.readline, b""):
-                dst.write(_mark_surrogates(line))
-                dst.flush()
-
-    threading.Thread(target=pump, daemon=True, name="gm-stdin").start()
-    try:
-        yield
-    finally:
-        os.dup2(saved, 0)
-        os.close(saved)
-
-
 def serve(
     path: str | None,
     *,
@@ -577,13 +497,13 @@ def serve(
 
     if path is None or is_url(path):
         # In memory, or a server that takes any number of clients: nothing to lend.
-        with opener() as mem, _filtered_stdin():
-            build_server(mem).run("stdio")
+        with opener() as mem, wire():
+            build_server(mem, marked=True).run("stdio")
         return
     lender = Lender(path, opener, wait=LEND_TIMEOUT if wait is None else wait)
     lender.start()
     try:
-        with _filtered_stdin():
-            build_server(lender).run("stdio")
+        with wire():
+            build_server(lender, marked=True).run("stdio")
     finally:
         lender.close()

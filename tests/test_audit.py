@@ -372,3 +372,34 @@ def test_purge_of_an_entity_with_a_self_loop_removes_every_edge(mem):
     assert summary.versions == 2
     assert mem.count_versions() == 1
     assert [f.object for f in mem.history("bob")] == ["acme"]
+
+
+def test_purge_erases_every_string_that_names_the_subject(mem: gm.Memory, clock) -> None:
+    # Purge left the subject's own session text, title, lines, topics and other facts'
+    # statements, and context() served them (docs/concepts/time.md#rule-1).
+    from graphmem.export import to_records
+
+    clock.set("2026-03-01")
+    mem.add_session(
+        "Alice is allergic to peanuts. The API runs on Go.\nBob: I saw Alice at the Peanut Gala.",
+        started_at="2026-03-01",
+        title="Alice health notes",
+        session_id="s1",
+    )
+    mem.add_fact("Alice", "diagnosis", "peanut allergy")
+    mem.add_fact("Bob", "attended", "Gala", statement="Bob took Alice to the Gala.")
+    clock.set("2026-03-05")
+    mem.purge("Alice", reason="erasure request")
+    [session] = mem.sessions()
+    assert session.title == "[purged]"
+    assert session.text == "[purged] The API runs on Go.\nBob: [purged]"
+    assert "Peanut Gala" not in session.mentions
+    dumped = json.dumps(list(to_records(mem)), ensure_ascii=False).casefold()
+    for word in ("alice", "peanut", "allergic"):
+        assert word not in dumped, word
+    for query in ("peanut allergy", "who has an allergy?", "Peanut Gala"):
+        text = str(mem.context(query)).casefold()
+        assert "peanut" not in text.replace(query.casefold(), "")
+        assert "allergic" not in text
+    [gala] = mem.facts(subject="Bob")
+    assert gala.statement == "[purged]"

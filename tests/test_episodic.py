@@ -230,7 +230,9 @@ def test_purge_removes_its_lines_from_the_index(mem: gm.Memory, clock: ManualClo
     texts = [r[0] for r in mem._store.run("MATCH (l:SessionLine) RETURN l.text + ' ' + l.terms")]
     assert texts
     assert not any("qwzx" in t.casefold() for t in texts)
-    assert "[purged] said the deadline moved." in mem.context("deadline moved")
+    # The sentence naming the subject goes whole (docs/concepts/time.md#rule-1), not only the name.
+    assert "said the deadline moved" not in mem.context("deadline moved")
+    assert [s.text for s in mem.sessions() if s.id == "p"] == ["[purged]"]
 
 
 def test_purge_on_disk_leaves_no_line_text(db_path: str, engine: str) -> None:
@@ -242,7 +244,9 @@ def test_purge_on_disk_leaves_no_line_text(db_path: str, engine: str) -> None:
         mem.purge("Zorblax Quine", reason="erasure")
     with gm.open(db_path, clock=clock, engine=engine) as mem:
         assert mem.search("zorblax") == []
-        assert "[purged] moved to Paris." in mem.context("who moved to Paris?")
+        # The sentence naming the subject went whole, and Paris, which only it named.
+        assert "No facts or session lines" in str(mem.context("who moved to Paris?"))
+        assert [s.text for s in mem.sessions()] == ["[purged]"]
 
 
 FTS_SYNTAX = [

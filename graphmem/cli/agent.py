@@ -8,7 +8,7 @@ from typing import IO, Any
 import click
 
 from graphmem.cli import cli
-from graphmem.cli.common import Settings, db_path, echo_json, json_option, open_memory
+from graphmem.cli.common import CommandError, Settings, db_path, echo_json, json_option, open_memory
 
 
 @cli.command("context")
@@ -130,7 +130,7 @@ def mcp_cmd(ctx: click.Context) -> None:
 
 
 @cli.command("ingest-text")
-@click.argument("file", type=click.File("r", encoding="utf-8"))
+@click.argument("file", type=click.File("rb"))
 @click.option("--at", help="When the text's facts became true, unless it says (default now).")
 @click.option("--source", help="Session/episode id stored on every fact.")
 @click.option("--dry-run", is_flag=True, help="Print the extracted facts without writing.")
@@ -138,7 +138,7 @@ def mcp_cmd(ctx: click.Context) -> None:
 @click.pass_context
 def ingest_text_cmd(
     ctx: click.Context,
-    file: IO[str],
+    file: IO[bytes],
     at: str | None,
     source: str | None,
     dry_run: bool,
@@ -152,7 +152,18 @@ def ingest_text_cmd(
     """
     from graphmem.extract import extract
 
-    text = file.read()
+    raw = file.read()
+    try:
+        # Universal newlines, as a text-mode read gives them.
+        text = raw.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
+    except UnicodeDecodeError as exc:
+        name = getattr(file, "name", "-")
+        raise CommandError(
+            f"{'standard input' if name in ('-', '<stdin>') else repr(name)} is not UTF-8 text "
+            f"(byte {raw[exc.start]:#04x} at offset {exc.start}); ingest-text reads text: pass "
+            "a UTF-8 .txt or .md file",
+            kind="InvalidInput",
+        ) from None
     started = time.perf_counter()
     if dry_run:
         found = extract(text, at=at)

@@ -204,10 +204,6 @@ def db_path(settings: Settings) -> str:
 @contextmanager
 def open_memory(ctx: click.Context, *, read_only: bool | None = None) -> Iterator[Any]:
     """Open the memory named by the global options (kuzu imported only here)."""
-    from graphmem.errors import StoreBusy
-    from graphmem.memory import Memory
-    from graphmem.store.locks import LEND_TIMEOUT, borrow
-
     settings: Settings = ctx.find_object(Settings)  # type: ignore[assignment]
     ro = settings.read_only if read_only is None else (read_only or settings.read_only)
     path = db_path(settings)
@@ -219,17 +215,45 @@ def open_memory(ctx: click.Context, *, read_only: bool | None = None) -> Iterato
         raise CommandError(
             f"no database at {path!r}; write something first or pass --db", kind="NotFound"
         )
+    with open_path(
+        path, engine=settings.engine, read_only=ro, ontology=settings.ontology, borrow=exists
+    ) as mem:
+        yield mem
+
+
+@contextmanager
+def open_path(
+    path: str,
+    *,
+    engine: str,
+    read_only: bool,
+    ontology: str | None = "default",
+    borrow: bool = True,
+) -> Iterator[Any]:
+    """Open the memory at ``path`` (a path or URL), borrowing it from a running server.
+
+    A running ``graphmem mcp`` lends its database between tool calls (docs/concurrency.md);
+    while on loan, other borrowers (a second terminal) may hold it a moment: retried.
+    """
+    from graphmem.errors import StoreBusy
+    from graphmem.memory import Memory
+    from graphmem.store import is_url
+    from graphmem.store.locks import LEND_TIMEOUT
+    from graphmem.store.locks import borrow as borrowing
+
     with contextlib.ExitStack() as stack:
-        # A running `graphmem mcp` lends its database between tool calls (docs/concurrency.md).
-        lender = stack.enter_context(borrow(path)) if exists and not url else None
+        lender = (
+            stack.enter_context(borrowing(path))
+            if borrow and not is_url(path) and os.path.exists(path)
+            else None
+        )
         deadline = time.monotonic() + LEND_TIMEOUT
         delay = 0.01
         while True:
             try:
-                mem = Memory(path, engine=settings.engine, read_only=ro, ontology=settings.ontology)
+                mem = Memory(path, engine=engine, read_only=read_only, ontology=ontology)
                 break
             except StoreBusy:
-                # While on loan, other borrowers (a second terminal) may hold it a moment.
                 if lender is None or time.monotonic() + delay > deadline:
                     raise
                 time.sleep(delay * (0.5 + random.random()))

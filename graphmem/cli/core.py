@@ -27,6 +27,8 @@ from graphmem.cli.common import (
 )
 from graphmem.errors import GraphmemError
 
+#: Bad lines ``add-many`` prints (all of them are in its ``--json`` error).
+SHOWN_BAD = 20
 #: Rows per transaction in ``add-many``: each chunk is atomic. Smaller chunks cost much more
 #: (measured on 50k facts: 10k-row chunks 6.1 s, 2.5k-row chunks 16.9 s), so the progress bar
 #: moves between chunks at the measured rate instead (:class:`~graphmem.cli.common.Progress`).
@@ -108,6 +110,16 @@ def read_jsonl(path: str) -> tuple[list[tuple[int, dict[str, Any]]], list[str]]:
             sys.stdin.buffer if path == "-" else stack.enter_context(builtins.open(path, "rb"))
         )
         for n, raw in enumerate(fh, start=1):
+            if b"\0" in raw:
+                # A binary file (an image, an archive): one error, not one per "line".
+                lines = n + sum(1 for _ in fh)
+                where = "standard input" if path == "-" else repr(path)
+                raise CommandError(
+                    f"{where} is a binary file, not JSONL (a NUL byte on line {n}; {lines} "
+                    "line(s) read); nothing written; pass a UTF-8 text file with one fact object "
+                    "per line",
+                    kind="InvalidInput",
+                )
             try:
                 line = raw.decode("utf-8-sig" if n == 1 else "utf-8")
             except UnicodeDecodeError as exc:
@@ -154,8 +166,10 @@ def add_many(ctx: click.Context, file: str, skip_bad: bool, as_json: bool) -> No
             checked.append(row)
         bad.sort(key=lambda m: int(m.split(":")[0].split()[1]))
         if not as_json or skip_bad:  # with --json, a refusal carries them in its JSON error
-            for message in bad:
+            for message in bad[:SHOWN_BAD]:
                 click.echo(message, err=True)
+            if len(bad) > SHOWN_BAD:
+                click.echo(f"... and {len(bad) - SHOWN_BAD} more bad line(s)", err=True)
         if bad and not skip_bad:
             raise CommandError(
                 f"{len(bad)} bad line(s) in {file}; nothing written (use --skip-bad to write "

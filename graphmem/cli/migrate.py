@@ -11,13 +11,14 @@ nothing.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from typing import Any
 
 import click
 
 from graphmem.cli import cli
-from graphmem.cli.common import CommandError, Settings, echo_json, json_option
+from graphmem.cli.common import CommandError, Settings, echo_json, json_option, open_path
 from graphmem.errors import StoreError
 
 __all__ = ["migrate_cmd"]
@@ -39,23 +40,24 @@ def _where(target: str) -> str:
 
 
 def _open(target: str, settings: Settings, *, read_only: bool) -> Any:
-    from graphmem.memory import Memory
-
+    """Open a store; a database that ``graphmem mcp`` serves is borrowed from it."""
     path = target if _is_url(target) else os.path.expanduser(target)
-    return Memory(path, engine=settings.engine, read_only=read_only, ontology=None)
+    return open_path(path, engine=settings.engine, read_only=read_only, ontology=None)
 
 
 def _counts(target: str, settings: Settings) -> dict[str, int]:
     """What a store holds (entities, facts, sessions, audit), read through a read-only open."""
     from graphmem.store import open_store
+    from graphmem.store.locks import borrow
 
     path = target if _is_url(target) else os.path.expanduser(target)
-    store = open_store(path, engine=settings.engine, read_only=True)
-    try:
-        counts: dict[str, int] = store.content_counts()
-        return counts
-    finally:
-        store.close()
+    with borrow(path) if not _is_url(path) else contextlib.nullcontext():
+        store = open_store(path, engine=settings.engine, read_only=True)
+        try:
+            counts: dict[str, int] = store.content_counts()
+            return counts
+        finally:
+            store.close()
 
 
 @cli.command("migrate")

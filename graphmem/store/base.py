@@ -68,6 +68,8 @@ class Capabilities:
         full_text: a native full-text index (otherwise an in-memory BM25 over stored lines).
         vacuum: a purge can rebuild the database file so erased bytes leave the disk.
         embedded: a local database file (process locks, lending, the damaged-file guard).
+        files: the local files of the database (the file, its log, ...), which a file export
+            must never replace.
     """
 
     transactions: bool
@@ -75,6 +77,7 @@ class Capabilities:
     full_text: bool
     vacuum: bool
     embedded: bool
+    files: tuple[str, ...] = ()
 
 
 @dataclass

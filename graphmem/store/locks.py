@@ -16,6 +16,8 @@ import hashlib
 import os
 import random
 import socket
+import stat
+import struct
 import tempfile
 import threading
 import time
@@ -37,6 +39,7 @@ __all__ = [
     "describe_holder",
     "lease_address",
     "lock_holders",
+    "peer_uid",
 ]
 
 H = TypeVar("H")
@@ -202,30 +205,75 @@ LEND_TIMEOUT = 30.0
 _LINE = 1024
 
 
-def lease_address(path: str) -> str | None:
-    """Return the socket where a process holding ``path`` lends it (``None``: no Unix sockets).
+def _lease_dirs() -> list[str]:
+    """The directories a lending socket may live in, best first (the same in every process).
 
-    The socket lives in ``$XDG_RUNTIME_DIR`` or a private ``graphmem-<uid>`` directory under the
-    temporary directory, named by a hash of the database's real path (socket paths are limited
-    to about 100 bytes, database paths are not).
+    The user's runtime directory (``$XDG_RUNTIME_DIR/graphmem``), a ``graphmem-<uid>``
+    directory under the temporary directory, and ``~/.graphmem/run``. A directory someone
+    else created first (its owner or mode is wrong) is passed over (:func:`_trusted_dir`).
     """
-    if not hasattr(socket, "AF_UNIX"):  # pragma: no cover - Windows
-        return None
-    base = os.environ.get("XDG_RUNTIME_DIR") or ""
-    if not base or not os.path.isdir(base) or not os.access(base, os.W_OK):
-        base = os.path.join(tempfile.gettempdir(), f"graphmem-{os.getuid()}")
-    digest = hashlib.sha256(_key(path).encode("utf-8", "surrogatepass")).hexdigest()[:24]
-    return os.path.join(base, f"gm-{digest}.sock")
+    dirs = []
+    runtime = os.environ.get("XDG_RUNTIME_DIR") or ""
+    if runtime and os.path.isabs(runtime):
+        dirs.append(os.path.join(runtime, "graphmem"))
+    dirs.append(os.path.join(tempfile.gettempdir(), f"graphmem-{os.getuid()}"))
+    dirs.append(os.path.join(os.path.expanduser("~"), ".graphmem", "run"))
+    return dirs
 
 
-def _private_dir(directory: str) -> bool:
-    """Create ``directory`` (mode 0700) if needed; whether only this user can enter it."""
+def _trusted_dir(directory: str) -> bool:
+    """Whether ``directory`` is a real directory of this user that no one else may enter."""
     try:
-        os.makedirs(directory, mode=0o700, exist_ok=True)
-        st = os.stat(directory)
+        st = os.lstat(directory)
     except OSError:
         return False
-    return st.st_uid == os.getuid() and not st.st_mode & 0o077
+    return stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid() and not st.st_mode & 0o077
+
+
+def _trusted_socket(address: str) -> bool:
+    """Whether ``address`` is a socket file of this user (not a link, not someone else's)."""
+    try:
+        st = os.lstat(address)
+    except OSError:
+        return False
+    return stat.S_ISSOCK(st.st_mode) and st.st_uid == os.getuid()
+
+
+def lease_address(path: str, *, create: bool = False) -> str | None:
+    """Return the socket where a process holding ``path`` lends it (``None``: none usable).
+
+    The socket lives in the first of :func:`_lease_dirs` that is private to this user (mode
+    0700, owned by it; with ``create``, a missing one is made so), named by a hash of the
+    database's real path (socket paths are limited to about 100 bytes, database paths are
+    not). A directory another local user created first is never used: a socket there could
+    hold every command of this user or read its command lines (docs/concurrency.md).
+    """
+    return next(_addresses(path, create=create), None)
+
+
+def _addresses(path: str, *, create: bool = False) -> Iterator[str]:
+    """The lending socket's possible addresses, in the private directories of this user."""
+    if not hasattr(socket, "AF_UNIX"):  # pragma: no cover - Windows
+        return
+    digest = hashlib.sha256(_key(path).encode("utf-8", "surrogatepass")).hexdigest()[:24]
+    for directory in _lease_dirs():
+        address = os.path.join(directory, f"gm-{digest}.sock")
+        if len(address.encode("utf-8", "surrogateescape")) > 100:
+            continue  # beyond the length a Unix socket path may have
+        if create and not os.path.lexists(directory):
+            with contextlib.suppress(OSError):
+                os.makedirs(directory, mode=0o700, exist_ok=True)
+        if _trusted_dir(directory):
+            yield address
+
+
+def peer_uid(sock: socket.socket) -> int | None:
+    """The user id of the process at the other end of a Unix socket (Linux), else ``None``."""
+    option = getattr(socket, "SO_PEERCRED", None)
+    if option is None:  # pragma: no cover - not Linux
+        return None
+    raw = sock.getsockopt(socket.SOL_SOCKET, option, struct.calcsize("3i"))
+    return int(struct.unpack("3i", raw)[1])
 
 
 def _read_line(sock: socket.socket) -> str:
@@ -263,6 +311,7 @@ class Lender(Generic[H]):
         self._handle: H | None = None
         self._cond = threading.Condition(threading.RLock())
         self._loans: dict[int, str] = {}
+        self._waiting = 0  # this process's calls waiting for a loan to end: they go first
         self._sock: socket.socket | None = None
         self.address: str | None = None
         self.loans_served = 0
@@ -287,7 +336,15 @@ class Lender(Generic[H]):
             StoreBusy: a loan lasted more than ``wait`` seconds, or the lock did not free.
         """
         with self._cond:
-            if not self._cond.wait_for(lambda: not self._loans, timeout=self.wait):
+            # While a call waits, no new loan is granted (_lend): the loans out now end, and
+            # the call goes next, however busy the borrowers are (docs/concurrency.md).
+            self._waiting += 1
+            try:
+                free = self._cond.wait_for(lambda: not self._loans, timeout=self.wait)
+            finally:
+                self._waiting -= 1
+                self._cond.notify_all()
+            if not free:
                 raise StoreBusy(
                     f"database {self.path!r} is lent to {'; '.join(self._loans.values())} for "
                     f"more than {self.wait:g} s; try again when that command has finished"
@@ -328,8 +385,8 @@ class Lender(Generic[H]):
     # -- other processes ----------------------------------------------------------------------
 
     def _listen(self) -> None:
-        address = lease_address(self.path)
-        if address is None or not _private_dir(os.path.dirname(address)):
+        address = lease_address(self.path, create=True)
+        if address is None:
             return
         probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
@@ -345,7 +402,8 @@ class Lender(Generic[H]):
         try:
             sock.bind(address)
             os.chmod(address, 0o600)
-            sock.listen(8)
+            # A burst of commands queues here instead of being refused (then StoreBusy).
+            sock.listen(socket.SOMAXCONN)
         except OSError:  # pragma: no cover - e.g. a read-only temporary directory
             sock.close()
             return
@@ -369,7 +427,12 @@ class Lender(Generic[H]):
                 if not request.startswith("borrow"):
                     return
                 who = request.partition(" ")[2] or "another process"
+                uid = peer_uid(conn)
+                if uid is not None and uid != os.getuid():
+                    return  # only this user's processes borrow (the socket is 0600 anyway)
                 with self._cond:
+                    # A call of this process that waits goes first (use()).
+                    self._cond.wait_for(lambda: not self._waiting)
                     self._loans[key] = who
                     self._release()  # waits for the current call: the lock is held there
                     self.loans_served += 1
@@ -398,17 +461,39 @@ def borrow(path: str, *, timeout: float = LEND_TIMEOUT) -> Iterator[str | None]:
     Raises:
         StoreBusy: the lender did not let go within ``timeout`` seconds.
     """
-    address = lease_address(path)
-    if address is None or not os.path.exists(address):
+    # The lender may run with another environment (an MCP client sets its own): look in
+    # every private directory; a socket someone else put there is never talked to.
+    address = next((a for a in _addresses(path) if _trusted_socket(a)), None)
+    if address is None:
         yield None
         return
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         sock.settimeout(timeout)
-        try:
-            sock.connect(address)
-        except OSError:  # a stale socket: its process is gone
-            yield None
+        deadline = time.monotonic() + timeout
+        delay = 0.005
+        while True:
+            try:
+                sock.connect(address)
+                break
+            except (BlockingIOError, InterruptedError, TimeoutError) as exc:
+                # The lender's queue is full (a burst of commands): wait for a place in it.
+                if time.monotonic() + delay > deadline:
+                    raise StoreBusy(
+                        f"database {path!r} is held by a process whose lending queue stayed "
+                        f"full for {timeout:g} s ({exc}); try again"
+                    ) from exc
+                sock.close()
+                time.sleep(delay * (0.5 + random.random()))
+                delay = min(delay * 2, 0.2)
+                sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                sock.settimeout(max(deadline - time.monotonic(), 0.01))
+            except OSError:  # a stale socket: its process is gone
+                yield None
+                return
+        uid = peer_uid(sock)
+        if uid is not None and uid != os.getuid():
+            yield None  # another user's process: send it nothing
             return
         try:
             sock.sendall(f"borrow {_who()}\n".encode())

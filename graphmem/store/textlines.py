@@ -8,10 +8,21 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Sequence
 
 from graphmem.normalize import STOPWORDS
 
-__all__ = ["MAX_LINE", "doc_terms", "split_lines", "stem", "terms"]
+__all__ = [
+    "MAX_LINE",
+    "REDACTED",
+    "doc_terms",
+    "name_patterns",
+    "names_in",
+    "redact",
+    "split_lines",
+    "stem",
+    "terms",
+]
 
 #: Longest line kept whole; longer ones are cut at sentence ends.
 MAX_LINE = 600
@@ -99,3 +110,54 @@ def _parts(line: str) -> list[str]:
 def doc_terms(speaker: str | None, text: str) -> str:
     """The indexed words of a line with its speaker, as one space-separated string."""
     return " ".join(terms(f"{speaker or ''} {text}"))
+
+
+# -- the privacy purge: what of a text names the purged entity (docs/concepts/time.md#rule-1) -----
+
+#: What a redacted sentence of a session text (or a whole title) becomes.
+REDACTED = "[purged]"
+
+
+def name_patterns(names: Sequence[str]) -> list[re.Pattern[str]]:
+    """One case-insensitive, whole-word pattern per name (longest first; blanks dropped)."""
+    words = sorted({n.strip() for n in names if n and n.strip()}, key=len, reverse=True)
+    return [re.compile(rf"(?<!\w){re.escape(w)}(?!\w)", re.IGNORECASE) for w in words]
+
+
+def names_in(text: str | None, patterns: Sequence[re.Pattern[str]]) -> bool:
+    """Whether ``text`` names any of the patterns' names."""
+    return text is not None and any(p.search(text) for p in patterns)
+
+
+def redact(text: str | None, patterns: Sequence[re.Pattern[str]]) -> str | None:
+    r"""Replace every sentence of ``text`` that names the purged entity by ``[purged]``.
+
+    Line by line: a line whose speaker is the entity is redacted whole, other lines sentence
+    by sentence (what a sentence says about the entity goes with its name); line breaks stay,
+    so the session's other lines keep their place.
+
+    >>> p = name_patterns(["Alice"])
+    >>> redact("Alice is allergic to nuts. The API runs on Go.\nalice: hi!\nBob: Hi Alice. Ok", p)
+    '[purged] The API runs on Go.\n[purged]\nBob: [purged] Ok'
+    >>> redact("Alice's notes", p), redact("Malice aforethought", p)
+    ('[purged]', 'Malice aforethought')
+    """
+    if text is None or not names_in(text, patterns):
+        return text
+    out = []
+    for line in text.split("\n"):
+        if not names_in(line, patterns):
+            out.append(line)
+            continue
+        head, body = "", line
+        m = _SPEAKER.match(line.strip())
+        if m and len(m.group(1).split()) <= 4:
+            if names_in(m.group(1), patterns):
+                out.append(REDACTED)
+                continue
+            head, body = line.strip()[: m.end()], line.strip()[m.end() :]
+        kept = [REDACTED if names_in(s, patterns) else s for s in _SENTENCE_END.split(body)]
+        # Neighbouring redacted sentences become one mark.
+        merged = [s for i, s in enumerate(kept) if not (s == REDACTED and i and kept[i - 1] == s)]
+        out.append(head + " ".join(merged))
+    return "\n".join(out)

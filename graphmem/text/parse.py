@@ -183,7 +183,9 @@ _MODIFIERS = frozenset(
     {"compound", "amod", "nmod", "nummod", "poss", "det", "quantmod", "npadvmod"}
 )
 _SUBJECTS = frozenset({"nsubj", "nsubjpass", "csubj"})
-_WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
+_WEEKDAYS = frozenset(
+    ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+)
 _TIME_WORDS = frozenset(
     """now today yesterday tomorrow morning evening night week month year quarter day
     sprint monday tuesday wednesday thursday friday saturday sunday weekend while time

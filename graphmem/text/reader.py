@@ -85,14 +85,38 @@ _COMMIT_VERBS = {
     # a change or an ending: what the commit did
     **{
         v: v + "d"
-        for v in "move migrate replace upgrade downgrade retire deprecate remove change".split()
+        for v in [
+            "move",
+            "migrate",
+            "replace",
+            "upgrade",
+            "downgrade",
+            "retire",
+            "deprecate",
+            "remove",
+            "change",
+        ]
     },
-    **{v: v + "ed" for v in "switch port".split()},
+    **{v: v + "ed" for v in ["switch", "port"]},
     **{"drop": "dropped", "swap": "swapped", "bump": "bumped", "rewrite": "rewrote"},
     # a state the commit sets up: what now holds ("index products in Elasticsearch")
     **{
         v: v
-        for v in "use store index host deploy send run build sign serve route log cache".split()
+        for v in [
+            "use",
+            "store",
+            "index",
+            "host",
+            "deploy",
+            "send",
+            "run",
+            "build",
+            "sign",
+            "serve",
+            "route",
+            "log",
+            "cache",
+        ]
     },
 }
 

@@ -56,7 +56,12 @@ def test_store_implements_the_protocol(store: Any) -> None:
     assert isinstance(store, Store)
     caps = store.capabilities
     assert isinstance(caps, Capabilities)
-    assert all(isinstance(v, bool) for v in caps.__dict__.values())
+    flags = {k: v for k, v in caps.__dict__.items() if k != "files"}
+    assert all(isinstance(v, bool) for v in flags.values())
+    # The local files a file export must never replace (none for a server).
+    assert isinstance(caps.files, tuple)
+    assert all(isinstance(f, str) for f in caps.files)
+    assert bool(caps.files) == (caps.embedded and store.path is not None)
     assert isinstance(store.engine, str)
     assert store.engine
     assert store.read_only is False

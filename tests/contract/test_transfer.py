@@ -163,28 +163,28 @@ def test_purge(pair: Pair) -> None:
         )
     )
     assert dict(applied.purged) == {
-        "versions": 4, "entities": 2, "mentions": 1, "sessions_redacted": 1
+        "versions": 4, "entities": 3, "mentions": 1, "sessions_redacted": 1
     }  # fmt: skip
     s = pair.store
     assert s.get_entity("ann") is None
     assert s.get_entity("note") is None  # an object left with nothing is deleted
-    assert s.get_entity("acme") is not None  # still mentioned by s1
+    # Only the redacted sentence named Acme, and its one fact was Ann's: nothing is left of it.
+    assert s.get_entity("acme") is None
     assert s.get_entity("club") is not None
     assert s.count_versions() == 0
     assert s.load_aliases() == {}
     s1 = pair.ask(lambda x: x.get_sessions(["s1"]))[0]
-    assert (s1.title, s1.text, s1.mentions) == (
-        "[purged] day", "[purged]: I joined Acme.\nBob: Congrats [purged]!", {"Acme": 1}
-    )  # fmt: skip
-    assert [r.text for r in pair.ask(lambda x: x.session_lines("s1"))] == [
-        "[purged]: I joined Acme.", "Congrats [purged]!"
+    # Every sentence naming her goes whole, and a title naming her (docs/concepts/time.md#rule-1).
+    assert (s1.title, s1.text, s1.mentions) == ("[purged]", "[purged]\nBob: [purged]", {})
+    assert [(r.speaker, r.text) for r in pair.ask(lambda x: x.session_lines("s1"))] == [
+        (None, "[purged]"), ("Bob", "[purged]")
     ]  # fmt: skip
     assert pair.ask(lambda x: x.search_lines(["ann"], limit=5)) == []
     (rec,) = [r for r in pair.ask(lambda x: x.all_audit()) if r["id"] == "purge1"]
     assert (rec["at"], rec["action"]) == (h(5), "purge")
     detail = json.loads(rec["detail"])
     assert detail == {
-        "entity": "ann", "versions": 4, "entities": 2, "mentions": 1, "sessions_redacted": 1,
+        "entity": "ann", "versions": 4, "entities": 3, "mentions": 1, "sessions_redacted": 1,
         "reason": "asked",
     }  # fmt: skip
     assert list(detail)[-1] == "reason"

@@ -39,7 +39,6 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import json
-import re
 import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
@@ -52,7 +51,14 @@ from graphmem.store.falkordb.codec import from_db, to_db
 from graphmem.store.falkordb.connection import FalkorBase
 from graphmem.store.kuzu.schema import FACT_COLUMNS
 from graphmem.store.records import LineRow
-from graphmem.store.textlines import doc_terms, split_lines
+from graphmem.store.textlines import (
+    REDACTED,
+    doc_terms,
+    name_patterns,
+    names_in,
+    redact,
+    split_lines,
+)
 
 __all__ = [
     "CHUNK_ROWS",
@@ -71,8 +77,6 @@ CHUNK_ROWS = 200_000
 STAGING_MAX_AGE = 3600
 #: Write tokens kept for the lost-reply check.
 TOKENS_KEPT = 32
-#: What a purged name becomes in session texts (as Kuzu's ``graphmem.store.kuzu.audit.REDACTED``).
-REDACTED = "[purged]"
 STAGING = "::staging::"
 _COLS = [c for c, _ in FACT_COLUMNS]
 _TIME_COLS = {c for c, t in FACT_COLUMNS if t == "TIMESTAMP"}
@@ -162,14 +166,6 @@ def line_rows(
         }
         out.append({k: v for k, v in row.items() if v is not None})
     return out
-
-
-def _redact(text: str | None, patterns: Sequence[re.Pattern[str]]) -> str | None:
-    if text is None:
-        return None
-    for pattern in patterns:
-        text = pattern.sub(REDACTED, text)
-    return text
 
 
 def _note(plan: _Plan, lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -558,11 +554,14 @@ class FalkorWrites(FalkorBase):
                 found = sorted({r[0] for r in rows} - loops)
                 orphans.extend(found)
                 gone.update(found)
-        words = sorted({n.strip() for n in purge.names if n and n.strip()}, key=len, reverse=True)
+        words = sorted({n.strip().lower() for n in purge.names if n and n.strip()})
+        patterns = name_patterns(purge.names)
         redacted: dict[str, dict[str, Any]] = {}
         resplit: set[str] = set()
+        statements: dict[str, tuple[str, str]] = {}
+        dropped: list[dict[str, str]] = []  # mentions of topics only redacted sentences named
+        topics: list[str] = []
         if words:
-            patterns = [re.compile(rf"(?<!\w){re.escape(w)}(?!\w)", re.IGNORECASE) for w in words]
             hits: dict[str, list[Any]] = {}
             for w in words:
                 for r in self._q(
@@ -570,7 +569,7 @@ class FalkorWrites(FalkorBase):
                     "OR toLower(coalesce(s.text, '')) CONTAINS $w "
                     "OR toLower(coalesce(s.summary, '')) CONTAINS $w "
                     "RETURN s.id, s.title, s.text, s.summary",
-                    {"w": w.lower()},
+                    {"w": w},
                 ):
                     hits[r[0]] = r
                 resplit.update(
@@ -579,20 +578,56 @@ class FalkorWrites(FalkorBase):
                         "MATCH (l:SessionLine) WHERE toLower(l.text) CONTAINS $w "
                         "OR toLower(coalesce(l.speaker, '')) CONTAINS $w "
                         "RETURN DISTINCT l.session",
-                        {"w": w.lower()},
+                        {"w": w},
                     )
                 )
+                for s_id, fid, statement in self._q(
+                    "MATCH (a:Entity)-[r:Fact]->() WHERE toLower(r.statement) CONTAINS $w "
+                    "AND NOT a.id IN $gone RETURN a.id, r.fid, r.statement",
+                    {"w": w, "gone": purged_ids},
+                ):
+                    statements[fid] = (s_id, statement)
             for sid, title, text, summary in hits.values():
                 new = (
-                    _redact(title, patterns),
-                    _redact(text, patterns),
-                    _redact(summary, patterns),
+                    REDACTED if names_in(title, patterns) else title,
+                    redact(text, patterns),
+                    redact(summary, patterns),
                 )
-                if new != (title, text, summary):
-                    redacted[sid] = {"id": sid, "title": new[0], "text": new[1], "summary": new[2]}
+                if new == (title, text, summary):
+                    continue
+                redacted[sid] = {"id": sid, "title": new[0], "text": new[1], "summary": new[2]}
+                kept = " ".join(t for t in new if t)
+                dropped.extend(
+                    {"s": sid, "e": x}
+                    for x, name, aliases in self._q(
+                        "MATCH (:Session {id: $id})-[:MENTIONS]->(x:Entity) "
+                        "RETURN x.id, x.name, x.aliases",
+                        {"id": sid},
+                    )
+                    if x not in purged_ids
+                    and not names_in(kept, name_patterns([name, *(aliases or [])]))
+                )
+            if dropped:
+                # A topic goes when only the redacted sessions mentioned it and it has no fact
+                # (but with the purged entity) and no alias, as the objects above.
+                losing: dict[str, set[str]] = {}
+                for d in dropped:
+                    losing.setdefault(d["e"], set()).add(d["s"])
+                for x, by in self._q(
+                    "UNWIND $ids AS i MATCH (x:Entity {id: i}) "
+                    "WHERE (x.aliases IS NULL OR size(x.aliases) = 0) "
+                    "OPTIONAL MATCH (x)-[r:Fact]-(y:Entity) "
+                    "WITH x, i, collect(DISTINCT y.id) AS others "
+                    "WHERE all(o IN others WHERE o IN $gone) "
+                    "OPTIONAL MATCH (s:Session)-[:MENTIONS]->(x) "
+                    "RETURN i, collect(DISTINCT s.id)",
+                    {"ids": sorted(losing), "gone": purged_ids},
+                ):
+                    if set(by) <= losing[x] and x not in orphans:
+                        topics.append(x)
         counts = {
             "versions": len(fids),
-            "entities": len(purged_ids) + len(orphans),
+            "entities": len(purged_ids) + len(orphans) + len(topics),
             "mentions": mentions,
             "sessions_redacted": len(redacted),
         }
@@ -602,6 +637,18 @@ class FalkorWrites(FalkorBase):
             "MATCH (s:Session {id: row.id}) "
             "SET s.title = row.title, s.text = row.text, s.summary = row.summary",
             sorted(redacted.values(), key=lambda r: r["id"]),
+        )
+        plan.add(
+            "MATCH (:Session {id: row.s})-[m:MENTIONS]->(:Entity {id: row.e}) DELETE m",
+            sorted(dropped, key=lambda d: (d["s"], d["e"])),
+        )
+        plan.add("MATCH (x:Entity {id: row}) DETACH DELETE x", sorted(topics))
+        plan.add(
+            "MATCH (a:Entity {id: row.s})-[r:Fact]->() WHERE r.fid = row.f SET r.statement = row.t",
+            [
+                {"s": s_id, "f": fid, "t": redact(text, patterns)}
+                for fid, (s_id, text) in sorted(statements.items())
+            ],
         )
         lines: list[dict[str, Any]] = []
         if resplit:

@@ -9,26 +9,15 @@ the index.
 from __future__ import annotations
 
 import datetime as dt
-import re
 from collections.abc import Sequence
 from typing import Any
 
 from graphmem.models import Session
 from graphmem.store.kuzu.engine import KuzuStore
+from graphmem.store.textlines import REDACTED, name_patterns, names_in, redact
 from graphmem.timeutil import from_store, to_store
 
 __all__ = ["KuzuAudit", "REDACTED"]
-
-#: What a purged name is replaced with in session texts.
-REDACTED = "[purged]"
-
-
-def _redact(text: str | None, patterns: Sequence[re.Pattern[str]]) -> str | None:
-    if text is None:
-        return None
-    for pattern in patterns:
-        text = pattern.sub(REDACTED, text)
-    return text
 
 
 class KuzuAudit(KuzuStore):
@@ -72,8 +61,9 @@ class KuzuAudit(KuzuStore):
 
         Deletes: every ``Fact`` edge whose subject or object is the entity, the entity node (its
         aliases live on it) and the ``MENTIONS`` edges to it; objects of its facts left with no
-        fact, no mention and no alias (e.g. the text node of a purged note); and ``names`` (display
-        name, aliases) inside session titles, texts and summaries, which become ``[purged]``.
+        fact, no mention and no alias (e.g. the text node of a purged note); every sentence
+        naming it (display name, aliases) in session texts and summaries, titles and statements
+        naming it, which become ``[purged]``; and topics only those sentences mentioned.
         The caller holds the transaction (and records the audit with :meth:`record_audit`).
 
         Returns:
@@ -102,50 +92,96 @@ class KuzuAudit(KuzuStore):
             self.run("MATCH ()-[r:Fact]->(e:Entity {id: $e}) DELETE r", {"e": entity_id})
             self.run("MATCH (e:Entity {id: $e})-[r:Fact]->() DELETE r", {"e": entity_id})
         self.run("MATCH (e:Entity {id: $e}) DETACH DELETE e", {"e": entity_id})
+        redacted, unmentioned = self._redact_names(names)
+        candidates = sorted(set(objects) | unmentioned)
         orphans = []
-        if objects:
+        if candidates:
             orphans = self.run(
                 "UNWIND $ids AS i MATCH (x:Entity {id: i}) "
                 "WHERE NOT EXISTS { MATCH (x)-[:Fact]-() } "
                 "AND NOT EXISTS { MATCH (:Session)-[:MENTIONS]->(x) } "
                 "AND (x.aliases IS NULL OR size(x.aliases) = 0) "
                 "DELETE x RETURN i",
-                {"ids": objects},
+                {"ids": candidates},
             )
-        redacted = 0
-        words = sorted({n.strip() for n in names if n and n.strip()}, key=len, reverse=True)
-        if words:
-            patterns = [re.compile(rf"(?<!\w){re.escape(w)}(?!\w)", re.IGNORECASE) for w in words]
-            hits: dict[str, list[Any]] = {}
-            for w in words:
-                for r in self.run(
-                    "MATCH (s:Session) WHERE lower(coalesce(s.title, '')) CONTAINS $w "
-                    "OR lower(coalesce(s.text, '')) CONTAINS $w "
-                    "OR lower(coalesce(s.summary, '')) CONTAINS $w "
-                    "RETURN s.id, s.title, s.text, s.summary",
-                    {"w": w.lower()},
-                ):
-                    hits[r[0]] = r
-            for sid, title, text, summary in hits.values():
-                new = (
-                    _redact(title, patterns),
-                    _redact(text, patterns),
-                    _redact(summary, patterns),
-                )
-                if new == (title, text, summary):
-                    continue
-                redacted += 1
-                self.run(
-                    "MATCH (s:Session {id: $id}) SET s.title = cast($t AS STRING), "
-                    "s.text = cast($x AS STRING), s.summary = cast($m AS STRING)",
-                    {"id": sid, "t": new[0], "x": new[1], "m": new[2]},
-                )
         return {
             "versions": len(fids),
             "entities": 1 + len(orphans),
             "mentions": int(mentions),
             "sessions_redacted": redacted,
         }
+
+    def _redact_names(self, names: Sequence[str]) -> tuple[int, set[str]]:
+        """Redact what names the purged entity: session sentences and titles, statements.
+
+        Every sentence of a session's text or summary that names it, and a title that names
+        it, becomes ``[purged]`` (:func:`graphmem.store.textlines.redact`); the session's
+        mentions of entities no longer named in what is left go too (a topic only the redacted
+        sentences named). A statement of another fact that names it is redacted the same way.
+
+        Returns:
+            How many sessions were redacted, and the entities that lost a mention.
+        """
+        patterns = name_patterns(names)
+        words = sorted({n.strip().lower() for n in names if n and n.strip()})
+        if not patterns:
+            return 0, set()
+        hits: dict[str, list[Any]] = {}
+        statements: dict[str, str] = {}
+        for w in words:
+            for r in self.run(
+                "MATCH (s:Session) WHERE lower(coalesce(s.title, '')) CONTAINS $w "
+                "OR lower(coalesce(s.text, '')) CONTAINS $w "
+                "OR lower(coalesce(s.summary, '')) CONTAINS $w "
+                "RETURN s.id, s.title, s.text, s.summary",
+                {"w": w},
+            ):
+                hits[r[0]] = r
+            for fid, statement in self.run(
+                "MATCH ()-[r:Fact]->() WITH r WHERE lower(r.statement) CONTAINS $w "
+                "RETURN r.fid, r.statement",
+                {"w": w},
+            ):
+                statements[fid] = statement
+        redacted = 0
+        unmentioned: set[str] = set()
+        for sid, title, text, summary in hits.values():
+            new = (
+                REDACTED if names_in(title, patterns) else title,
+                redact(text, patterns),
+                redact(summary, patterns),
+            )
+            if new == (title, text, summary):
+                continue
+            redacted += 1
+            self.run(
+                "MATCH (s:Session {id: $id}) SET s.title = cast($t AS STRING), "
+                "s.text = cast($x AS STRING), s.summary = cast($m AS STRING)",
+                {"id": sid, "t": new[0], "x": new[1], "m": new[2]},
+            )
+            kept = " ".join(t for t in new if t)
+            gone = [
+                eid
+                for eid, name, aliases in self.run(
+                    "MATCH (:Session {id: $id})-[:MENTIONS]->(e:Entity) "
+                    "RETURN e.id, e.name, e.aliases",
+                    {"id": sid},
+                )
+                if not names_in(kept, name_patterns([name, *(aliases or [])]))
+            ]
+            if gone:
+                self.run(
+                    "UNWIND $ids AS i MATCH (:Session {id: $id})-[m:MENTIONS]->(:Entity {id: i}) "
+                    "DELETE m",
+                    {"id": sid, "ids": gone},
+                )
+                unmentioned.update(gone)
+        for fid, statement in statements.items():
+            self.run(
+                "MATCH ()-[r:Fact]->() WITH r WHERE r.fid = $f SET r.statement = $s",
+                {"f": fid, "s": redact(statement, patterns)},
+            )
+        return redacted, unmentioned
 
     def record_audit(self, audit_id: str, *, at: dt.datetime, action: str, detail: str) -> None:
         """Create an ``Audit`` node (``detail`` must not hold purged content)."""

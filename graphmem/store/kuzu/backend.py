@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 from collections.abc import Mapping, Sequence
 
 from graphmem.store.base import Applied, Capabilities, ChangeSet, Purge, Snapshot
+from graphmem.store.kuzu import guard
 from graphmem.store.kuzu.audit import KuzuAudit
 from graphmem.store.kuzu.integrity import KuzuIntegrity
 from graphmem.store.kuzu.search import KuzuSearch
@@ -34,7 +36,15 @@ class KuzuBackend(KuzuSessions, KuzuSearch, KuzuAudit, KuzuTransfer, KuzuIntegri
             full_text=self.fts_available(),
             vacuum=on_disk,
             embedded=True,
+            files=self.files(),
         )
+
+    def files(self) -> tuple[str, ...]:
+        """The database file and the files the engine and graphmem keep beside it."""
+        if self.path is None:
+            return ()
+        path = os.fspath(self.path)
+        return (path, *(path + s for s in (".wal", ".shadow", ".tmp", guard.SEAL_SUFFIX)))
 
     def vacuum(self) -> None:
         """Rebuild the database file from its live rows (a purge's bytes leave the disk)."""

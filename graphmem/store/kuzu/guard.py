@@ -100,6 +100,26 @@ def _advice(path: str) -> str:
     )
 
 
+#: The first bytes of a database file of each engine.
+MAGIC = {"kuzu": b"KUZU", "ladybug": b"LBUG"}
+
+
+def _check_magic(path: str, engine: str) -> None:
+    """Refuse a file that does not start like a database file of any engine."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(4)
+    except OSError:
+        return  # the engine reports it
+    if not head or head in MAGIC.values():
+        return  # empty (the engine reports it), or another engine's file (so does the engine)
+    raise StoreError(
+        f"{path!r} is not a graphmem database: it does not start with a {engine} database "
+        "header (is it another kind of file?); pass the path of a graphmem database, or a new "
+        "path to create one. If it was a graphmem database, its header is damaged: " + _advice(path)
+    )
+
+
 def _check_wal(path: str, engine: str) -> None:
     wal = path + ".wal"
     try:
@@ -160,6 +180,7 @@ def check_before_open(path: str, engine: str, module: str) -> None:
     """
     if not os.path.isfile(path):
         return  # a new database, or a directory the engine will refuse by itself
+    _check_magic(path, engine)
     _check_wal(path, engine)
     wal = path + ".wal"
     if _sealed(path, engine) and not (os.path.exists(wal) and os.path.getsize(wal)):

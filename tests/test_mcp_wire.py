@@ -1,0 +1,98 @@
+"""The MCP server on the wire: raw JSON-RPC lines a client may send, and the CLI beside it.
+
+Malformed requests (nested 100k deep, truncated, invalid UTF-8) get a JSON-RPC error, never
+silence; text that only looks like graphmem's internal marker is stored as given; ``migrate``
+reads a database that ``graphmem mcp`` serves (it borrows it, as every command does).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+pytest.importorskip("mcp")
+
+from mcp_tools import RawServer  # noqa: E402
+
+ENGINE = os.environ.get("GRAPHMEM_ENGINE", "kuzu")
+
+
+@pytest.fixture
+def server(db_path: str) -> Iterator[RawServer]:
+    raw = RawServer(db_path, ENGINE).start()
+    try:
+        yield raw
+    finally:
+        raw.close()
+
+
+def _text(result: dict[str, Any]) -> str:
+    return "\n".join(c.get("text", "") for c in result["content"])
+
+
+def test_malformed_requests_get_a_json_rpc_error(server: RawServer) -> None:
+    deep = b'{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": ' + b"[" * 100_000
+    deep += b"]" * 100_000 + b"}"
+    server.send(deep)
+    answer = server.reply()
+    assert answer["id"] == 7
+    assert answer["error"]["code"] == -32700
+    assert "nested" in answer["error"]["message"]
+    server.send(b'{"jsonrpc": "2.0", "id": 8, "method": "tools/call", "params": {"na')
+    answer = server.reply()
+    assert answer["id"] == 8  # read from the truncated line
+    assert answer["error"]["code"] == -32700
+    server.send(b"\x00\xff not json at all")
+    answer = server.reply()
+    assert answer["id"] is None
+    assert answer["error"]["code"] == -32700
+    assert server.call("context", query="x")["isError"] is False  # still serving
+
+
+def test_invalid_utf8_is_refused_and_marker_lookalikes_are_stored(server: RawServer) -> None:
+    line = json.dumps(
+        {"jsonrpc": "2.0", "id": 9, "method": "tools/call",
+         "params": {"name": "remember", "arguments": {"text": "bad XX text"}}}
+    ).encode().replace(b"XX", b"\xff\xfe")  # fmt: skip
+    server.send(line)
+    answer = server.reply()
+    assert answer["id"] == 9
+    assert answer["result"]["isError"] is True
+    assert "not valid UTF-8" in _text(answer["result"])
+    assert "\ufffd" not in json.dumps(server.call("facts_as_of"), ensure_ascii=False)
+    # Valid text that reads like the marker of a lone surrogate: stored exactly.
+    value = "x \ufdd0d800\ufdd1 y"
+    result = server.call("remember", subject="s", predicate="tag", object=value)
+    assert result["isError"] is False, _text(result)
+    assert value in _text(server.call("facts_as_of", subject="s"))
+    escaped = '{"jsonrpc": "2.0", "id": 10, "method": "tools/call", "params": {"name": '
+    escaped += '"remember", "arguments": {"subject": "t", "predicate": "tag", "object": '
+    escaped += '"\\ufdd0d800\\ufdd1 and \\ud800"}}}'
+    server.send(escaped.encode())
+    answer = server.reply()
+    assert answer["result"]["isError"] is True
+    assert "holds '\\ud800' at position 11" in _text(answer["result"])
+
+
+def test_migrate_from_a_database_the_server_serves(server: RawServer, db_path: str) -> None:
+    server.call("remember", subject="api", predicate="runs_on", object="Go")
+    target = db_path + ".copy.kuzu"
+    result = subprocess.run(
+        [sys.executable, "-m", "graphmem", "--engine", ENGINE, "migrate", "--from", db_path,
+         "--to", target, "--json"],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["facts"] >= 1
+    facts = subprocess.run(
+        [sys.executable, "-m", "graphmem", "--db", target, "--engine", ENGINE, "facts", "--json"],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert [f["object"] for f in json.loads(facts.stdout)] == ["Go"]
+    assert "api runs_on Go" in _text(server.call("context", query="api"))
