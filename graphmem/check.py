@@ -98,6 +98,11 @@ CODES: dict[str, tuple[Severity, str]] = {
     "mention-duplicate": ("error", "a session has two MENTIONS edges to one entity"),
     "mention-count": ("error", "a MENTIONS edge has a missing or non-positive count"),
     "session-invalid": ("error", "a session has no start time, or ends before it starts"),
+    "entity-unfindable": (
+        "error",
+        "an entity a lookup by its id does not find, or finds twice: versions written to it "
+        "were lost (a value the server's index could not look up; docs/falkordb.md)",
+    ),
     "entity-orphan": (
         "warning",
         "an entity no fact, session mention or alias refers to (left by a session write cut "
@@ -630,11 +635,13 @@ def check(mem: MemoryLike) -> CheckReport:
         mentions = store.raw_mentions() if has_sessions else []
         loose = store.loose_mentions() if has_sessions else 0
         orphans = store.orphan_entities() if has_sessions and "Fact" in tables else []
+        unfindable = store.unfindable_entities() if "Entity" in tables else []
     problems, omitted = check_rows(
         facts, entities=entities, predicates=predicates, meta=meta, tables=tables
     )
     more, more_omitted = check_sessions(sessions, mentions, loose_mentions=loose, orphans=orphans)
     problems += more
+    problems += _unfindable(unfindable)
     for code, n in more_omitted.items():
         omitted[code] = omitted.get(code, 0) + n
     stats = {
@@ -646,6 +653,18 @@ def check(mem: MemoryLike) -> CheckReport:
         "mentions": len(mentions),
     }
     return CheckReport(kernel.path, tuple(problems), stats, omitted)
+
+
+def _unfindable(ids: Sequence[str]) -> list[Problem]:
+    """The ``entity-unfindable`` problems (at most :data:`MAX_PER_CODE`)."""
+    return [
+        Problem(
+            "entity-unfindable",
+            f"entity {eid!r} is not found by its id exactly once; versions written to it were "
+            "lost: export the memory and import it into a new graph, then write them again",
+        )
+        for eid in ids[:MAX_PER_CODE]
+    ]
 
 
 def versions(mem: MemoryLike) -> list[Fact]:

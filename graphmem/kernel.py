@@ -5,11 +5,13 @@ each public call to the service module that owns its topic (writes, queries, ses
 remember, context, audit, export, check). A service receives this :class:`Kernel`, never the
 facade, and touches the store only through the :class:`~graphmem.store.base.Store` protocol.
 
-Every public write goes through :meth:`UnitOfWork.write`: it takes the memory's lock, reads the
-clock once (the write's system time, refused when it runs backwards or the store is
-read-only), hands the service an empty :class:`~graphmem.store.base.ChangeSet` to fill, and
-applies it with one ``store.apply`` call, which commits all of it or nothing. The newest-write
-marker moves only when that call returns.
+Every public write goes through :meth:`UnitOfWork.write`: it takes the memory's lock (and the
+store's writer lock, :meth:`~graphmem.store.base.FactStore.exclusive`, which orders the writes
+of several processes on a server), reads the clock once (the write's system time, refused
+when it runs backwards or the store is read-only), hands the service an empty
+:class:`~graphmem.store.base.ChangeSet` to fill, and applies it with one ``store.apply``
+call, which commits all of it or nothing. The newest-write marker moves only when that call
+returns.
 """
 
 from __future__ import annotations
@@ -35,8 +37,20 @@ if TYPE_CHECKING:
 
 #: The time of writes that record no system time (predicate seeds, entity declarations).
 TIMELESS = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
+#: How far behind another process's newest write this process's clock may read and still be
+#: ordered after it (one microsecond later); further behind is a clock gone back.
+MAX_SKEW = dt.timedelta(seconds=5)
 
-__all__ = ["TIMELESS", "HasKernel", "Kernel", "MemoryLike", "UnitOfWork", "Write", "kernel_of"]
+__all__ = [
+    "MAX_SKEW",
+    "TIMELESS",
+    "HasKernel",
+    "Kernel",
+    "MemoryLike",
+    "UnitOfWork",
+    "Write",
+    "kernel_of",
+]
 
 
 @dataclass
@@ -73,10 +87,23 @@ class UnitOfWork:
             raise InvalidInput(f"clock() returned {value!r}; it must return an aware datetime")
         return to_utc(value, name="clock()")
 
-    def tick(self) -> dt.datetime:
-        """Return the system time of a write; refuse a read-only store or a clock gone back."""
+    def tick(self, seen: dt.datetime | None = None) -> dt.datetime:
+        """Return the system time of a write; refuse a read-only store or a clock gone back.
+
+        ``seen`` is the newest-write marker the store read under its writer lock (a store
+        shared by several processes: :meth:`Store.exclusive`). When another process wrote
+        after this one's last write, this write is ordered after it: its time is the clock's,
+        or one microsecond after that write when the clock has not passed it yet (clocks of
+        processes differ by the moment they are read; one write order gives one time order,
+        docs/concurrency.md#many-writers-on-a-server). A clock more than
+        :data:`MAX_SKEW` behind it is refused as a clock gone back.
+        """
         self.writable()
         now = self.now()
+        if seen is not None and (self.last_write is None or seen > self.last_write):
+            self.last_write = seen
+            if now <= seen and seen - now <= MAX_SKEW:
+                return seen + dt.timedelta(microseconds=1)
         if self.last_write is not None and now < self.last_write:
             raise ClockError(
                 f"clock reads {now.isoformat()}, earlier than the newest recorded write "
@@ -105,13 +132,14 @@ class UnitOfWork:
         Nothing reaches the store when the block raises.
         """
         with self.lock:
-            if at is None:
-                at = self.tick()
-            else:
-                self.writable()
-            w = Write(ChangeSet(at=at, marker=marker))
-            yield w
-            w.applied = self.store.apply(w.changes)
+            self.writable()
+            # Held from the write's first read to its commit: the plan stays true
+            # (docs/concurrency.md#many-writers-on-a-server).
+            with self.store.exclusive() as seen:
+                at = self.tick(seen) if at is None else at
+                w = Write(ChangeSet(at=at, marker=marker))
+                yield w
+                w.applied = self.store.apply(w.changes)
             if marker and (self.last_write is None or at > self.last_write):
                 self.last_write = at
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -434,8 +435,9 @@ def test_staged_apply_refuses_a_concurrent_write(falkordb_url: str) -> None:
 def test_stale_staging_removed_on_open(store: FalkorStore, falkordb_url: str) -> None:
     old = f"{store.graph}{writes.STAGING}1000::dead"
     young = f"{store.graph}{writes.STAGING}99999999999::live"
-    for name in (old, young):
+    for name, started in ((old, 1000), (young, int(time.time()))):
         store._conn.execute_on(name, "CREATE (:Meta {key: 'x'})", None)
+        store._conn.command("HSET", store._staging_key, name, started)  # as _apply_staged does
     open_store(falkordb_url).close()
     names = store._conn.command("GRAPH.LIST")
     assert old not in names

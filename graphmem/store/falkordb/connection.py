@@ -7,31 +7,48 @@ the tenant (one graph per memory; a store never reads another graph). Options:
 - ``timeout=S``: seconds for connecting and for each query's reply (default 60);
 - ``pool=N``: connections kept in the pool (default 8; a caller waits for a free one).
 
+A graph name is 1-128 ASCII letters, digits and ``_`` (:data:`GRAPH_NAME`): the names graphmem
+itself keeps beside a memory (its write lock, staging graphs of large writes) hold ``::``, so
+they can never be a memory's name (docs/falkordb.md#the-url). A URL with a ``#fragment`` is
+refused rather than cut.
+
 Every client or server failure becomes :class:`graphmem.errors.StoreError` naming the server as
 ``host:port/graph`` (never the password) and the fix. A query whose connection was lost (the
-server restarted) or whose reply did not come in time is sent once more on a fresh
-connection: reads are safe to resend, and ``apply``'s writes are made idempotent by their
-token (:mod:`graphmem.store.falkordb.writes`).
+server restarted) is sent once more on a fresh connection: reads are safe to resend, and
+``apply``'s writes are made idempotent by their token (:mod:`graphmem.store.falkordb.writes`).
+A reply that did not come within the timeout is never resent (that would double the wait):
+a write then asks the server once whether it was applied and says so in its error.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
-from graphmem.errors import ExtraUnavailable, GraphmemError, InvalidInput, StoreError
+from graphmem.errors import ExtraUnavailable, GraphmemError, InvalidInput, StoreBusy, StoreError
 from graphmem.store.falkordb.codec import decode_value, encode_value
 
-__all__ = ["Connection", "FalkorBase", "FalkorURL", "parse_url", "redact"]
+__all__ = [
+    "GRAPH_ALPHABET",
+    "GRAPH_NAME",
+    "Connection",
+    "FalkorBase",
+    "FalkorURL",
+    "parse_url",
+    "redact",
+]
 
 SCHEME = "falkordb"
 DEFAULT_PORT = 6379
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_POOL = 8
-_GRAPH_NAME = re.compile(r"^[A-Za-z0-9_.\-:]{1,128}$")
+#: What a graph (memory) name may be: ASCII letters, digits and ``_``, 1-128 of them.
+GRAPH_NAME = re.compile(r"[A-Za-z0-9_]{1,128}")
+#: What a graph name may hold, for messages.
+GRAPH_ALPHABET = "1-128 ASCII letters, digits and '_'"
 _OPTIONS = ("tls", "ssl_ca_certs", "timeout", "pool")
 
 
@@ -64,6 +81,11 @@ class FalkorURL:
         return f"{SCHEME}://{self.host}:{self.port}/{self.graph}{query}"
 
 
+def _plain(name: str) -> str:
+    """``name`` with every character outside the graph-name alphabet replaced by ``_``."""
+    return re.sub(r"[^A-Za-z0-9_]", "_", name)[:128]
+
+
 def redact(url: str) -> str:
     """``url`` with any password replaced by ``***`` (for error messages)."""
     return re.sub(r"(://)([^@/]*)@", r"\1***@", url)
@@ -83,6 +105,12 @@ def parse_url(url: str) -> FalkorURL:
         raise InvalidInput(f"store URL {shown!r} is malformed ({exc}); use {_FORM}") from None
     if parts.scheme != SCHEME:
         raise InvalidInput(f"store URL {shown!r} is not a {SCHEME}:// URL; use {_FORM}")
+    if "#" in url:
+        raise InvalidInput(
+            f"store URL {shown!r} has a '#' fragment, which names nothing in a store URL; "
+            f"remove it (a graph name is {GRAPH_ALPHABET}; a '#' in a password is written "
+            f"%23): {_FORM}"
+        )
     host = parts.hostname or ""
     if not host:
         raise InvalidInput(f"store URL {shown!r} names no host; use {_FORM}")
@@ -92,10 +120,10 @@ def parse_url(url: str) -> FalkorURL:
             f"store URL {shown!r} names no graph: add /graphname (one graph per memory), "
             f"e.g. {SCHEME}://{host}:{port or DEFAULT_PORT}/memory"
         )
-    if not _GRAPH_NAME.match(graph):
+    if not GRAPH_NAME.fullmatch(graph):
         raise InvalidInput(
-            f"graph name {graph!r} in {shown!r} is invalid; use 1-128 letters, digits, "
-            "'_', '-', '.' or ':'"
+            f"graph name {graph!r} in {shown!r} is invalid: a graph name is {GRAPH_ALPHABET} "
+            f"(no '-', '.', ':', '/' or spaces), e.g. {_plain(graph)!r}"
         )
     password = unquote(parts.password) if parts.password is not None else None
     username = unquote(parts.username) if parts.username else None
@@ -174,11 +202,19 @@ class Connection:
     # -- errors -----------------------------------------------------------------------------
 
     def is_connection_error(self, exc: BaseException) -> bool:
-        """Whether ``exc`` is a lost or refused connection (worth one retry)."""
+        """Whether ``exc`` is a lost or refused connection (worth one resend).
+
+        A timeout is not: resending would double the wait (:meth:`is_timeout`); nor is a
+        server still loading its data (:meth:`error` says so).
+        """
         r = self._redis.exceptions
-        return isinstance(exc, (r.ConnectionError, r.TimeoutError)) and not isinstance(
-            exc, r.AuthenticationError
+        return isinstance(exc, r.ConnectionError) and not isinstance(
+            exc, (r.AuthenticationError, r.BusyLoadingError, r.TimeoutError)
         )
+
+    def is_timeout(self, exc: BaseException) -> bool:
+        """Whether ``exc`` is a reply that did not come within the URL's timeout."""
+        return isinstance(exc, self._redis.exceptions.TimeoutError)
 
     def error(self, exc: BaseException, what: str = "query") -> StoreError:
         """A StoreError for ``exc`` naming the server and the fix (never the password)."""
@@ -190,10 +226,22 @@ class Connection:
                 f"FalkorDB at {where} refused the password ({text}); put the server's "
                 "password in the URL: falkordb://PASSWORD@host:port/graph"
             )
+        if isinstance(exc, r.BusyLoadingError) or text.startswith("LOADING"):
+            return StoreBusy(
+                f"FalkorDB at {where} is loading its data (it restarted and is replaying its "
+                "files); nothing was done: retry in a moment (docs/falkordb.md#restarts)"
+            )
         if isinstance(exc, r.TimeoutError):
             return StoreError(
                 f"FalkorDB at {where} did not answer the {what} within {self.url.timeout:g} s; "
                 "check the server is up and not overloaded, or raise ?timeout= in the URL"
+            )
+        if "empty key" in text.lower():
+            return StoreError(
+                f"the server lost this memory's data: graph {where} no longer exists on the "
+                "server (it restarted without its files, or the graph was deleted); restore "
+                "it from a backup or an export (graphmem import) into a new graph "
+                "(docs/falkordb.md#a-server-that-lost-its-data)"
             )
         if isinstance(exc, r.ConnectionError):
             return StoreError(
@@ -235,6 +283,32 @@ class Connection:
         result = Graph(self._client, graph).query(query, args)
         return [decode_value(row) for row in result.result_set]
 
+    def execute_short(
+        self, query: str, params: Mapping[str, Any] | None, timeout: float
+    ) -> list[list[Any]]:
+        """Run one write query on a connection of its own that waits at most ``timeout`` s."""
+        from falkordb.graph import Graph  # noqa: TID251 - graphmem/store/ talks to it
+
+        url = self.url
+        kwargs: dict[str, Any] = {
+            "host": url.host,
+            "port": url.port,
+            "password": url.password,
+            "username": url.username,
+            "socket_timeout": timeout,
+            "socket_connect_timeout": timeout,
+            "decode_responses": True,
+        }
+        if url.tls:
+            kwargs.update(ssl=True, ssl_ca_certs=url.ssl_ca_certs)
+        client = self._redis.Redis(**kwargs)
+        try:
+            args = encode_value(dict(params)) if params else None
+            result = Graph(client, self.url.graph).query(query, args)
+            return [decode_value(row) for row in result.result_set]
+        finally:
+            client.close()
+
     def pipeline(self) -> Any:
         """A redis pipeline holding its own connection (``WATCH``/``MULTI``/``EXEC``)."""
         return self._client.pipeline()
@@ -250,6 +324,19 @@ class Connection:
     def close(self) -> None:
         """Close every pooled connection."""
         self._pool.disconnect()
+
+
+class WriteApplied(StoreError):
+    """Not an error: a write whose reply came late had been applied (``_w`` reports it)."""
+
+
+#: Record a write token unless it is there; returns whether it was (see ``FalkorBase._w``).
+_CANCEL = (
+    "MERGE (t:GraphmemTx {key: 'tokens'}) "
+    "WITH t, $tok IN coalesce(t.recent, []) AS was "
+    "SET t.recent = CASE WHEN was THEN t.recent "
+    "ELSE ([$tok] + coalesce(t.recent, []))[0..32] END RETURN was"
+)
 
 
 class FalkorBase:
@@ -277,7 +364,7 @@ class FalkorBase:
         self._conn = Connection(self.url)
 
     def _q(self, query: str, params: Mapping[str, Any] | None = None) -> list[list[Any]]:
-        """Run a read query (``GRAPH.RO_QUERY``); retried once after a lost connection."""
+        """Run a read query (``GRAPH.RO_QUERY``); resent once after a lost connection."""
         conn = self._open_connection()
         try:
             return conn.execute(query, params, read_only=True)
@@ -296,13 +383,16 @@ class FalkorBase:
         query: str,
         params: Mapping[str, Any] | None = None,
         *,
-        committed: Callable[[], bool] | None = None,
+        token: str | None = None,
     ) -> list[list[Any]]:
         """Run a write query (one ``GRAPH.QUERY``: all of it or nothing).
 
-        After a lost connection or a timeout the query is sent once more on a fresh
-        connection, unless ``committed()`` (asked on the new connection) says the first
-        attempt committed. Only idempotent writes may leave ``committed`` out.
+        ``token`` is the write token the query records (``apply``'s): such a query does
+        nothing once its token is recorded, so after a lost connection it is sent once more;
+        a query without one is sent again only when idempotent (schema, indexes). A reply
+        that does not come within the timeout is never resent (docs/falkordb.md#timeouts):
+        the token is recorded at once instead, so the write is either applied already or
+        can no longer apply, and the error says which.
 
         Raises:
             StoreError: read-only store, the server failed, or it stayed unreachable.
@@ -315,16 +405,50 @@ class FalkorBase:
         except GraphmemError:
             raise  # a parameter graphmem refused (codec): nothing was sent
         except Exception as exc:  # noqa: BLE001 - mapped to StoreError below
+            if conn.is_timeout(exc):
+                raise self._timed_out(conn, token) from None
             if not conn.is_connection_error(exc):
                 raise conn.error(exc, "write") from None
         try:
-            if committed is not None and committed():
-                return []
             return conn.execute(query, params, read_only=False)
-        except StoreError:
-            raise
         except Exception as exc:  # noqa: BLE001
+            if conn.is_timeout(exc):
+                raise self._timed_out(conn, token) from None
             raise conn.error(exc, "write") from None
+
+    def _timed_out(self, conn: Connection, token: str | None) -> StoreError:
+        """The error of a write whose reply did not come in time, saying whether it applied.
+
+        With a token, the token is recorded by a short query of its own (FalkorDB runs the
+        writes of a graph one at a time): if it was there, the write had committed and
+        :class:`WriteApplied` is returned for the caller to treat as success; if not, the
+        write can no longer apply when the server reaches it.
+        """
+        wait = f"{conn.url.timeout:g} s"
+        where = conn.url.where
+        if token is None:
+            return StoreError(
+                f"FalkorDB at {where} did not answer the write within {wait}; whether it was "
+                "applied is unknown (it was not sent again): check the server is up and not "
+                "overloaded, or raise ?timeout= in the URL"
+            )
+        try:
+            rows = conn.execute_short(_CANCEL, {"tok": token}, min(conn.url.timeout, 5.0))
+            was = bool(rows and rows[0][0])
+        except Exception:  # noqa: BLE001 - the server did not answer this either
+            return StoreError(
+                f"FalkorDB at {where} did not answer the write within {wait}, nor the check "
+                "that followed; whether it was applied is unknown (it was not sent again): "
+                "read the memory once the server answers (e.g. facts or history) before "
+                "writing it again"
+            )
+        if was:
+            return WriteApplied(f"the write to {where} was applied (its reply was late)")
+        return StoreError(
+            f"FalkorDB at {where} did not answer the write within {wait}; it was not applied "
+            "and never will be (it was cancelled, not sent again): retry it, and check the "
+            "server is not overloaded, or raise ?timeout= in the URL"
+        )
 
     def _open_connection(self) -> Connection:
         conn: Connection | None = getattr(self, "_conn", None)

@@ -20,6 +20,8 @@ import datetime as dt
 from collections.abc import Sequence
 from typing import Any
 
+from pydantic import ValidationError
+
 from graphmem.models import Entity, Fact, Predicate
 from graphmem.store.falkordb.codec import from_db, to_db
 from graphmem.store.falkordb.writes import FalkorWrites
@@ -41,7 +43,13 @@ def fact_from_row(row: Sequence[Any]) -> Fact:
         data["id" if name == "fid" else name] = from_db(value) if name in _TIME_COLS else value
     data["access_count"] = data["access_count"] or 0
     data["pinned"] = bool(data["pinned"])
-    return Fact.model_validate(data)
+    try:
+        return Fact.model_validate(data)
+    except ValidationError:
+        # A stored row the model refuses (e.g. closed before it was recorded, written by two
+        # processes with their own clocks before docs/concurrency.md#many-writers-on-a-server)
+        # is read as stored: reads and exports never crash on a row; 'graphmem check' names it.
+        return Fact.model_construct(**data)
 
 
 class FalkorFacts(FalkorWrites):

@@ -21,7 +21,10 @@ nothing, so an empty part never stops the later ones). Measured on 2 cores (falk
 and the new one after it; a write by another client in between makes ``EXEC`` fail, and the
 change set is not applied (StoreError: retry). A client or server killed before the rename
 leaves only a staging graph, which the next writable open of the store removes once it is
-older than :data:`STAGING_MAX_AGE` seconds: the change set is whole or absent. Measured on 2
+older than :data:`STAGING_MAX_AGE` seconds: the change set is whole or absent. Each staging
+graph is registered in the hash ``<graph>::graphmem::staging`` before it is created, and an open
+removes only registered ones: a graph that merely looks like a staging name is never deleted
+(graph names hold no ``:``: :data:`~graphmem.store.falkordb.connection.GRAPH_NAME`). Measured on 2
 shared cores: an import of 1M versions and 100k entities, staged in 5 chunks, 121 s
 (client included); ``GRAPH.COPY`` of a graph of 150k versions 4.8 s (the cost of staging into
 a non-empty graph).
@@ -44,11 +47,12 @@ import uuid
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from graphmem.errors import StoreError
+from graphmem.errors import StoreBusy, StoreError
 from graphmem.models import Entity, Fact, Predicate, Session
 from graphmem.store.base import Applied, ChangeSet, Purge, Snapshot
 from graphmem.store.falkordb.codec import from_db, to_db
-from graphmem.store.falkordb.connection import FalkorBase
+from graphmem.store.falkordb.connection import WriteApplied
+from graphmem.store.falkordb.order import FalkorOrder, lost_data
 from graphmem.store.kuzu.schema import FACT_COLUMNS
 from graphmem.store.records import LineRow
 from graphmem.store.textlines import (
@@ -84,9 +88,21 @@ _BARRIER = " WITH count(*) AS _ "
 #: Before each part: whether this change set's token is absent (a resent query that had
 #: committed does nothing: the token part is the query's last, so every guard before it sees
 #: the state before this query).
+#: It also checks the write order (docs/falkordb.md#what-is-atomic): the write counter the
+#: writer lock read (``$fence``; ``NULL`` outside the lock) and the memory's id (``$mid``;
+#: ``NULL`` before one is known) must be unchanged (:mod:`graphmem.store.falkordb.order`).
 _GUARD = (
     "OPTIONAL MATCH (tx:GraphmemTx {key: 'tokens'}) "
-    "WITH coalesce(NOT $tok IN tx.recent, true) AS ok "
+    "WITH CASE WHEN tx IS NULL THEN $mid IS NULL AND coalesce($fence, 0) = 0 "
+    "ELSE NOT $tok IN coalesce(tx.recent, []) "
+    "AND ($fence IS NULL OR coalesce(tx.serial, 0) = $fence) "
+    "AND ($mid IS NULL OR tx.memory = $mid) END AS ok "
+)
+#: The query's answer: whether its token is recorded (it applied, now or before) and the
+#: state a refused write is explained by.
+_RETURN = (
+    "OPTIONAL MATCH (t:GraphmemTx {key: 'tokens'}) "
+    "RETURN $tok IN coalesce(t.recent, []), t.lines_base, t.memory, t.serial"
 )
 
 
@@ -187,7 +203,7 @@ class _Plan:
     def __init__(self) -> None:
         self.parts: list[tuple[str, str, list[Any]]] = []  # (name, body using $<name>, rows)
         self.scalars: dict[str, Any] = {}
-        self.ret = "RETURN 1"
+        self.ret = _RETURN
         #: Sessions whose lines are deleted and the lines created (for the search side).
         self.lines_removed: set[str] = set()
         self.lines_added: list[tuple[LineRow, str]] = []
@@ -222,7 +238,7 @@ class _Plan:
         return out
 
 
-class FalkorWrites(FalkorBase):
+class FalkorWrites(FalkorOrder):
     """The one write method (:meth:`apply`) and the housekeeping of staged writes.
 
     Attributes:
@@ -247,15 +263,42 @@ class FalkorWrites(FalkorBase):
         if self.read_only:
             raise StoreError(f"the store {self.path} is open read-only; open it writable")
         plan, purged = self._plan(changes)
+        plan.scalars["fence"] = self._fenced()
+        plan.scalars["mid"] = self.memory_id
         if plan.size() > self.chunk_rows:
             self._apply_staged(plan)
+            self._advance()
             return Applied(purged=purged)
         query, params = plan.query()
-        rows = self._w(query, params)  # idempotent: resent after a lost reply (docstring)
-        gen = plan.scalars.get("lg")
-        note = getattr(self, "_note_lines", None)
-        if gen is not None and rows and note is not None:
-            note(rows[0][0], gen, plan.lines_removed, plan.lines_added)
+        try:
+            # idempotent: resent after a lost reply (module docstring)
+            rows = self._w(query, params, token=plan.scalars["tok"])
+        except WriteApplied:
+            rows = []
+        except StoreError as exc:
+            if "endpoint was not found" in str(exc):
+                raise StoreError(
+                    f"FalkorDB at {self.url.where} could not find an endpoint of a new version "
+                    "by its id; nothing of the write was stored. Run 'graphmem check' and "
+                    "report the value (docs/falkordb.md#what-is-atomic)"
+                ) from None
+            raise
+        if rows:
+            done, base, memory, _ = rows[0]
+            if not done:
+                if self.memory_id is not None and memory != self.memory_id:
+                    raise lost_data(self.url.where, self.memory_id)
+                raise StoreBusy(
+                    f"another process wrote to {self.url.where} while this write held a writer "
+                    "lock it had lost (this process was paused for longer than "
+                    f"{self.lock_ttl:g} s); nothing was written: retry the call "
+                    "(docs/concurrency.md#many-writers-on-a-server)"
+                )
+            gen = plan.scalars.get("lg")
+            note = getattr(self, "_note_lines", None)
+            if gen is not None and note is not None:
+                note(base, gen, plan.lines_removed, plan.lines_added)
+        self._advance()
         return Applied(purged=purged)
 
     def _plan(self, changes: ChangeSet) -> tuple[_Plan, dict[str, int]]:
@@ -338,7 +381,6 @@ class FalkorWrites(FalkorBase):
                     [1],
                 ),
             )
-            plan.ret = "MATCH (t:GraphmemTx {key: 'tokens'}) RETURN t.lines_base"
         plan.add(
             "MERGE (m:Meta {key: row.k}) SET m.value = row.v",
             [{"k": k, "v": v} for k, v in meta.items()],
@@ -354,7 +396,8 @@ class FalkorWrites(FalkorBase):
             )
         plan.add(
             "MERGE (t:GraphmemTx {key: 'tokens'}) "
-            f"SET t.recent = ([row] + coalesce(t.recent, []))[0..{TOKENS_KEPT}]",
+            f"SET t.recent = ([row] + coalesce(t.recent, []))[0..{TOKENS_KEPT}], "
+            "t.serial = coalesce(t.serial, 0) + 1, t.memory = coalesce(t.memory, $mid)",
             [plan.scalars["tok"]],
         )
         return plan, purged
@@ -383,7 +426,9 @@ class FalkorWrites(FalkorBase):
             list(ends.values()),
         )
         plan.add(
-            "MATCH (a:Entity {id: row.s}) MATCH (b:Entity {id: row.o}) "
+            # OPTIONAL: an endpoint the index cannot find fails the whole query (FalkorDB
+            # refuses an edge without an endpoint) instead of dropping the version silently.
+            "OPTIONAL MATCH (a:Entity {id: row.s}) OPTIONAL MATCH (b:Entity {id: row.o}) "
             "CREATE (a)-[r:Fact]->(b) SET r = row.p",
             [{"s": s, "o": o, "p": fact_props(f)} for s, o, f in inserts],
         )
@@ -685,6 +730,8 @@ class FalkorWrites(FalkorBase):
         staging = f"{self.graph}{STAGING}{int(time.time())}::{uuid.uuid4().hex[:12]}"
         pipe = conn.pipeline()
         try:
+            # Registered before it exists: an open removes only graphs listed here.
+            conn.command("HSET", self._staging_key, staging, int(time.time()))
             pipe.watch(self.graph)
             if not pipe.exists(self.graph):
                 raise StoreError(f"graph {self.path} vanished during the write; open it again")
@@ -695,10 +742,13 @@ class FalkorWrites(FalkorBase):
                     self.staging_hook(n)
             pipe.multi()
             pipe.rename(staging, self.graph)
+            pipe.hdel(self._staging_key, staging)
             pipe.execute()
         except Exception as exc:  # noqa: BLE001 - mapped to StoreError below
             with contextlib.suppress(Exception):  # it may not exist; open() cleans up too
                 conn.command("GRAPH.DELETE", staging)
+            with contextlib.suppress(Exception):
+                conn.command("HDEL", self._staging_key, staging)
             if isinstance(exc, StoreError):
                 raise
             if conn.is_watch_error(exc):
@@ -710,21 +760,34 @@ class FalkorWrites(FalkorBase):
         finally:
             pipe.reset()
 
+    @property
+    def _staging_key(self) -> str:
+        """The hash of this graph's staging graphs (name -> unix seconds when created)."""
+        return f"{self.graph}::graphmem::staging"
+
     def _remove_stale_staging(self) -> None:
-        """Delete staging graphs of this graph left by crashed writes (older than the limit)."""
+        """Delete staging graphs of this graph left by crashed writes (older than the limit).
+
+        Only graphs this store registered (``_staging_key``) are candidates: a graph whose
+        name merely looks like a staging name (another tenant, a user's graph) is never
+        touched (docs/falkordb.md#tenancy).
+        """
         try:
-            names = self._conn.command("GRAPH.LIST") or []
+            found = self._conn.command("HGETALL", self._staging_key) or {}
         except Exception as exc:  # noqa: BLE001
-            raise self._conn.error(exc, "GRAPH.LIST") from None
-        prefix = f"{self.graph}{STAGING}"
+            raise self._conn.error(exc, "HGETALL") from None
+        if isinstance(found, list):  # RESP2 without decoding into a dict
+            found = dict(zip(found[::2], found[1::2], strict=True))
         now = time.time()
-        for name in names:
-            if not isinstance(name, str) or not name.startswith(prefix):
+        for name, started in found.items():
+            if not isinstance(name, str) or not name.startswith(f"{self.graph}{STAGING}"):
                 continue
             try:
-                started = int(name[len(prefix) :].split("::", 1)[0])
-            except ValueError:
+                age = now - float(started)
+            except (TypeError, ValueError):
                 continue
-            if now - started > self.staging_max_age:
+            if age > self.staging_max_age:
                 with contextlib.suppress(Exception):  # another open removed it first
                     self._conn.command("GRAPH.DELETE", name)
+                with contextlib.suppress(Exception):
+                    self._conn.command("HDEL", self._staging_key, name)

@@ -10,7 +10,8 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 
 from graphmem.store.base import Applied, Capabilities, ChangeSet, Purge, Snapshot
 from graphmem.store.kuzu import guard
@@ -51,6 +52,11 @@ class KuzuBackend(KuzuSessions, KuzuSearch, KuzuAudit, KuzuTransfer, KuzuIntegri
         from graphmem.store.kuzu.vacuum import compact
 
         compact(self)
+
+    @contextmanager
+    def exclusive(self) -> Iterator[dt.datetime | None]:
+        """Nothing to hold: one process writes an embedded file (its lock); yields ``None``."""
+        yield None
 
     def apply(self, changes: ChangeSet) -> Applied:
         """Commit a change set in one transaction, in the order its docstring gives."""

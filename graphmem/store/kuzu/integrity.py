@@ -97,6 +97,10 @@ class KuzuIntegrity(KuzuStore):
         )
         return [r[0] for r in rows]
 
+    def unfindable_entities(self) -> list[str]:
+        """None: Kuzu's primary key finds every entity, and an id is unique."""
+        return []
+
     def raw_predicates(self) -> list[dict[str, Any]]:
         """Return every predicate definition's name, cardinality and aliases."""
         rows = self.run("MATCH (p:Predicate) RETURN p.name, p.cardinality, p.aliases")
