@@ -226,7 +226,10 @@ def test_a_server_that_lost_the_memory_is_reported_not_emptied() -> None:
         other.add_fact("bob", "works_at", "Initech")
         with pytest.raises(StoreError, match="the server lost this memory's data"):
             m.add_fact("alice", "works_at", "Globex")
+        with pytest.raises(StoreError, match="the server lost this memory's data"):
+            m.check()
         assert [f.subject for f in other.facts()] == ["bob"]
+        assert other.check().ok
         other.close()
         m.close()
     finally:

@@ -87,6 +87,9 @@ class FalkorStore(FalkorFacts, FalkorSessions, FalkorSearch, FalkorTransfer, Fal
             if not read_only:
                 self._claim_memory()
                 self._remove_stale_staging()
+            else:
+                rows = self._q("MATCH (t:GraphmemTx {key: 'tokens'}) RETURN t.memory")
+                self.memory_id = rows[0][0] if rows else None
         except BaseException:
             self.close()
             raise

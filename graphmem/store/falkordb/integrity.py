@@ -11,6 +11,7 @@ from typing import Any
 
 from graphmem.store.falkordb.codec import from_db
 from graphmem.store.falkordb.connection import FalkorBase
+from graphmem.store.falkordb.order import lost_data
 from graphmem.store.kuzu.schema import FACT_COLUMNS
 
 __all__ = ["LABELS", "RELATIONS", "FalkorIntegrity"]
@@ -53,7 +54,17 @@ class FalkorIntegrity(FalkorBase):
         return sorted(out, key=repr)
 
     def raw_meta(self) -> dict[str, Any]:
-        """Every ``Meta`` key and value."""
+        """Every ``Meta`` key and value.
+
+        Raises:
+            StoreError: the graph no longer holds the memory this handle opened (its id,
+                :mod:`graphmem.store.falkordb.order`): ``graphmem check`` says so.
+        """
+        mine = getattr(self, "memory_id", None)
+        if mine is not None:
+            rows = self._q("MATCH (t:GraphmemTx {key: 'tokens'}) RETURN t.memory")
+            if not rows or rows[0][0] != mine:
+                raise lost_data(self.url.where, mine)
         return {k: v for k, v in self._q("MATCH (m:Meta) RETURN m.key, m.value")}
 
     def raw_facts(self) -> list[dict[str, Any]]:
