@@ -24,9 +24,14 @@ from graphmem.errors import ExtraUnavailable, StoreError
 __all__ = ["LocalServer", "binaries", "free_port"]
 
 
-#: How the server keeps its data (docs/falkordb.md#running-falkordb): an append-only file
-#: synced on every write.
-PERSISTENCE: tuple[str, ...] = ("--save", "", "--appendonly", "yes", "--appendfsync", "always")
+#: How the server keeps its data (docs/falkordb.md#restarts): an append-only file synced on
+#: every write, rewritten as a snapshot once it has doubled and passed 16 MB.
+PERSISTENCE: tuple[str, ...] = (
+    "--save", "",
+    "--appendonly", "yes",
+    "--appendfsync", "always",
+    "--auto-aof-rewrite-min-size", "16mb",
+)  # fmt: skip
 #: Options of the graph module: every write is logged as its effects, so a restart replays
 #: them in time linear in the data (docs/falkordb.md#restarts).
 MODULE_ARGS: tuple[str, ...] = ("EFFECTS_THRESHOLD", "0")
