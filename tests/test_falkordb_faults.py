@@ -351,3 +351,44 @@ def test_a_writer_waits_for_the_lock_then_gives_up_busy(falkordb_url: str) -> No
         store._conn.command("GRAPH.DELETE", store.graph)
         a.close()
         b.close()
+
+
+# -- restarts --------------------------------------------------------------------------------------
+
+
+def test_writes_are_logged_as_effects_and_snapshots_come_early() -> None:
+    # The documented server settings (docs/falkordb.md#restarts): a restart applies logged
+    # effects instead of running every write query again (which scans the entities: restart
+    # time grew with the square of the data), and the log is rewritten as a snapshot early.
+    import os
+
+    server = LocalServer().start()
+    try:
+        m = gm.open(f"{server.url}/team", clock=ManualClock("2026-01-01"))
+        for i in range(20):
+            m.add_fact(f"p{i}", "works_at", f"c{i % 3}")
+        m.close()
+        import redis
+
+        client = redis.Redis(port=server.port)
+        try:
+            size = client.config_get("auto-aof-rewrite-min-size")["auto-aof-rewrite-min-size"]
+        finally:
+            client.close()
+        assert int(size) == 16 * 1024 * 1024
+        assert server.directory is not None
+        folder = os.path.join(server.directory, "appendonlydir")
+        from pathlib import Path
+
+        log = b"".join(
+            p.read_bytes() for p in Path(folder).iterdir() if p.name.endswith(".incr.aof")
+        )
+        assert log.count(b"GRAPH.EFFECT") >= 20
+        assert b"MATCH (a:Entity {id: row.s})" not in log  # no write query replayed
+        assert b"writer" not in log  # the writer lock never reaches the log
+        server.restart()
+        again = gm.open(f"{server.url}/team")
+        assert len(again.facts()) == 20
+        again.close()
+    finally:
+        server.stop()
