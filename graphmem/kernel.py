@@ -75,9 +75,13 @@ class UnitOfWork:
         self.where = where
         self.lock = threading.RLock()
         self.last_write: dt.datetime | None = store.max_system_time()
+        #: The time of this process's last write when it was ordered after its clock (another
+        #: process wrote later than this clock read): "now" is at least that until the clock
+        #: passes it, so a process reads its own writes.
+        self.ahead: dt.datetime | None = None
 
     def now(self) -> dt.datetime:
-        """The clock's reading as aware UTC.
+        """The clock's reading as aware UTC (at least this process's own ordered write).
 
         Raises:
             InvalidInput: the clock returned something that is not an aware datetime.
@@ -85,7 +89,13 @@ class UnitOfWork:
         value = self.clock()
         if not isinstance(value, dt.datetime):
             raise InvalidInput(f"clock() returned {value!r}; it must return an aware datetime")
-        return to_utc(value, name="clock()")
+        now = to_utc(value, name="clock()")
+        ahead = self.ahead
+        if ahead is not None:
+            if now < ahead:
+                return ahead
+            self.ahead = None
+        return now
 
     def tick(self, seen: dt.datetime | None = None) -> dt.datetime:
         """Return the system time of a write; refuse a read-only store or a clock gone back.
@@ -103,7 +113,8 @@ class UnitOfWork:
         if seen is not None and (self.last_write is None or seen > self.last_write):
             self.last_write = seen
             if now <= seen and seen - now <= MAX_SKEW:
-                return seen + dt.timedelta(microseconds=1)
+                self.ahead = seen + dt.timedelta(microseconds=1)
+                return self.ahead
         if self.last_write is not None and now < self.last_write:
             raise ClockError(
                 f"clock reads {now.isoformat()}, earlier than the newest recorded write "

@@ -270,6 +270,7 @@ def test_a_writer_whose_clock_is_behind_is_ordered_after_the_newest_write(
         assert r.fact.recorded_at > first.recorded_at
         closed = [f for f in behind.history("alice", include_expired=True) if f.id == first.id]
         assert closed[0].expired_at == r.fact.recorded_at
+        assert [f.object for f in behind.facts(subject="alice")] == ["Globex"]  # its own write
         assert behind.check().ok
     finally:
         store = ahead._kernel.store
