@@ -187,6 +187,13 @@ def plan_assert(
         if len(touching) == 1 and _contains(touching[0], start, end) and not explicit_end_news:
             kept = touching[0]
             if closes:
+                # The new version is not written (an existing one says it already), so it
+                # cannot be the successor of what it closes: no superseded_by there, as for a
+                # negation (never a dangling one, docs/concepts/time.md#the-time-rules).
+                closes = [
+                    Close(c.fact, None if c.superseded_by == new.id else c.superseded_by, c.reason)
+                    for c in closes
+                ]
                 return Plan(Decision.SUPERSEDE, kept, closes, inserts, [kept])
             return Plan(Decision.NOOP, kept, reinforce=[kept])
         m_start = min([start] + [v.valid_from for v in touching])

@@ -321,3 +321,17 @@ def test_touches_is_closed_open():
     assert touches(f, y(2015), None)  # adjacent at the end
     assert touches(f, y(2000), y(2010))  # adjacent at the start
     assert not touches(f, y(2016), None)
+
+
+def test_identity_close_onto_an_existing_version_names_no_successor() -> None:
+    """An identity key moving onto a value already stated closes the old version without a
+    successor: the new version is never written, so no superseded_by may name it (a dangling
+    superseded_by broke export and import)."""
+    kafka = fact("Kafka", 2018, fid="k", pred="uses", source_ref="dave-stack")
+    go = fact("Go", 2023, fid="g", pred="uses")
+    new = fact("Go", 2025, fid="new", pred="uses", at=LATER, source_ref="dave-stack")
+    plan = plan_assert(new, [kafka, go], cardinality="many")
+    assert plan.decision is Decision.SUPERSEDE
+    assert plan.fact.id == "g"
+    assert [(c.fact.id, c.superseded_by) for c in plan.closes] == [("k", None)]
+    assert plan.inserts == []
