@@ -191,7 +191,8 @@ def test_a_killed_purge_leaves_no_purged_bytes_after_the_next_open(
         proc.send_signal(signal.SIGKILL)
     out, _ = proc.communicate(timeout=60)
     finished = b"done" in out
-    assert proc.returncode == (0 if finished else -signal.SIGKILL)
+    # a kill can land after the child said "done" and before it exited (a loaded machine)
+    assert proc.returncode in ((0, -signal.SIGKILL) if finished else (-signal.SIGKILL,))
     if mode == "after-commit":
         # The dangerous state: the purge is committed, its strings are still in the file.
         with gm.open(path, engine=ENGINE, read_only=True) as mem:
