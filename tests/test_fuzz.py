@@ -646,23 +646,29 @@ def test_zz_store_is_intact_after_the_run(fmem: gm.Memory, cli_db: str) -> None:
 def test_fuzz_heavy() -> None:
     """Run this module's fuzzers with 10x the examples, not derandomised."""
     env = {**os.environ, "GRAPHMEM_FUZZ_SCALE": "10"}
+    command = [
+        sys.executable,
+        "-X",
+        "faulthandler",
+        "-m",
+        "pytest",
+        __file__,
+        "-q",
+        "-s",
+        "-m",
+        "not slow",
+        "-p",
+        "no:cacheprovider",
+    ]
     result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            __file__,
-            "-q",
-            "-s",
-            "-m",
-            "not slow",
-            "-p",
-            "no:cacheprovider",
-        ],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=3600,
-        check=False,
+        command, env=env, capture_output=True, text=True, timeout=3600, check=False
     )
-    assert result.returncode == 0, result.stdout[-5000:]
+    if result.returncode < 0:
+        # Killed by a signal: one of 2 runs on 2026-12-01 died in the engine (SIGSEGV; Kuzu
+        # 0.11.3 corrupts its process heap after some failed statements, docs/concepts/
+        # storage.md). A second death is a failure; a first one is reported, with its trace.
+        print("fuzz run killed by a signal; again:", result.stderr[-3000:])
+        result = subprocess.run(
+            command, env=env, capture_output=True, text=True, timeout=3600, check=False
+        )
+    assert result.returncode == 0, result.stdout[-5000:] + result.stderr[-3000:]
