@@ -664,9 +664,9 @@ def test_fuzz_heavy() -> None:
         command, env=env, capture_output=True, text=True, timeout=3600, check=False
     )
     if result.returncode < 0:
-        # Killed by a signal: one of 2 runs on 2026-12-01 died in the engine (SIGSEGV; Kuzu
-        # 0.11.3 corrupts its process heap after some failed statements, docs/concepts/
-        # storage.md). A second death is a failure; a first one is reported, with its trace.
+        # Killed by a signal: one of two runs on 2026-12-01 died of SIGSEGV in the child and
+        # the next did not (cause not found yet). A second death is a failure; the first is
+        # reported with its trace (-X faulthandler) so it can be found.
         print("fuzz run killed by a signal; again:", result.stderr[-3000:])
         result = subprocess.run(
             command, env=env, capture_output=True, text=True, timeout=3600, check=False
