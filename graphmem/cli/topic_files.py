@@ -17,7 +17,7 @@ import click
 
 from graphmem.cli import cli
 from graphmem.cli.common import Settings, db_path, echo_json, json_option, open_memory
-from graphmem.cli.topics import _num, _print, _since, now_option
+from graphmem.cli.topics import _num, _print, _since, _triage_table, now_option
 from graphmem.timeutil import fmt, to_utc
 
 window_option = click.option(
@@ -99,29 +99,16 @@ def topic_health(
 # -- topic-triage --------------------------------------------------------------------------------
 
 
-def _triage_table(rows: Sequence[Any], *, title: str) -> Any:
-    from rich.table import Table
-
-    table = Table(title=title)
-    table.add_column("file", overflow="fold", min_width=8)
-    table.add_column("advice", no_wrap=True)
-    for col in ("score", "rec", "recur", "act", "stale", "lines", "routed"):
-        table.add_column(col, justify="right", no_wrap=True)
-    table.add_column("reason", overflow="fold", ratio=1)
-    for t in rows:
-        table.add_row(
-            t.file,
-            str(t.recommendation),
-            _num(t.composite),
-            _num(t.recency),
-            _num(t.recurrence),
-            _num(t.actionability),
-            _num(t.staleness),
-            str(t.lines),
-            "yes" if t.routed else "no",
-            t.reason,
-        )
-    return table
+def _files_table(rows: Sequence[Any], *, title: str) -> Any:
+    return _triage_table(
+        rows,
+        title=title,
+        name=("file", lambda t: t.file),
+        counts=(
+            ("lines", lambda t: str(t.lines)),
+            ("routed", lambda t: "yes" if t.routed else "no"),
+        ),
+    )
 
 
 def topic_paths(db: str, directory: str) -> Any:
@@ -171,7 +158,7 @@ def topic_triage(
         if as_json:
             echo_json(_payload(directory, at, found))
             return
-        _print(_triage_table(found, title=f"topic files of {directory} as of {fmt(at)}"))
+        _print(_files_table(found, title=f"topic files of {directory} as of {fmt(at)}"))
         if not found:
             click.echo("(no topic files)")
         _skipped(found)
@@ -248,7 +235,7 @@ def _auto(
         f"{len(suggestions)} suggestion(s), {new_sessions} new session(s) since the last run"
     )
     if suggestions:
-        _print(_triage_table(suggestions[:limit], title="suggestions (nothing was changed)"))
+        _print(_files_table(suggestions[:limit], title="suggestions (nothing was changed)"))
     _skipped(found)
     click.echo(f"logged to {paths.log}")
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import click
@@ -17,7 +17,6 @@ from graphmem.cli import cli
 from graphmem.cli.common import Settings, db_path, echo_json, fact_table, json_option, open_memory
 from graphmem.hotness import TopicScore
 from graphmem.timeutil import fmt, to_utc
-from graphmem.triage import TopicTriage
 
 now_option = click.option(
     "--now", "now", metavar="TIME", help="As of this time (date or ISO datetime; default now)."
@@ -181,26 +180,35 @@ def hot(
 # -- triage ------------------------------------------------------------------------------------
 
 
-def _triage_table(rows: Sequence[TopicTriage], *, title: str) -> Any:
+def _triage_table(
+    rows: Sequence[Any],
+    *,
+    title: str,
+    name: tuple[str, Callable[[Any], str]] = ("topic", lambda t: t.topic),
+    counts: Sequence[tuple[str, Callable[[Any], str]]] = (
+        ("sess", lambda t: str(t.n_sessions)),
+        ("facts", lambda t: str(t.n_facts)),
+    ),
+) -> Any:
+    """The triage table of topics, or (``name``, ``counts``) of anything scored alike."""
     from rich.table import Table
 
     table = Table(title=title)
-    table.add_column("topic", overflow="fold", min_width=8)
+    table.add_column(name[0], overflow="fold", min_width=8)
     table.add_column("advice", no_wrap=True)
-    for col in ("score", "rec", "recur", "act", "stale", "sess", "facts"):
+    for col in ("score", "rec", "recur", "act", "stale", *(c for c, _ in counts)):
         table.add_column(col, justify="right", no_wrap=True)
     table.add_column("reason", overflow="fold", ratio=1)
     for t in rows:
         table.add_row(
-            t.topic,
+            name[1](t),
             str(t.recommendation),
             _num(t.composite),
             _num(t.recency),
             _num(t.recurrence),
             _num(t.actionability),
             _num(t.staleness),
-            str(t.n_sessions),
-            str(t.n_facts),
+            *(value(t) for _, value in counts),
             t.reason,
         )
     return table
