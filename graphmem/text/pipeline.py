@@ -59,7 +59,9 @@ class Segment:
 def read(text: str, *, at: dt.datetime, owner: str = "self") -> Reading:
     """Return ``(sentence, claims)`` for every sentence of a text with the built-in reader.
 
-    No store access. Raises:
+    No store access.
+
+    Raises:
         InvalidInput: ``text`` is not a string.
     """
     if not isinstance(text, str):

@@ -231,8 +231,9 @@ class Resolver:
     def _filed_under(self, subject: str, start: dt.datetime) -> str:
         """The name a thing is known under: "billing" is "the billing service" we know.
 
-        Only when the name as written has no current facts and exactly one variant (the name
-        without or with a generic head noun) has; a bounded look-up of a few ids, never a scan
+        Only when the name as written has no current facts and exactly one variant has: its
+        other spellings under the technology aliases, the name without or with a generic head
+        noun, or a person's first name. One bounded look-up of a few ids, never a scan
         (docs/concepts/text.md#names).
         """
         if self._values(subject, start):
