@@ -644,7 +644,7 @@ def test_zz_store_is_intact_after_the_run(fmem: gm.Memory, cli_db: str) -> None:
 
 @pytest.mark.slow
 @pytest.mark.xfail(
-    reason="the child died of SIGSEGV in 3 of 4 heavy runs on 2026-12-01 (not in the default "
+    reason="the child died of SIGSEGV in 3 of 5 heavy runs on 2026-12-01 (not in the default "
     "fuzz run); the cause is not found yet: the failure message carries the faulthandler trace",
     strict=False,
 )
