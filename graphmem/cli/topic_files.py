@@ -17,7 +17,14 @@ import click
 
 from graphmem.cli import cli
 from graphmem.cli.common import Settings, db_path, echo_json, json_option, open_memory
-from graphmem.cli.topics import _num, _print, _since, _triage_table, now_option
+from graphmem.cli.topics import (
+    _never_backwards,
+    _not_due,
+    _num,
+    _print,
+    _triage_table,
+    now_option,
+)
 from graphmem.timeutil import fmt, to_utc
 
 window_option = click.option(
@@ -174,7 +181,7 @@ def _auto(
     limit: int,
     as_json: bool,
 ) -> None:
-    from graphmem.maintenance import MIN_INTERVAL, MIN_NEW_SESSIONS, ConsolidateState, append_log
+    from graphmem.maintenance import ConsolidateState, append_log
     from graphmem.sessions import session_count
 
     settings: Settings = ctx.find_object(Settings)  # type: ignore[assignment]
@@ -196,20 +203,9 @@ def _auto(
                 "sessions_total": total,
                 "sessions_since_last_run": new_sessions,
             }
-            if as_json:
-                echo_json(report)
-            else:
-                click.echo(
-                    f"not due: {new_sessions} new session(s) (need {MIN_NEW_SESSIONS}), "
-                    f"{_since(state.last_run_at, at)} (need "
-                    f"{MIN_INTERVAL.total_seconds() / 3600:g} h); nothing run"
-                )
+            _not_due(report, as_json=as_json)
             return
-        if state.last_run_at is not None and at < state.last_run_at:
-            raise click.ClickException(
-                f"--now {at.isoformat()} is before the last run at "
-                f"{state.last_run_at.isoformat()}; maintenance time never moves backwards"
-            )
+        _never_backwards(state.last_run_at, at)
         found = mem.topic_triage(directory, now=at, window_days=window_days, limit=None)
     suggestions = [t for t in found if t.needs_attention]
     record: dict[str, Any] = {

@@ -259,8 +259,6 @@ def maintain(ctx: click.Context, auto: bool, now: str | None, as_json: bool) -> 
     run appends one JSON line to <db>.maintain.log.jsonl. Advisory: the database is not changed.
     """
     from graphmem.maintenance import (
-        MIN_INTERVAL,
-        MIN_NEW_SESSIONS,
         ConsolidateState,
         append_log,
         maintenance_paths,
@@ -286,20 +284,9 @@ def maintain(ctx: click.Context, auto: bool, now: str | None, as_json: bool) -> 
                 "sessions_total": total,
                 "sessions_since_last_run": new_sessions,
             }
-            if as_json:
-                echo_json(report)
-            else:
-                click.echo(
-                    f"not due: {new_sessions} new session(s) (need {MIN_NEW_SESSIONS}), "
-                    f"{_since(state.last_run_at, at)} (need "
-                    f"{MIN_INTERVAL.total_seconds() / 3600:g} h); nothing run"
-                )
+            _not_due(report, as_json=as_json)
             return
-        if state.last_run_at is not None and at < state.last_run_at:
-            raise click.ClickException(
-                f"--now {at.isoformat()} is before the last run at "
-                f"{state.last_run_at.isoformat()}; maintenance time never moves backwards"
-            )
+        _never_backwards(state.last_run_at, at)
         results = mem.triage(now=at, limit=None)
     suggestions = [t for t in results if t.needs_attention]
     record: dict[str, Any] = {
@@ -325,3 +312,26 @@ def maintain(ctx: click.Context, auto: bool, now: str | None, as_json: bool) -> 
     if suggestions:
         _print(_triage_table(suggestions, title="suggestions (advisory: nothing was changed)"))
     click.echo(f"logged to {paths.log}")
+
+
+def _not_due(report: dict[str, Any], *, as_json: bool) -> None:
+    """Say that ``--auto`` maintenance is not due (the dual threshold of docs/cli.md)."""
+    from graphmem.maintenance import MIN_INTERVAL, MIN_NEW_SESSIONS
+
+    if as_json:
+        echo_json(report)
+        return
+    click.echo(
+        f"not due: {report['sessions_since_last_run']} new session(s) (need "
+        f"{MIN_NEW_SESSIONS}), {_since(report['last_run_at'], report['at'])} (need "
+        f"{MIN_INTERVAL.total_seconds() / 3600:g} h); nothing run"
+    )
+
+
+def _never_backwards(last_run_at: Any, at: Any) -> None:
+    """Refuse a ``--now`` before the last maintenance run."""
+    if last_run_at is not None and at < last_run_at:
+        raise click.ClickException(
+            f"--now {at.isoformat()} is before the last run at "
+            f"{last_run_at.isoformat()}; maintenance time never moves backwards"
+        )
