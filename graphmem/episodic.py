@@ -42,6 +42,12 @@ Superseded lines (the memory-rot promise on the episodic layer)
     ``(superseded D: predicate object)``, naming the version of the same subject and
     predicate that starts where it ends, or ``(ended D)`` when none does. ``D`` is that end.
 
+Lines a later line says ended
+    A line that names a value another line shown with it says ended ("invoices moved from S3
+    to R2") is marked too, when no fact marks it: ``(no longer current per D)``, and the line
+    that says so ``(s3: no longer current from here)`` (:mod:`graphmem.said_ended`,
+    docs/concepts/recall.md#said-ended). These are marks, never writes.
+
 Rendering
     ``- [8 May 2023] Caroline: I went to the support group.``: the session's date, the
     speaker, the text (lines longer than :data:`MAX_TEXT` characters are clipped with ``…``).
@@ -61,6 +67,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from graphmem.decay import effective_importance
 from graphmem.display import ContextText
 from graphmem.kernel import kernel_of
+from graphmem.said_ended import Said, Shown, marks
 from graphmem.store.records import FactView, LineHit, LineRow, SessionClaim
 from graphmem.store.textlines import terms
 
@@ -278,6 +285,7 @@ def line_candidates(
         score += W_RECENCY * math.exp(-age / 365.0)
         out.append(LineCandidate(row, h.score, relevance, max(score, grounded.get(row.id, 0.0))))
     _mark_superseded(kernel, out, valid_at=valid_at, known_at=known_at)
+    _mark_said_ended(out, owner=kernel.owner, valid_at=valid_at)
     for c in out:
         if c.superseded is not None:
             c.score *= SUPERSEDED_FACTOR
@@ -371,6 +379,32 @@ def _mark_superseded(
             candidates[i].superseded = f"superseded {when}: {nxt.predicate} {_clip(nxt.object, 80)}"
         else:
             candidates[i].superseded = f"no longer true since {when}"
+
+
+def _order(row: LineRow) -> tuple[str, ...]:
+    return (row.recorded_at.isoformat(), row.session, f"{row.n:09d}")
+
+
+def _mark_said_ended(
+    candidates: Sequence[LineCandidate], *, owner: str, valid_at: dt.datetime
+) -> None:
+    """Mark lines that name a value a line says ended (docs/concepts/recall.md#said-ended)."""
+    said = [Said(c.line.id, c.line.text, c.line.started_at, _order(c.line)) for c in candidates]
+    shown = [
+        Shown(c.line.id, c.line.text, c.line.started_at, _order(c.line))
+        for c in candidates
+        if c.superseded is None
+    ]
+    found_all = marks(shown, said, owner=owner, valid_at=valid_at)
+    for c in candidates:
+        found = found_all.get(c.line.id)
+        if found is None:
+            continue
+        value, when = found
+        if when is None:
+            c.superseded = f"{value}: no longer current from here"
+        else:
+            c.superseded = f"no longer current per {fmt_date(when)}"
 
 
 def _names(value: str, text: str) -> bool:

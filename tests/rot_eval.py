@@ -23,8 +23,9 @@ Matching rules (documented here because the numbers depend on them):
   object) when it is among ``mem.facts(subject=name)`` (``mem.facts(object=name)``).
 - ``self`` in a label matches the memory's owner (``mem.owner``).
 - **The owner's slots**: a labelled subject also matches a fact of the owner whose predicate
-  names it (``self primary_region us-west-2`` for "the primary region is us-west-2"): the slot
-  of a thing without a name of its own is the owner's.
+  names it as whole words (``self primary_region us-west-2`` for "the primary region is
+  us-west-2", ``self provisions_queue_on SQS`` for "provision the queue on SQS"): the slot of a
+  thing without a name of its own is the owner's.
 - **Direction**: a fact also matches a labelled (subjects, object) pair the other way round
   (its subject is the labelled object and its object one of the subjects), since ``X leads Y``
   and ``Y is led by X`` are one claim and relations are not compared.
@@ -129,11 +130,19 @@ def subject_ok(snap: Snapshot, alts: Iterable[str], row: Row) -> bool:
             return True
         if key(alt) == "self" and names_match(snap.owner, row[0]):
             return True
-        if names_match(snap.owner, row[0]) and names_match(
-            alt.replace("-", " "), row[1].replace("_", " ")
-        ):
-            return True  # "the primary region is X" filed as the owner's primary_region
+        if names_match(snap.owner, row[0]) and _names_within(alt, row[1]):
+            # "the primary region is X" filed as the owner's primary_region; "provision the
+            # queue on X" as the owner's provisions_queue_on
+            return True
     return False
+
+
+def _names_within(label: str, predicate: str) -> bool:
+    """Whether a predicate names a label as whole words (``provisions_queue_on``: queue)."""
+    words = key(label.replace("-", " ")).split()
+    pred = key(predicate.replace("_", " ")).split()
+    n = len(words)
+    return n > 0 and any(pred[i : i + n] == words for i in range(len(pred) - n + 1))
 
 
 def object_ok(snap: Snapshot, label: str, row: Row) -> bool:

@@ -160,6 +160,22 @@ def _claims(text: str, at: str = "2026-04-10") -> list[tuple[str, str | None, st
         ("I'm on Eastern Time.", [("self", "timezone", "Eastern Time", True)]),
         ("Sounds like fun!", []),
         ("Evaluated replacing RabbitMQ with NATS for the queue.", []),
+        # "plan" the noun is a price list, not an intention
+        ("The Team plan costs $20 a seat.", [("Team plan", "costs", "$20", True)]),
+        ("Initech is on the Starter plan.", [("Initech", "runs_on", "Starter plan", True)]),
+        ("We plan to move to Rust.", []),
+        ("The plan: move to Rust next quarter.", []),
+        # a commit that sets something up; one that tends the code says nothing
+        (
+            "chore(infra): provision the queue on Amazon MQ",
+            [("self", "provisions queue on", "Amazon MQ", True)],
+        ),
+        (
+            "build: bundle the web app with webpack",
+            [("self", "bundles web app with", "webpack", True)],
+        ),
+        ("fix: fix typo in README", []),
+        ("feat(config): default log level is INFO", [("self", "default log level", "INFO", True)]),
     ],
 )
 def test_log_formats_and_forms(text: str, expected: list[tuple[object, ...]]) -> None:
@@ -234,3 +250,27 @@ def test_first_person_questions_reach_the_owner(words: str, clock: ManualClock) 
         mem.add_fact("self", "uses", "Buildkite")
         assert "Buildkite" in str(mem.context(words))
         assert any(h.kind == "fact" and "Buildkite" in h.text for h in mem.search(words))
+
+
+def test_a_change_naming_the_old_value_finds_the_one_fact_holding_it(clock: ManualClock) -> None:
+    # "for vector tiles" is no thing we know: the one fact holding Leaflet is the one replaced
+    clock.set("2026-06-10")
+    with gm.open(clock=clock) as mem:
+        mem.remember("v5.1 — Maps are rendered with Leaflet.", at="2026-01-21")
+        mem.remember(
+            "v6.0 — Leaflet was swapped for MapLibre GL for vector tiles.", at="2026-05-12"
+        )
+        assert [(f.subject, f.object) for f in mem.facts(object="Leaflet")] == []
+        assert [f.object for f in mem.facts(subject="Maps")] == ["MapLibre GL"]
+
+
+def test_a_change_naming_a_value_two_things_hold_adds_nothing_it_cannot_place(
+    clock: ManualClock,
+) -> None:
+    # two unrelated things run on Jenkins and the change names neither: nothing is closed
+    clock.set("2026-06-10")
+    with gm.open(clock=clock) as mem:
+        mem.remember("Cron jobs are scheduled by Jenkins.", at="2026-01-05")
+        mem.remember("Releases are built by Jenkins.", at="2026-01-06")
+        mem.remember("Replaced Jenkins with Argo for the nightly data pulls.", at="2026-03-01")
+        assert sorted(f.subject for f in mem.facts(object="Jenkins")) == ["Cron jobs", "Releases"]

@@ -90,7 +90,7 @@ DISCOURSE = (
 HYPOTHETICAL = frozenset(
     """if unless whether suppose supposing imagine assuming hypothetically maybe perhaps
     probably possibly might could would should shall will 'll won't wouldn't shouldn't
-    couldn't gonna wanna plan plans planning planned intend intends intending propose
+    couldn't gonna wanna planning planned intend intends intending propose
     proposed proposal considering consider considered thinking wonder wondering hope hoping
     hopefully want wants wanted aim aims aiming evaluate evaluating trial trialing piloting
     prototype prototyping exploring explore discussing discussed debating debate maybe
@@ -100,6 +100,13 @@ HYPOTHETICAL = frozenset(
 )
 #: Phrases of the same kind that are more than one word.
 HYPOTHETICAL_PHRASES = (
+    # "plan" alone is often a noun ("the Team plan costs $20"): only the verb is a cue
+    "plan to",
+    "plans to",
+    "plan on",
+    "plans on",
+    "plan is to",
+    "plan was to",
     "going to",
     "about to",
     "decided not to",

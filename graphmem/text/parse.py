@@ -509,7 +509,8 @@ def _clause(verb: Token) -> list[Open]:
     if preps and dobj and dobj[0].pos_ == "NOUN" and not _indefinite(dobj[0]):
         # "search-service stores its data in Redis", "we send alerts through PagerDuty":
         # the object names the relation with the verb
-        thing = dobj[0].lower_
+        mods = [c for c in dobj[0].lefts if c.dep_ in ("compound", "amod") and c.pos_ != "ADJ"]
+        thing = " ".join([*(m.lower_ for m in mods), dobj[0].lower_])  # "the web app"
         return [
             Open(subject, f"{head} {thing} {word}", phrase(obj), polarity=not negated)
             for word, obj in preps[:1]

@@ -64,7 +64,8 @@ _WILL = re.compile(r"(?i)\b(?:will|'ll|is going to|are going to)\s+(be\s+)?")
 #: Headers that say what follows did not happen ("Idea:", "Proposal:", "Rumour:").
 _UNREAL_TOPIC = re.compile(
     r"(?i)\b(?:ideas?|proposals?|proposed|drafts?|brainstorm\w*|jokes?|rumou?rs?|wishlist|"
-    r"hypothetical|options?|alternatives?|candidates?|questions?|open questions?|todo|to do)\b"
+    r"hypothetical|options?|alternatives?|candidates?|questions?|open questions?|todo|to do|"
+    r"(?:the |our |my )?plans?|next steps?|roadmap)\b"
 )
 #: What a document says is no statement: it may be what went stale (docs/concepts/text.md).
 _DOCUMENT_SAYS = re.compile(
@@ -121,11 +122,37 @@ _COMMIT_VERBS = {
 }
 
 
+#: Commit verbs that tend the code rather than set something up ("fix typo in README").
+_UPKEEP_VERBS = frozenset(
+    """fix add update clean refactor tidy format test document improve tweak adjust rename
+    revert merge wip correct simplify optimise optimize polish reword prepare release handle
+    allow avoid ensure make support enable disable skip ignore check guard log print""".split()  # noqa: SIM905
+)
+_SETUP_PREP = re.compile(r"(?i)\b(?:on|in|with|through|via|using|into|onto|behind|to)\b")
+
+
+#: A lower-case noun phrase without a determiner, then "is"/"are" ("default log level is X").
+_BARE_THING = re.compile(
+    r"^(?!(?:the|a|an|our|my|your|their|his|her|its|this|that|these|those|it|they|we|i|you|he|"
+    r"she|there|here|what|who|which|everything|everyone|nothing|all|each|every|some|no)\b)"
+    r"[a-z][\w-]*(?:\s+[a-z][\w-]*){1,3}\s+(?:is|are)\s"
+)
+
+
 def _as_statement(body: str) -> str:
-    """A commit's imperative as a statement: "migrate X to B" → "we migrated X to B"."""
+    """A commit's imperative as a statement: "migrate X to B" → "we migrated X to B".
+
+    A verb not in the table that sets something up with a value ("provision the queue on
+    Amazon MQ", "bundle the web app with webpack") reads as what we do now.
+    """
     first, _, rest = body.partition(" ")
-    past = _COMMIT_VERBS.get(first.casefold())
-    return f"we {past} {rest}" if past and rest else body
+    verb = first.casefold()
+    past = _COMMIT_VERBS.get(verb)
+    if past and rest:
+        return f"we {past} {rest}"
+    if rest and verb.isalpha() and verb not in _UPKEEP_VERBS and _SETUP_PREP.search(rest):
+        return f"we {verb} {rest}"
+    return body
 
 
 #: The verbs of a change, as the parse reads them (graphmem.text.parse.CHANGE_VERBS).
@@ -440,6 +467,9 @@ class Reader:
                 return []  # "April Fools idea: ...", "Proposal: ...": nothing happened
             text = text[topic.end() :]
             plain = re.sub(r"^[^:]{2,40}?:\s+(?=\S)", "", plain, count=1)
+        if _BARE_THING.match(text):
+            # "default log level is INFO": a thing named without "the" (a commit, a list)
+            text = plain = "the " + text
         if _SCHEDULED.search(text):
             # "Starting 1 April payroll will be run by Remote": a dated change, not a plan
             # (docs/concepts/text.md#dates); the future start keeps the old value until then

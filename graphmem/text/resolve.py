@@ -410,6 +410,14 @@ class Resolver:
                 break
         if not found and c.subject == self.owner:
             found = self._incoming(old, start)  # "we" names no fact of its own holding it
+        elif not found and not self._values(c.subject, start):
+            # "Leaflet was swapped for MapLibre GL for vector tiles": a thing we hold nothing
+            # of; the fact holding the named old value is the one, if only one does or only
+            # one shares a word with the thing (docs/concepts/text.md#resolution-against-the-graph)
+            found = [(s, v) for s, v in self._incoming(old, start) if holds(v.object)]
+            if len({(self.key(s), v.predicate) for s, v in found}) > 1:
+                words = _content_words(c.subject)
+                found = [(s, v) for s, v in found if _content_words(s) & words]
         slots = {(self.key(s), v.predicate): (s, v) for s, v in found}
         if len(slots) == 1:
             subject, v = next(iter(slots.values()))
@@ -421,3 +429,9 @@ class Resolver:
         if not slots and c.hint:
             return [self._act("assert", c, c.subject, c.hint, new, start)]
         return None
+
+
+def _content_words(name: str) -> set[str]:
+    """A name's words less determiners and plural ``s`` ("all scheduled jobs" -> job, scheduled)."""
+    skip = {"the", "a", "an", "all", "our", "my", "their", "its", "every", "each", "some"}
+    return {w.removesuffix("s") for w in name.casefold().split() if w not in skip and len(w) > 2}

@@ -1,0 +1,225 @@
+"""Values a line says ended, so what the reader missed is not shown as current.
+
+See docs/concepts/recall.md#said-ended.
+
+The text reader may miss a statement ("fyi invoices are stored in S3") or a change ("heads
+up, invoices moved from S3 to R2"). The lines stay in memory either way (nothing a user gave is
+lost), and :func:`graphmem.context.context` shows them. This module reads, with a few
+patterns and no parser, the values a line *says ended*:
+
+- ``from X to Y`` in a line with a change verb ("moved", "migrated", "bumped" ...);
+- ``replaced X with``, ``dropped X``, ``stopped using X``, ``X is gone``, ``X was swapped
+  for``, ``instead of X``, ``X is no longer supported``, ``X -> Y``, ``..., not X``.
+
+A value is a run of up to four words; every run is tried, and only one that another line
+names as a whole phrase counts. A line that says ``X`` ended marks:
+
+- itself: ``(X no longer current from here)``;
+- an earlier line shown beside it that names ``X`` and shares another word with it ("our
+  dns is managed in route 53" before "dns moved to Cloudflare, route 53 is gone"):
+  ``(no longer current per D)``;
+- a fact shown beside it whose value names ``X``, believed before the line was said, when the
+  line names the fact's subject or the subject is the owner: ``; was replaced per D?``.
+
+These are marks on what is shown, never writes: the facts stay as stored (a wrong
+supersession is worse than a missed one), and the mark says where to look.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Iterable, Sequence
+from typing import NamedTuple
+
+from graphmem.normalize import STOPWORDS
+from graphmem.store.textlines import terms
+
+__all__ = ["Said", "Shown", "ended_values", "marks"]
+
+_TOKEN = r"[\w$%@+#./:'’-]*[\w$%+#]"
+_CHANGE = re.compile(
+    r"(?i)\b(?:mov|migrat|switch|swap|replac|upgrad|downgrad|bump|port|transition|shift|"
+    r"chang|went|go|goes|going|rais|lower|increas|reduc|cut|jump|grew|fell|drop|updat)\w*"
+)
+_FROM_TO = re.compile(
+    rf"(?i)\bfrom\s+(?:the\s+|our\s+)?(?P<x>{_TOKEN}(?:\s+{_TOKEN}){{0,3}}?)\s+"
+    r"(?:to|over to|onto|into|→|->)\s"
+)
+_BEFORE = re.compile(
+    r"(?i)\b(?:replac(?:e|ed|es|ing)|swap(?:ped|s|ping)?|drop(?:ped|s|ping)?|ditch(?:ed|es|ing)?|"
+    r"retir(?:e|ed|es|ing)|remov(?:e|ed|es|ing)|kill(?:ed|s|ing)?|deprecat(?:e|ed|es|ing)|"
+    r"decommission(?:ed|s|ing)?|sunset(?:ted|ting)?|stop(?:ped|s)?\s+using|"
+    r"no\s+longer\s+(?:use|uses|using|on|in|at|with)|"
+    r"(?:mov(?:e|ed|es|ing)|migrat(?:e|ed|es|ing)|switch(?:ed|es|ing)?)\s+(?:away\s+)?(?:off|from)|"
+    r"g[eo]t\s+rid\s+of|turn(?:ed|s)?\s+off|shut(?:s|ting)?\s+down|abandon(?:ed|s)?|left|quit|"
+    r"uninstall(?:ed|s)?|dump(?:ed|s)?|cancel(?:l?ed|s)?|phas(?:e|ed|es)\s+out|rip(?:ped|s)?\s+out|"
+    r"instead\s+of|moved\s+on\s+from)\s+(?:the\s+|our\s+|my\s+|their\s+)?(?P<rest>.+)"
+)
+_AFTER = re.compile(
+    r"(?i)(?P<head>.+?)\s+(?:(?:is|are|was|were|has\s+been|have\s+been|got|gets|will\s+be|"
+    r"is\s+being)\s+(?:now\s+|finally\s+|officially\s+)?(?:gone|dead|deprecated|retired|"
+    r"decommissioned|removed|replaced|swapped|dropped|shut\s+down|turned\s+off|sunset|deleted|"
+    r"history|no\s+more|no\s+longer\s+(?:supported|used|needed|in\s+use|maintained|available))|"
+    # a note's clipped form: "Jenkins box decommissioned."
+    r"(?:decommissioned|retired|deleted|sunset|gone)(?=\s*(?:[.!;,]|$))|"
+    r"(?:contract\s+)?(?:lapses|expires|goes\s+away)|(?:→|->))(?:\W|$)"
+)
+_ANYMORE = re.compile(r"(?i)(?:\bnot|n't|\bnever)\b.*?\b(?P<head>\w[\w .+#-]*?)\s+any\s?more\b")
+_NOT_X = re.compile(rf"(?i),\s*not\s+(?P<x>{_TOKEN}(?:\s+{_TOKEN}){{0,3}})\s*(?:[.!;]|$)")
+_STOP = frozenset(
+    """with for by to and in on at as because since last this that these those yesterday today
+    now from over into onto after before when while but so which who it them its""".split()  # noqa: SIM905
+)
+_NOT_VALUES = STOPWORDS | frozenset(
+    """it them this that everything all something anything nothing support use it's one ones thing
+    things stuff way""".split()  # noqa: SIM905
+)
+
+
+def _words(text: str) -> list[str]:
+    out = []
+    for raw in text.split():
+        word = raw.strip(",.;:!?()[]\"'“”")
+        if not word:
+            break
+        out.append(word.casefold())
+        if raw[-1:] in ",.;:!?)" or len(out) == 4:
+            break
+    return out
+
+
+def _runs(words: list[str], *, head: bool) -> list[str]:
+    """Runs of words up to a stop word after (``head``) or before the cue, longest first.
+
+    Every contiguous run is offered ("the gcs bucket gets deleted": "gcs bucket", "gcs",
+    "bucket"); none starts or ends with a stop word, none is a stop word alone.
+    """
+    if head:
+        words = words[: next((i for i, w in enumerate(words) if w in _STOP), len(words))]
+    else:
+        words = words[max((i + 1 for i, w in enumerate(words) if w in _STOP), default=0) :]
+    runs = [
+        " ".join(words[i : i + n])
+        for n in range(len(words), 0, -1)
+        for i in range(len(words) - n + 1)
+    ]
+    return [
+        r
+        for r in runs
+        if r not in _NOT_VALUES
+        and len(r) > 1
+        and r.split()[0] not in STOPWORDS
+        and r.split()[-1] not in STOPWORDS
+    ]
+
+
+def ended_values(text: str) -> list[str]:
+    """The runs of words a line says ended, case-folded (module documentation).
+
+    >>> ended_values("heads up, invoices moved from S3 to R2 this morning")
+    ['s3']
+    >>> ended_values("nginx-ingress is gone from production")
+    ['nginx-ingress']
+    >>> ended_values("the gcs bucket gets deleted friday")
+    ['gcs bucket', 'gcs', 'bucket']
+    >>> ended_values("we dropped Zendesk last month")
+    ['zendesk']
+    >>> ended_values("the API runs on Go")
+    []
+    """
+    out: list[str] = []
+    if _CHANGE.search(text):
+        for m in _FROM_TO.finditer(text):
+            out += _runs(_words(m.group("x")), head=True)
+    for m in _BEFORE.finditer(text):
+        out += _runs(_words(m.group("rest")), head=True)
+    for m in _AFTER.finditer(text):
+        head = re.split(r"[,;:.!?]\s", m.group("head"))[-1]
+        out += _runs([w.casefold() for w in head.split()][-4:], head=False)
+    for m in _ANYMORE.finditer(text):
+        out += _runs([w.casefold() for w in m.group("head").split()][-2:], head=False)
+    for m in _NOT_X.finditer(text):
+        out += _runs(_words(m.group("x")), head=True)
+    return list(dict.fromkeys(out))
+
+
+def names(value: str, text: str) -> bool:
+    """Whether a text names a value as a whole phrase (case-folded)."""
+    return re.search(rf"(?<![\w$]){re.escape(value)}(?![\w%])", text.casefold()) is not None
+
+
+def shares_words(a: str, b: str, value: str) -> bool:
+    """Whether two texts share an indexed word that is not one of the value's words."""
+    skip = set(terms(value))
+    return bool((set(terms(a)) - skip) & (set(terms(b)) - skip))
+
+
+def first_named(values: Iterable[str], text: str) -> str | None:
+    """The first of ``values`` (longest runs come first) that ``text`` names."""
+    return next((v for v in values if names(v, text)), None)
+
+
+class Said(NamedTuple):
+    """A line or a note: what was said, when, and its place among lines said the same day."""
+
+    id: str
+    text: str
+    when: dt.datetime
+    order: tuple[str, ...] = ()
+
+
+class Shown(NamedTuple):
+    """Something shown that a later line may say ended: a line, a note or a fact."""
+
+    id: str
+    text: str  # a line's or a note's text, or a fact's value
+    when: dt.datetime  # when it was said, or when the fact starts
+    order: tuple[str, ...] = ()
+    subject: str | None = None  # a fact's subject (``None`` for lines and notes)
+
+
+def _short(values: Sequence[str]) -> str:
+    return next((v for v in values if len(v.split()) <= 2), values[0])
+
+
+def marks(
+    shown: Sequence[Shown],
+    said: Sequence[Said],
+    *,
+    owner: str,
+    valid_at: dt.datetime,
+) -> dict[str, tuple[str, dt.datetime | None]]:
+    """What each shown item is marked with: ``(value, when)`` (module documentation).
+
+    ``when`` is the date of the later line that says ``value`` ended, or ``None`` when the item
+    is itself a line that says so.
+    """
+    ended = {s.id: ended_values(s.text) for s in said if s.when <= valid_at}
+    ended = {k: v for k, v in ended.items() if v}
+    if not ended:
+        return {}
+    by_id = {s.id: s for s in said}
+    out: dict[str, tuple[str, dt.datetime | None]] = {}
+    for item in shown:
+        own = ended_values(item.text) if item.subject is None else []
+        for sid, values in ended.items():
+            s = by_id[sid]
+            if sid == item.id or (s.when, s.order) <= (item.when, item.order):
+                continue
+            if item.subject is not None and s.when.date() <= item.when.date():
+                continue  # a fact read from a line of its own day
+            value = first_named(values, item.text)
+            if value is None or value in own:
+                continue
+            if item.subject is None:
+                related = shares_words(item.text, s.text, value)
+            else:
+                related = item.subject == owner or names(item.subject.casefold(), s.text)
+                related = related or shares_words(item.subject, s.text, value)
+            if related:
+                out[item.id] = (value, s.when)
+                break
+        if item.id not in out and own:
+            out[item.id] = (_short(own), None)
+    return out
