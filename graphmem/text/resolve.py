@@ -414,8 +414,13 @@ class Resolver:
             # "Leaflet was swapped for MapLibre GL for vector tiles": a thing we hold nothing
             # of; the fact holding the named old value is the one, if only one does or only
             # one shares a word with the thing (docs/concepts/text.md#resolution-against-the-graph)
+            # A named thing ("Heidi took over Payments from Grace", who owns Billing) or a
+            # person's slot is never another thing's: those need a shared word too.
             found = [(s, v) for s, v in self._incoming(old, start) if holds(v.object)]
-            if len({(self.key(s), v.predicate) for s, v in found}) > 1:
+            plain = c.subject == c.subject.casefold() and not any(
+                v.predicate in lexicon.PEOPLE_SLOTS for _, v in found
+            )
+            if not plain or len({(self.key(s), v.predicate) for s, v in found}) > 1:
                 words = _content_words(c.subject)
                 found = [(s, v) for s, v in found if _content_words(s) & words]
         slots = {(self.key(s), v.predicate): (s, v) for s, v in found}
