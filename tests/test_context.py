@@ -8,6 +8,8 @@ from __future__ import annotations
 import os
 import re
 import statistics
+import subprocess
+import sys
 import time
 from typing import Any
 
@@ -215,6 +217,44 @@ def test_full_text_index_and_scan_fallback_agree(mem: gm.Memory, engine: str) ->
         assert not store.entity_index_exists()
     else:
         assert engine == "ladybug"  # no FTS extension offline
+
+
+# Kuzu 0.11.3 killed the process with SIGSEGV on the purge when the index had been built over
+# the NUL name (docs/concepts/storage.md#fts-nul): so the scenario runs in a child process.
+_NUL_CHILD = """
+import graphmem as gm
+from graphmem.timeutil import ManualClock
+
+clock = ManualClock("2026-01-01")
+with gm.open(clock=clock, engine="kuzu") as mem:  # a NUL name before the first context()
+    mem.add_fact("Carol", "likes", "green\\x00tea")
+    assert "Carol likes green" in mem.context("what does Carol like")
+    print(mem._store.entity_index_exists())
+    clock.advance(seconds=1)
+    mem.purge("Carol", reason="regression")
+with gm.open(clock=clock, engine="kuzu") as mem:  # a NUL name after it: indexed row by row
+    mem.add_fact("Dave", "likes", "coffee")
+    mem.context("what does Dave like")
+    mem.add_fact("Dave", "likes", "black\\x00coffee")
+    print(mem._store.entity_index_exists())
+    clock.advance(seconds=1)
+    mem.purge("Dave", reason="regression")
+"""
+
+
+def test_nul_in_an_entity_name_is_never_in_an_index_build(engine: str) -> None:
+    """The entity index is not built over a NUL name; purging it afterwards works."""
+    if engine != "kuzu":
+        pytest.skip("the entity full-text index of Kuzu")
+    result = subprocess.run(
+        [sys.executable, "-X", "faulthandler", "-c", _NUL_CHILD],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.split() == ["False", "True"]
 
 
 def test_bad_input(mem: gm.Memory) -> None:

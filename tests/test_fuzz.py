@@ -643,11 +643,6 @@ def test_zz_store_is_intact_after_the_run(fmem: gm.Memory, cli_db: str) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    reason="the child died of SIGSEGV in 3 of 5 heavy runs on 2026-12-01 (not in the default "
-    "fuzz run); the cause is not found yet: the failure message carries the faulthandler trace",
-    strict=False,
-)
 def test_fuzz_heavy() -> None:
     """Run this module's fuzzers with 10x the examples, not derandomised."""
     env = {**os.environ, "GRAPHMEM_FUZZ_SCALE": "10"}
@@ -665,15 +660,8 @@ def test_fuzz_heavy() -> None:
         "-p",
         "no:cacheprovider",
     ]
+    # -X faulthandler: a child killed by a signal leaves its Python stack in the message.
     result = subprocess.run(
         command, env=env, capture_output=True, text=True, timeout=3600, check=False
     )
-    if result.returncode < 0:
-        # Killed by a signal: one of two runs on 2026-12-01 died of SIGSEGV in the child and
-        # the next did not (cause not found yet). A second death is a failure; the first is
-        # reported with its trace (-X faulthandler) so it can be found.
-        print("fuzz run killed by a signal; again:", result.stderr[-3000:])
-        result = subprocess.run(
-            command, env=env, capture_output=True, text=True, timeout=3600, check=False
-        )
     assert result.returncode == 0, result.stdout[-5000:] + result.stderr[-3000:]

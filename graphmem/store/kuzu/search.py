@@ -144,10 +144,20 @@ class KuzuSearch(KuzuStore):
         106 s for the 110k entities of a 1M-fact store); once it exists, Kuzu maintains it on every
         write (no measurable cost on ``add_fact``/``add_facts``). Creating it with the schema keeps
         it cheap: an empty index is built instantly and grows with the data.
+
+        Also ``False`` (no index: the callers scan) while an entity name holds a NUL character:
+        Kuzu 0.11.3 crashes the process (SIGSEGV) on a later ``DELETE`` or ``SET`` of a row that
+        ``CREATE_FTS_INDEX`` indexed with a NUL in its text, e.g. purging that entity. Rows
+        written after the index exists are indexed one by one and are safe
+        (docs/concepts/storage.md#fts-nul).
         """
         if self.entity_index_exists():
             return True
         if self.read_only or not self.fts_available():
+            return False
+        if self.run(
+            "MATCH (e:Entity) WHERE e.name CONTAINS $nul RETURN e.id LIMIT 1", {"nul": "\x00"}
+        ):
             return False
         self.run(
             f"CALL CREATE_FTS_INDEX('Entity', '{ENTITY_INDEX}', ['name'], "
