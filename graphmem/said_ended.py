@@ -35,7 +35,7 @@ from typing import NamedTuple
 from graphmem.normalize import STOPWORDS
 from graphmem.store.textlines import terms
 
-__all__ = ["Said", "Shown", "ended_values", "marks"]
+__all__ = ["Said", "Shown", "corrected", "ended_values", "marks"]
 
 _TOKEN = r"[\w$%@+#./:'’-]*[\w$%+#]"
 _CHANGE = re.compile(
@@ -142,6 +142,33 @@ def ended_values(text: str) -> list[str]:
     for m in _NOT_X.finditer(text):
         out += _runs(_words(m.group("x")), head=True)
     return list(dict.fromkeys(out))
+
+
+_CORRECTED = re.compile(
+    rf"(?P<before>(?:{_TOKEN}\s+){{0,2}}{_TOKEN})\s*,\s*not\s+(?P<x>{_TOKEN}(?:\s+{_TOKEN}){{0,3}})"
+    r"\s*(?:[.!;]|$)"
+)
+
+
+def corrected(text: str) -> list[tuple[str, str]]:
+    """``(new, old)`` of "it's Tamsin, not Tomasz": the value said instead of the one named.
+
+    >>> corrected("actually it's Tamsin, not Tomasz.")
+    [('Tamsin', 'tomasz')]
+    """
+    out = []
+    for m in _CORRECTED.finditer(text):
+        words: list[str] = []
+        for w in reversed(m.group("before").split()):  # the name said last
+            if "'" in w or "’" in w or w.casefold() in STOPWORDS | _STOP:
+                break
+            if words and not (w[:1].isupper() or any(not ch.isalpha() for ch in w)):
+                break  # "works at Globex": Globex; "it's tamsin": tamsin
+            words.insert(0, w)
+        old = _runs(_words(m.group("x")), head=True)
+        if words and old:
+            out.append((" ".join(words), old[0]))
+    return out
 
 
 def names(value: str, text: str) -> bool:

@@ -175,6 +175,14 @@ def _claims(text: str, at: str = "2026-04-10") -> list[tuple[str, str | None, st
             [("self", "bundles web app with", "webpack", True)],
         ),
         ("fix: fix typo in README", []),
+        # a setting's name is not a speaker; a clipped passive; a last word before no full stop
+        ("2. Queue: SQS", [("self", "queue", "SQS", True)]),
+        ("1) Auth: Auth0", [("self", "auth", "Auth0", True)]),
+        (
+            "feat(queue): job queue backed by RabbitMQ",
+            [("job queue", "backed by", "RabbitMQ", True)],
+        ),
+        ("Caroline: I moved to Berlin", [("Caroline", "lives_in", "Berlin", True)]),
         ("feat(config): default log level is INFO", [("self", "default log level", "INFO", True)]),
     ],
 )

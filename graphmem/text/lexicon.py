@@ -350,6 +350,16 @@ _NOT_SPEAKERS = frozenset(
     proposal proposals draft brainstorm joke rumor rumour wishlist option options agenda
     todo goal goals plan plans retro standup minutes changelog subject re fwd fw cc bcc
     date""".split()  # noqa: SIM905
+) | frozenset(
+    # a setting's name in a list ("Queue: SQS", "1) Auth: Auth0"): a key, not who speaks
+    # (docs/concepts/text.md#log-formats)
+    """queue auth db database cache ci cd cdn dns hosting host storage search email payments
+    monitoring logging logs metrics tracing errors analytics python node region runtime
+    frontend backend orm framework stack infra deploys deploy deployment backups secrets cron
+    scheduler broker gateway proxy ingress lint linter formatter bundler build registry wiki
+    chat tickets crm timezone editor os browser orchestration containers llm embeddings
+    observability alerts alerting paging on-call uptime flags experiments mobile web api
+    language cloud k8s kubernetes postgres mysql redis java go rust ruby php""".split()  # noqa: SIM905
 )
 
 

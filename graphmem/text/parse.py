@@ -633,12 +633,14 @@ def _is_a(verb: Token, subject: str, attr: Token, negated: bool) -> list[Open]:
     ):
         thing, slot = _slot_phrase(subj)  # "project Aurora lead is Sarah Chen"
         return [Open(thing, slot, phrase(attr))]
-    if not _common(subj) or any(c.dep_ == "poss" for c in subj.children):
+    # "the Pro plan is $24", "Enterprise SLA is 99.95%": a quantity of a named thing
+    quantity = any(ch.isdigit() for ch in phrase(attr)) and len(list(subj.subtree)) > 1
+    if (not _common(subj) and not quantity) or any(c.dep_ == "poss" for c in subj.children):
         return []  # names and "our X is Y" are the rule forms' (docs/concepts/text.md)
     if dets & {"a", "an", "no", "some"} or attr.pos_ in ("ADJ", "PRON") or _is_pronoun(attr.text):
         return []  # "the plan is a good one": a description, not a value
     words = [t for t in subj.subtree if t.dep_ not in ("det", "punct")]
-    if not words or len(words) > 4 or any(t.pos_ == "PROPN" for t in words):
+    if not words or len(words) > 4 or (any(t.pos_ == "PROPN" for t in words) and not quantity):
         return []
     slot = " ".join(t.text for t in sorted(words, key=lambda t: t.i))
     return [Open("our", slot.casefold(), phrase(attr))]

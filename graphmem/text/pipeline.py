@@ -186,15 +186,24 @@ def write(
             unread: list[str] = []  # sentences no write came from, in text order
             for sentence, claims in reading:
                 wrote = False
+                unresolved: list[Claim] = []
                 for claim in claims:
                     actions = resolver.resolve(claim, seg.at)
                     if actions is None:
+                        unresolved.append(claim)
                         continue
                     for a in actions:
                         rows.append(_row(a, seg, kind, importance, source_type, kernel))
                         meta.append(_Row(a.op, claim, i))
                         written += 1
                     wrote = wrote or bool(actions)
+                # what the sentence says ended that its claims did not end
+                # (docs/concepts/text.md#said-ended)
+                for a in resolver.said_ended(sentence, claims, seg.at, unresolved=unresolved):
+                    rows.append(_row(a, seg, kind, importance, source_type, kernel))
+                    meta.append(_Row(a.op, a.claim, i))
+                    written += 1
+                    wrote = True
                 if not wrote and sentence not in unread:
                     unread.append(sentence)
             note_text = None

@@ -139,6 +139,22 @@ _BARE_THING = re.compile(
 )
 
 
+#: A noun phrase, a past participle and a value, with no verb: "job queue backed by RabbitMQ".
+_CLIPPED_PASSIVE = re.compile(
+    r"(?i)^(?!(?:a|an|our|my|your|their|his|her|its|this|that|these|those|it|they|we|i|you|"
+    r"he|she|there|here|what|who|which)\b)(?P<np>(?:the\s+)?[a-z][\w-]*(?:\s+(?!(?:is|are|was|"
+    r"were|be|been|being|has|have|had|gets|got|and|or)\b)[a-z][\w-]*){0,3}?)"
+    r"\s+(?P<v>[a-z]+ed|built|run|written|kept|held|sent|made|done|hosted)\s+"
+    r"(?:by|on|in|with|via|through|behind)\s+\S"
+)
+#: Participles that state a change or an ending: their own forms read them.
+_NOT_CLIPPED = frozenset(
+    """moved migrated switched replaced swapped upgraded downgraded bumped changed dropped
+    removed deprecated retired ported renamed merged closed fixed added updated released
+    shipped started stopped ended used""".split()  # noqa: SIM905
+)
+
+
 def _as_statement(body: str) -> str:
     """A commit's imperative as a statement: "migrate X to B" → "we migrated X to B".
 
@@ -467,6 +483,11 @@ class Reader:
                 return []  # "April Fools idea: ...", "Proposal: ...": nothing happened
             text = text[topic.end() :]
             plain = re.sub(r"^[^:]{2,40}?:\s+(?=\S)", "", plain, count=1)
+        clipped = _CLIPPED_PASSIVE.match(text)
+        if clipped and clipped.group("v").casefold() not in _NOT_CLIPPED:
+            # "job queue backed by RabbitMQ": a commit's or a list's clipped passive
+            be = " are " if clipped.group("np").casefold().endswith("s") else " is "
+            text = plain = clipped.group("np") + be + text[clipped.end("np") :].lstrip()
         if _BARE_THING.match(text):
             # "default log level is INFO": a thing named without "the" (a commit, a list)
             text = plain = "the " + text

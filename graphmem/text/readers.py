@@ -105,7 +105,9 @@ class BuiltinReader:
         # A semicolon joins two statements; the parser reads them as one clause under the
         # other ("lead is Sarah; kickoff planned"), so each part is parsed on its own.
         parts = {text: [p for p in _CLAUSE_BREAK.split(text) if p.strip()] for text in wanted}
-        docs = parse([p for ps in parts.values() for p in ps])
+        # The model learned from punctuated text: a part without its full stop ends in one, so
+        # its last word is not taken for punctuation ("backed by RabbitMQ").
+        docs = parse([_stopped(p) for ps in parts.values() for p in ps])
         if docs is None:
             return out
         found = iter(docs)
@@ -127,6 +129,11 @@ class BuiltinReader:
 
 
 _State = tuple[str | None, str | None]
+
+
+def _stopped(part: str) -> str:
+    part = part.rstrip()
+    return part if part[-1:] in ".!?" else part + "."
 
 
 def _state(reader: SentenceReader) -> _State:

@@ -27,6 +27,7 @@ matching current facts.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -148,6 +149,72 @@ class Resolver:
         cardinality = "many" if many else DEFAULT_CARDINALITY
         return found or Predicate(name=predicate_name(name), cardinality=cardinality)
 
+    def said_ended(
+        self,
+        sentence: str,
+        claims: Sequence[Claim],
+        at: dt.datetime,
+        *,
+        unresolved: Sequence[Claim],
+    ) -> list[Action]:
+        """End what a sentence says ended that its claims did not.
+
+        See docs/concepts/text.md#said-ended.
+
+        "Algolia is gone; the search page queries Typesense now" ends ``search page uses
+        Algolia``: the value named with an ending cue (:func:`graphmem.said_ended.ended_values`)
+        is looked up (one bounded lookup by the value), and a current fact holding it ends when
+        its subject is named in the sentence or shares a word with it, or is the owner and the
+        sentence speaks for the owner (first person, or a sentence that starts with its verb).
+        When exactly one fact ends this way and the sentence has a change the graph could not
+        place ("Jira was swapped for Linear" read with a garbled old value), its new value
+        takes that fact's place.
+        """
+        from graphmem.said_ended import corrected, ended_values, names
+
+        values = ended_values(sentence)
+        if not values:
+            return []
+        start = next((c.valid_from for c in claims if c.valid_from), None) or at
+        low = sentence.casefold()
+        said_words = _content_words(low)
+        fixes = corrected(sentence)  # "actually it's Tamsin, not Tomasz"
+        for_owner = bool(_FIRST_PERSON.search(sentence) or _VERB_FIRST.match(sentence) or fixes)
+        kept = {self.key(c.object) for c in claims if c.polarity and c.object}
+        found: list[tuple[str, _Value]] = []
+        taken: list[str] = []
+        for value in values:
+            if any(names(value, t) for t in taken) or self.key(value) in kept:
+                continue  # a shorter run of a value already looked up, or a value said to hold
+            hits = []
+            for s, v in self._incoming(value, start):
+                if v.valid_from >= start or not names(value, v.object.casefold()):
+                    continue
+                if v not in self._values(s, start):
+                    continue  # ended already by this text
+                related = names(s.casefold(), low) or bool(_content_words(s) & said_words)
+                if related or (s == self.owner and for_owner):
+                    hits.append((s, v))
+            if hits:
+                taken.append(value)
+                found += hits
+        if not found:
+            return []
+        if len(found) == 1:
+            s, v = found[0]
+            new = [n for n, o in fixes if names(o, v.object.casefold())]
+            if len(new) == 1 and self.predicate(v.predicate).cardinality == "one":
+                # the corrected value replaces the wrong one from its start
+                fix = Claim(s, v.predicate, new[0], correction=True, sentence=sentence)
+                return self._resolve(fix, start) or []
+        claim = Claim(self.owner, None, None, polarity=False, sentence=sentence)
+        out = [self._act("end", claim, s, v.predicate, v.object, start) for s, v in found]
+        changes = [c for c in unresolved if c.change and c.polarity and c.object]
+        if len(found) == 1 and len(changes) == 1 and changes[0].object:
+            s, v = found[0]
+            out.append(self._act("assert", changes[0], s, v.predicate, changes[0].object, start))
+        return out
+
     def _split_thing(self, c: Claim, start: dt.datetime) -> Claim | None:
         """Read "the grpc gateway port" as the grpc gateway's port when only that reads."""
         words = c.subject.split()
@@ -205,6 +272,9 @@ class Resolver:
             subject = self._filed_under(subject, start)
         if subject != claim.subject:
             claim = replace(claim, subject=subject)
+        named = self._slot_named_otherwise(claim, start)
+        if named is not None:
+            claim = replace(claim, subject=named[0], predicate=named[1])
         slot = self._owners_slot(claim, start)
         if slot is not None:
             # "the on-call pager moves to incident.io" after "on-call pager: Opsgenie": the
@@ -214,6 +284,41 @@ class Resolver:
         for a in actions or ():
             self._record(a)
         return actions
+
+    def _slot_named_otherwise(self, c: Claim, start: dt.datetime) -> tuple[str, str] | None:
+        """The owner's slot a value was already filed under by other words, if only one fits.
+
+        "enterprise SLA is 99.95%" after "the SLA for enterprise is 99.9%": the same words
+        (less "for", "of", "the") name one slot; "the Pro plan is $24" after "the Pro plan
+        costs $20": the thing the slot names has one single-valued relation whose value is of
+        the new value's family (docs/concepts/text.md#resolution-against-the-graph).
+        """
+        if c.subject != self.owner or not c.polarity or not c.predicate or not c.object:
+            return None
+        try:
+            name = predicate_name(c.predicate)
+        except ValueError:
+            return None
+        mine = self._values(self.owner, start)
+        if self._known(c.predicate) or any(v.predicate == name for v in mine):
+            return None
+        words = _slot_words(c.predicate)
+        same = {v.predicate for v in mine if _slot_words(v.predicate) == words}
+        if len(same) == 1:
+            return self.owner, same.pop()
+        kind = _family(c.object) or _quantity(c.object)
+        if same or kind is None:
+            return None
+        thing = self._values(c.predicate, start)
+        fits = {
+            v.predicate
+            for v in thing
+            if self.predicate(v.predicate).cardinality == "one"
+            and (_family(v.object) or _quantity(v.object)) == kind
+        }
+        if len(fits) == 1:
+            return c.predicate, fits.pop()
+        return None
 
     def _owners_slot(self, claim: Claim, start: dt.datetime) -> str | None:
         """The owner's relation a change names as its subject, when the thing has no facts."""
@@ -436,7 +541,36 @@ class Resolver:
         return None
 
 
+#: A sentence that starts with its verb (a commit, a ticket, a changelog) speaks for the owner:
+#: "drop GitLab CI", "OPS-488: Replaced Jenkins with Argo".
+_VERB_FIRST = re.compile(
+    r"(?i)^(?:[\w()!/#.-]+:\s*|[-*+]\s*)?(?:we\s+)?(?:replac|drop|remov|retir|stop|ditch|kill|"
+    r"deprecat|decommission|switch|migrat|mov|swap|rip|sunset|abandon|uninstall|dump)\w*\b"
+)
+_FIRST_PERSON = re.compile(r"(?i)\b(?:we|our|us|i|my|me)\b")
+
+
+def _quantity(value: str) -> str | None:
+    """An amount's kind: ``money`` ($24, €1,450, 20 EUR), ``percent`` (99.9%), else ``None``."""
+    v = value.strip()
+    if re.match(r"^(?:[$€£¥]\s?\d|\d[\d.,]*\s?(?:usd|eur|gbp|dollars?|euros?)\b)", v, re.I):
+        return "money"
+    if re.match(r"^\d[\d.,]*\s?%$", v):
+        return "percent"
+    return None
+
+
+def _slot_words(slot: str) -> frozenset[str]:
+    """A slot's words less joiners: "SLA for enterprise" and "enterprise SLA" are one slot."""
+    joiners = {"for", "of", "the", "a", "an", "on", "in"}
+    return frozenset(w for w in re.split(r"[\s_]+", slot.casefold()) if w and w not in joiners)
+
+
 def _content_words(name: str) -> set[str]:
     """A name's words less determiners and plural ``s`` ("all scheduled jobs" -> job, scheduled)."""
     skip = {"the", "a", "an", "all", "our", "my", "their", "its", "every", "each", "some"}
-    return {w.removesuffix("s") for w in name.casefold().split() if w not in skip and len(w) > 2}
+    words = (w.removesuffix("'s").removesuffix("’s") for w in _WORDS.findall(name.casefold()))
+    return {w.removesuffix("s") for w in words if w not in skip and len(w) > 2}
+
+
+_WORDS = re.compile(r"[\w][\w'’.+#-]*[\w+#]|\w")
