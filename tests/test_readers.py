@@ -282,3 +282,20 @@ def test_a_change_naming_a_value_two_things_hold_adds_nothing_it_cannot_place(
         mem.remember("Releases are built by Jenkins.", at="2026-01-06")
         mem.remember("Replaced Jenkins with Argo for the nightly data pulls.", at="2026-03-01")
         assert sorted(f.subject for f in mem.facts(object="Jenkins")) == ["Cron jobs", "Releases"]
+
+
+def test_a_version_that_went_from_a_to_b_is_the_things_version(clock: ManualClock) -> None:
+    # "postgres went from 13 to 15" after "db: Postgres 13"; "1.Python" is item 1, Python
+    clock.set("2025-10-01")
+    with gm.open(clock=clock) as mem:
+        mem.add_session("Standup\n1. db: Postgres 13\n2.lint: ruff", started_at="2025-02-03")
+        mem.add_session(
+            "Standup\n1. postgres went from 13 to 15 on saturday", started_at="2025-05-05"
+        )
+        mem.add_session("Standup\n1.Python: 3.10 everywhere", started_at="2025-05-26")
+        mem.add_session(
+            "Standup\n1.Python bumped to 3.12 across all services", started_at="2025-09-22"
+        )
+        now = {(f.predicate, f.object) for f in mem.facts(subject=mem.owner)}
+        assert {("db", "Postgres 15"), ("lint", "ruff"), ("python", "3.12")} <= now
+        assert ("db", "Postgres 13") not in now

@@ -199,7 +199,8 @@ _STAMP = re.compile(
     re.IGNORECASE,
 )
 #: A list item's marker: "-", "*", "•", "1.", "2)", "a." (docs/concepts/text.md#log-formats).
-_ITEM = re.compile(r"^\s*(?:[-*•>]|\d{1,3}[.)]|[a-z][.)])\s+(?=\S)")
+# "1.Python bumped to 3.12": a number's marker may be glued to the item's first word
+_ITEM = re.compile(r"^\s*(?:(?:[-*•>]|\d{1,3}[.)]|[a-z][.)])\s+|\d{1,3}[.)](?=[A-Za-z]))(?=\S)")
 #: A lower-case speaker label ("kim:"): taken as one after a time stamp, or when a text has
 #: two or more such labels that each say a sentence (a chat log).
 _LOWER_TURN = re.compile(r"^(?P<who>@?[a-z][a-z0-9_.-]{1,20}):\s+(?P<rest>\S.*)$")

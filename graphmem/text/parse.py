@@ -441,10 +441,25 @@ def _change(verb: Token, subj: Token | None) -> list[Open]:
             thing = dobj.text
         elif subj is not None:
             thing = _subject_text(verb, subj)
+    if new_tok is None and _range(verb):  # "went from 13 to 15", read as one range
+        old_tok, new_tok = _range(verb)  # type: ignore[misc]
     if new_tok is None or _is_pronoun(new_tok.text):
         return []
     old = phrase(old_tok) if old_tok is not None else None
     return [Open(thing, None, phrase(new_tok), replaces=old, change=True)]
+
+
+def _range(verb: Token) -> tuple[Token, Token] | None:
+    """``(old, new)`` of "from 13 to 15" parsed as a range: "to" hangs on "from"."""
+    for p in _children(verb, "prep"):
+        if p.lower_ != "from":
+            continue
+        olds = _children(p, "pobj")
+        for q in _children(p, "prep") + [q for o in olds for q in _children(o, "prep")]:
+            news = _children(q, "pobj")
+            if q.lower_ == "to" and olds and news:
+                return olds[0], news[0]
+    return None
 
 
 def _lemma(verb: Token) -> str:
@@ -459,7 +474,9 @@ def _clause(verb: Token) -> list[Open]:
     subj = _subject(verb)
     negated = _negated(verb)
     preps_of = dict(_value_preps(verb))
-    if lemma in CHANGE_VERBS or (lemma == "go" and "from" in preps_of and "to" in preps_of):
+    if lemma in CHANGE_VERBS or (
+        lemma == "go" and "from" in preps_of and ("to" in preps_of or _range(verb))
+    ):
         if negated or _hedged(verb):
             return []
         return _change(verb, subj)

@@ -513,6 +513,23 @@ class Resolver:
             found = [(s, v) for v in self._values(s, start) if holds(v.object)]
             if found:
                 break
+        if not found and not self._values(c.subject, start):
+            # "postgres went from 13 to 15" after "db: Postgres 13": the thing's version
+            both = f"{c.subject} {old}"
+            held = [
+                (s, v)
+                for s, v in self._incoming(both, start)
+                if self.key(v.object) == self.key(both)
+            ]
+            held += [
+                (self.owner, v)
+                for v in self._values(self.owner, start)
+                if self.key(v.object) == self.key(both)
+            ]
+            if len({(self.key(s), v.predicate) for s, v in held}) == 1:
+                subject, v = held[0]
+                named = v.object[: len(v.object) - len(old)].rstrip()  # as first written
+                return [self._act("assert", c, subject, v.predicate, f"{named} {new}", start)]
         if not found and c.subject == self.owner:
             found = self._incoming(old, start)  # "we" names no fact of its own holding it
         elif not found and not self._values(c.subject, start):
