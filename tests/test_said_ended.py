@@ -215,3 +215,33 @@ def test_an_ending_about_another_thing_ends_nothing(
         mem.remember(f"{other} dropped {tool} last month.", at="2026-05-01")
         after = sorted((f.subject, f.object) for f in mem.facts() if f.predicate != "note")
         assert set(before) <= set(after)
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "subject", "slot", "want"),
+    [
+        (
+            "prod k8s ingress is nginx-ingress",
+            "nginx-ingress is gone from production, Traefik does ingress now",
+            "prod k8s",
+            "ingress",
+            "Traefik",
+        ),
+        (
+            "Standup\n- CDN: Fastly",
+            "Standup\n- CDN cutover to CloudFront happened yesterday, Fastly contract lapses",
+            "self",
+            "cdn",
+            "CloudFront",
+        ),
+    ],
+)
+def test_a_slot_named_beside_its_ended_value_takes_the_new_name(
+    first: str, second: str, subject: str, slot: str, want: str, clock: ManualClock
+) -> None:
+    clock.set("2026-06-10")
+    with gm.open(clock=clock) as mem:
+        mem.add_session(first, started_at="2026-01-05")
+        mem.add_session(second, started_at="2026-04-28")
+        who = mem.owner if subject == "self" else subject
+        assert [f.object for f in mem.facts(subject=who, predicate=slot)] == [want]

@@ -187,11 +187,13 @@ def write(
             for sentence, claims in reading:
                 wrote = False
                 unresolved: list[Claim] = []
+                ended: list[Action] = []
                 for claim in claims:
                     actions = resolver.resolve(claim, seg.at)
                     if actions is None:
                         unresolved.append(claim)
                         continue
+                    ended += [a for a in actions if a.op == "end"]
                     for a in actions:
                         rows.append(_row(a, seg, kind, importance, source_type, kernel))
                         meta.append(_Row(a.op, claim, i))
@@ -199,7 +201,9 @@ def write(
                     wrote = wrote or bool(actions)
                 # what the sentence says ended that its claims did not end
                 # (docs/concepts/text.md#said-ended)
-                for a in resolver.said_ended(sentence, claims, seg.at, unresolved=unresolved):
+                for a in resolver.said_ended(
+                    sentence, claims, seg.at, unresolved=unresolved, ended=ended
+                ):
                     rows.append(_row(a, seg, kind, importance, source_type, kernel))
                     meta.append(_Row(a.op, a.claim, i))
                     written += 1

@@ -156,6 +156,7 @@ class Resolver:
         at: dt.datetime,
         *,
         unresolved: Sequence[Claim],
+        ended: Sequence[Action] = (),
     ) -> list[Action]:
         """End what a sentence says ended that its claims did not.
 
@@ -173,7 +174,7 @@ class Resolver:
         from graphmem.said_ended import corrected, ended_values, names
 
         values = ended_values(sentence)
-        if not values:
+        if not values and not ended:
             return []
         start = next((c.valid_from for c in claims if c.valid_from), None) or at
         low = sentence.casefold()
@@ -192,27 +193,41 @@ class Resolver:
                     continue
                 if v not in self._values(s, start):
                     continue  # ended already by this text
-                related = names(s.casefold(), low) or bool(_content_words(s) & said_words)
+                related = (
+                    names(s.casefold(), low)
+                    or bool(_content_words(s) & said_words)
+                    or (_noun_slot(v.predicate) and names(v.predicate.replace("_", " "), low))
+                )
                 if related or (s == self.owner and for_owner):
                     hits.append((s, v))
             if hits:
                 taken.append(value)
                 found += hits
-        if not found:
-            return []
-        if len(found) == 1:
+        claim = Claim(self.owner, None, None, polarity=False, sentence=sentence)
+        out = [self._act("end", claim, s, v.predicate, v.object, start) for s, v in found]
+        # what ended, by this step or by the sentence's own claims ("Redis is gone")
+        gone = found + [
+            (a.subject, _Value(a.predicate, a.object, a.valid_from, None)) for a in ended
+        ]
+        if len(gone) != 1:
+            return out
+        if found:
             s, v = found[0]
             new = [n for n, o in fixes if names(o, v.object.casefold())]
             if len(new) == 1 and self.predicate(v.predicate).cardinality == "one":
                 # the corrected value replaces the wrong one from its start
                 fix = Claim(s, v.predicate, new[0], correction=True, sentence=sentence)
                 return self._resolve(fix, start) or []
-        claim = Claim(self.owner, None, None, polarity=False, sentence=sentence)
-        out = [self._act("end", claim, s, v.predicate, v.object, start) for s, v in found]
+        s, v = gone[0]
         changes = [c for c in unresolved if c.change and c.polarity and c.object]
-        if len(found) == 1 and len(changes) == 1 and changes[0].object:
-            s, v = found[0]
+        if len(changes) == 1 and changes[0].object:
             out.append(self._act("assert", changes[0], s, v.predicate, changes[0].object, start))
+        elif not changes:
+            heir = _takes_slot(sentence, v.predicate) if _noun_slot(v.predicate) else None
+            if heir and self.key(heir) != self.key(v.object):
+                # "Traefik does ingress now", "CDN cutover to CloudFront"
+                taker = Claim(s, v.predicate, heir, sentence=sentence)
+                out.append(self._act("assert", taker, s, v.predicate, heir, start))
         return out
 
     def _split_thing(self, c: Claim, start: dt.datetime) -> Claim | None:
@@ -575,6 +590,34 @@ def _quantity(value: str) -> str | None:
     if re.match(r"^\d[\d.,]*\s?%$", v):
         return "percent"
     return None
+
+
+_NAME = r"[A-Z][\w.+-]*(?:\s+[A-Z][\w.+-]*){0,2}"
+
+
+def _takes_slot(sentence: str, predicate: str) -> str | None:
+    """The name a sentence gives a slot whose value it says ended, if it names one plainly.
+
+    "nginx-ingress is gone, Traefik does ingress now": Traefik; "CDN cutover to CloudFront
+    happened yesterday, Fastly contract lapses": CloudFront.
+    """
+    slot = r"\s+".join(re.escape(w) for w in predicate.split("_"))
+    forms = (
+        rf"(?P<new>{_NAME})\s+(?:now\s+)?(?:does|handles|runs|covers|takes\s+care\s+of|"
+        rf"is\s+doing)\s+(?:the\s+|our\s+)?(?i:{slot})\b",
+        rf"(?i:\b{slot})(?:\s+[\w-]+){{0,2}}?\s+(?i:to|->|→|is\s+now|now\s+is)\s+(?P<new>{_NAME})",
+    )
+    found = {m.group("new") for f in forms for m in re.finditer(f, sentence)}
+    return found.pop() if len(found) == 1 else None
+
+
+_RELATION_END = re.compile(r"_(?:by|in|on|with|to|at|from|for|of|via|through|as)$")
+
+
+def _noun_slot(predicate: str) -> bool:
+    """A slot named by a noun ("cdn", "error_tracking", "ingress"), not by a verb's relation."""
+    verb = "_" not in predicate and predicate.endswith("s") and not predicate.endswith("ss")
+    return _RELATION_END.search(predicate) is None and not verb  # "uses", "owns": verbs
 
 
 def _slot_words(slot: str) -> frozenset[str]:
