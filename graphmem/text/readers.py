@@ -105,15 +105,18 @@ class BuiltinReader:
         # A semicolon joins two statements; the parser reads them as one clause under the
         # other ("lead is Sarah; kickoff planned"), so each part is parsed on its own.
         parts = {text: [p for p in _CLAUSE_BREAK.split(text) if p.strip()] for text in wanted}
-        # The model learned from punctuated text: a part without its full stop ends in one, so
-        # its last word is not taken for punctuation ("backed by RabbitMQ").
-        docs = parse([_stopped(p) for ps in parts.values() for p in ps])
+        flat = [p for ps in parts.values() for p in ps]
+        docs = parse(flat)
         if docs is None:
             return out
-        found = iter(docs)
-        parsed = {
-            text: [o for _ in ps for o in open_claims(next(found))] for text, ps in parts.items()
-        }
+        opens = {p: open_claims(d) for p, d in zip(flat, docs, strict=True)}
+        # The model learned from punctuated text: a part without its full stop that read as
+        # nothing is parsed again with one, so its last word is not taken for punctuation
+        # ("backed by RabbitMQ"). Only then: "$1.2M." would be one token.
+        bare = [p for p, o in opens.items() if not o and p.rstrip()[-1:] not in ".!?"]
+        for p, d in zip(bare, parse([p.rstrip() + "." for p in bare]) or [], strict=True):
+            opens[p] = open_claims(d)
+        parsed = {text: [o for p in ps for o in opens[p]] for text, ps in parts.items()}
         for i in again:
             reader = SentenceReader(at=texts[i][1], owner=owner, parsed=parsed)
             first = out[i]
@@ -129,11 +132,6 @@ class BuiltinReader:
 
 
 _State = tuple[str | None, str | None]
-
-
-def _stopped(part: str) -> str:
-    part = part.rstrip()
-    return part if part[-1:] in ".!?" else part + "."
 
 
 def _state(reader: SentenceReader) -> _State:
