@@ -183,6 +183,9 @@ def _claims(text: str, at: str = "2026-04-10") -> list[tuple[str, str | None, st
             [("job queue", "backed by", "RabbitMQ", True)],
         ),
         ("Caroline: I moved to Berlin", [("Caroline", "lives_in", "Berlin", True)]),
+        # an agent's note about its user is about the owner
+        ("The user's working hours are 9 to 5.", [("self", "working hours", "9 to 5", True)]),
+        ("User mentioned they now work at Wise.", [("self", "works_at", "Wise", True)]),
         ("feat(config): default log level is INFO", [("self", "default log level", "INFO", True)]),
     ],
 )

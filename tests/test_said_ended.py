@@ -169,6 +169,13 @@ def test_it_is_x_not_y_corrects_from_the_old_start(clock: ManualClock) -> None:
             "self",
             ("sla_for_enterprise", "99.95%"),
         ),
+        # a shorter name of one slot
+        (
+            "Customer support hours are 9 to 5.",
+            "Support hours are 8 to 8 now.",
+            "self",
+            ("customer_support_hours", "8 to 8"),
+        ),
         # the thing's one single-valued relation holding an amount of the same kind
         (
             "The Pro plan costs $20 a seat per month.",

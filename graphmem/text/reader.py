@@ -313,6 +313,8 @@ class Reader:
         words = low.split()
         if not words:
             return None
+        if low in ("the user", "user", "the user's", "user's"):
+            return self.owner  # an agent's note about its user (docs/concepts/text.md#subjects)
         if low in ("we all", "all of us", "the team", "our team") or words[-1] in _PLURAL_FIRST:
             # "we" in a team's log is the team, whoever types it: the owner
             # (docs/concepts/text.md#subjects); "I" is the speaker
@@ -423,7 +425,7 @@ class Reader:
         if m:  # "Olu said he prefers ...": what Olu says
             who = m.group("who")
             if who.casefold() not in _PERSON_PRONOUNS:
-                self.last_person = who
+                self.last_person = self.owner if who.casefold() in ("user", "the user") else who
             text = text[m.end() :]
         retract = _RETRACT.match(text)
         if retract:  # "Disregard what I said about the wiki being hosted on Confluence"

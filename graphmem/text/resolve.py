@@ -319,6 +319,9 @@ class Resolver:
             return None
         words = _slot_words(c.predicate)
         same = {v.predicate for v in mine if _slot_words(v.predicate) == words}
+        if not same and len(words) > 1:
+            # "support hours" after "customer support hours": a shorter name of one slot
+            same = {v.predicate for v in mine if words < _slot_words(v.predicate)}
         if len(same) == 1:
             return self.owner, same.pop()
         kind = _family(c.object) or _quantity(c.object)
