@@ -61,11 +61,16 @@ _AFTER = re.compile(
     r"is\s+being)\s+(?:now\s+|finally\s+|officially\s+)?(?:gone|dead|deprecated|retired|"
     r"decommissioned|removed|replaced|swapped|dropped|shut\s+down|turned\s+off|sunset|deleted|"
     r"history|no\s+more|no\s+longer\s+(?:supported|used|needed|in\s+use|maintained|available))|"
-    # a note's clipped form: "Jenkins box decommissioned."
-    r"(?:decommissioned|retired|deleted|sunset|gone)(?=\s*(?:[.!;,]|$))|"
+    # a note's clipped form: "Jenkins box decommissioned.", "Pingdom cancelled over the break"
+    r"(?:decommissioned|retired|deleted|sunset|gone|cancell?ed|discontinued)"
+    r"(?=\s*(?:[.!;,]|$|(?:over|last|this|yesterday|today|since|as\s+of)\b))|"
     r"(?:contract\s+)?(?:lapses|expires|goes\s+away)|(?:→|->))(?:\W|$)"
 )
 _ANYMORE = re.compile(r"(?i)(?:\bnot|n't|\bnever)\b.*?\b(?P<head>\w[\w .+#-]*?)\s+any\s?more\b")
+_CONTRACT = re.compile(
+    rf"(?i)(?P<x>{_TOKEN})['’]s\s+(?:contract|subscription|licen[cs]e|trial|account|lease)\s+"
+    r"(?:has\s+|was\s+)?(?:ended|expired|lapsed|cancell?ed|terminated|ran\s+out)\b"
+)
 _NOT_X = re.compile(rf"(?i),\s*not\s+(?P<x>{_TOKEN}(?:\s+{_TOKEN}){{0,3}})\s*(?:[.!;]|$)")
 _STOP = frozenset(
     """with for by to and in on at as because since last this that these those yesterday today
@@ -137,6 +142,8 @@ def ended_values(text: str) -> list[str]:
     for m in _AFTER.finditer(text):
         head = re.split(r"[,;:.!?]\s", m.group("head"))[-1]
         out += _runs([w.casefold() for w in head.split()][-4:], head=False)
+    for m in _CONTRACT.finditer(text):  # "yusuf's contract ended friday"
+        out += _runs([m.group("x").casefold()], head=True)
     for m in _ANYMORE.finditer(text):
         out += _runs([w.casefold() for w in m.group("head").split()][-2:], head=False)
     for m in _NOT_X.finditer(text):

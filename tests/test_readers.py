@@ -178,6 +178,8 @@ def _claims(text: str, at: str = "2026-04-10") -> list[tuple[str, str | None, st
         # a setting's name is not a speaker; a clipped passive; a last word before no full stop
         ("2. Queue: SQS", [("self", "queue", "SQS", True)]),
         ("1) Auth: Auth0", [("self", "auth", "Auth0", True)]),
+        ("• status page: Statuspage", [("self", "status page", "Statuspage", True)]),
+        ("Action items: Bob", []),
         (
             "feat(queue): job queue backed by RabbitMQ",
             [("job queue", "backed by", "RabbitMQ", True)],

@@ -42,6 +42,8 @@ class FirstOnly:
         ("actually it's Tamsin, not Tomasz.", ["tomasz"]),
         ("Jira was swapped for Linear", ["jira"]),
         ("we stopped using SageMaker for recs", ["sagemaker"]),
+        ("Pingdom cancelled over the break, no uptime checks now", ["pingdom"]),
+        ("yusuf's contract ended friday, nobody's on iOS", ["yusuf"]),
     ],
 )
 def test_what_a_line_says_ended(text: str, ended: list[str] | None) -> None:
@@ -61,6 +63,7 @@ def test_what_a_line_says_ended(text: str, ended: list[str] | None) -> None:
         "Invoices are stored in S3.",
         "We moved to Berlin.",
         "The team replaced nothing this sprint",
+        "the order was cancelled by the customer",
     ],
 )
 def test_a_plain_statement_says_nothing_ended(text: str) -> None:

@@ -234,8 +234,10 @@ _VERBISH = re.compile(
 
 
 def _is_key(key: str) -> bool:
+    # the head word decides: "Status: done" is a note, "status page: Statuspage" a setting
     words = key.casefold().split()
-    return not (set(words) & _NOT_KEYS) and not lexicon.is_speaker(key.strip())
+    heading = words[-1] in _NOT_KEYS or words[0] in ("heads", "action", "next", "open", "follow")
+    return not heading and not lexicon.is_speaker(key.strip())
 
 
 def _is_value(value: str) -> bool:
