@@ -180,6 +180,7 @@ def _claims(text: str, at: str = "2026-04-10") -> list[tuple[str, str | None, st
         ("1) Auth: Auth0", [("self", "auth", "Auth0", True)]),
         ("• status page: Statuspage", [("self", "status page", "Statuspage", True)]),
         ("Action items: Bob", []),
+        ("fix(auth)!: RS256 replaces HS256 for token signing", [("self", None, "RS256", True)]),
         (
             "feat(queue): job queue backed by RabbitMQ",
             [("job queue", "backed by", "RabbitMQ", True)],

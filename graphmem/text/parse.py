@@ -412,6 +412,17 @@ def _change(verb: Token, subj: Token | None) -> list[Open]:
     swaps = lemma in ("replace", "swap") or (
         lemma == "switch" and ("for" in preps or "with" in preps)
     )
+    if (
+        lemma == "replace"
+        and not passive
+        and dobj is not None
+        and subj is not None
+        and "with" not in preps
+        and subj.lower_ not in _FIRST
+        and not _is_pronoun(subj.text)
+    ):
+        # "RS256 replaces HS256 for token signing": the subject is the new value
+        return [Open(None, None, phrase(subj), replaces=phrase(dobj), change=True)]
     if swaps and (dobj is not None or passive):
         # "replaced A with B", "swapped A for B", "A was swapped for B"
         old_tok = dobj if dobj is not None else subj
