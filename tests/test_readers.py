@@ -305,3 +305,19 @@ def test_a_version_that_went_from_a_to_b_is_the_things_version(clock: ManualCloc
         now = {(f.predicate, f.object) for f in mem.facts(subject=mem.owner)}
         assert {("db", "Postgres 15"), ("lint", "ruff"), ("python", "3.12")} <= now
         assert ("db", "Postgres 13") not in now
+
+
+def test_a_company_named_short_and_a_ticket_key_without_a_colon(clock: ManualClock) -> None:
+    clock.set("2026-03-01")
+    with gm.open(clock=clock) as mem:
+        mem.add_session("CS-808: Vandelay Industries is on the Pro plan.", started_at="2025-11-12")
+        mem.add_session("CS-808: not quite: Vandelay is on Enterprise.", started_at="2025-11-13")
+        mem.add_session(
+            "PLAT-221 the platform team owns the service mesh.", started_at="2025-11-03"
+        )
+        mem.add_session(
+            "PLAT-305 Since February the SRE team owns the service mesh.", started_at="2026-02-20"
+        )
+        assert [f.object for f in mem.facts(subject="Vandelay Industries")] == ["Enterprise"]
+        (mesh,) = mem.facts(subject="service mesh")
+        assert (mesh.object, mesh.valid_from.date().isoformat()) == ("SRE team", "2026-02-01")

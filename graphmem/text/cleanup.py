@@ -42,7 +42,9 @@ _CORRECTION = re.compile(
 #: A label before a statement: a version, a ticket, an issue number ("v6.0 —", "FIN-18:",
 #: "[SRE-902]", "#412:"), docs/concepts/text.md#log-formats.
 _LABEL = re.compile(
-    r"^(?:\[?(?:v?\d+(?:\.\d+)+|[A-Z][A-Z0-9]+-\d+|#\d+)\]?(?:\s+update)?\s*[—–:|-]+\s*)+"
+    r"^(?:\[?(?:v?\d+(?:\.\d+)+|[A-Z][A-Z0-9]+-\d+|#\d+)\]?(?:\s+update)?\s*[—–:|-]+\s*"
+    # a ticket key before a capitalised word needs no colon: "PLAT-305 Since February ..."
+    r"|[A-Z][A-Z0-9]+-\d+\s+(?=[A-Z]))+"
     r"(?=\S)"
 )
 _DISCOURSE = re.compile(

@@ -503,7 +503,9 @@ class Reader:
             self._names(text)
             return []
         text = re.sub(
-            r"(?i)^(?:after|following|since|given|with|per)\s+(?:the\s+)?[\w-]+(?:\s+[\w-]+)?"
+            r"(?i)^(?:after|following|since|given|with|per)\s+(?!(?:jan|feb|mar|apr|may|jun|jul|aug|"
+            r"sep|oct|nov|dec|q[1-4]|mon|tue|wed|thu|fri|sat|sun|last|\d)\w*\b)"
+            r"(?:the\s+)?[\w-]+(?:\s+[\w-]+)?"
             r",?\s+(?=(?:the|our|my|their|its)\s)",
             "",
             text,

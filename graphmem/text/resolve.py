@@ -58,6 +58,21 @@ _FAMILY = {
 }
 _TYPED = frozenset({"number", "email", "version", "timezone"})
 #: Head nouns a thing's name may carry or drop ("billing" / "the billing service").
+#: Words a company's name ends with, left out when people name it short.
+COMPANY_SUFFIXES = (
+    "Industries",
+    "Inc",
+    "Corp",
+    "Corporation",
+    "Ltd",
+    "LLC",
+    "GmbH",
+    "Labs",
+    "Group",
+    "Technologies",
+    "Systems",
+    "Software",
+)
 GENERIC_HEADS = (
     "service",
     "app",
@@ -367,6 +382,9 @@ class Resolver:
             variants.insert(0, " ".join(words[:-1]))
         if 1 < len(words) <= 3 and all(w[:1].isupper() for w in words):
             variants.insert(0, words[0])  # "Hannah Ode" is the Hannah we know
+        if len(words) == 1 and subject[:1].isupper():
+            # "Vandelay" is the Vandelay Industries we know
+            variants += [f"{subject} {suffix}" for suffix in COMPANY_SUFFIXES]
         self.prefetch(variants)
         found = list(dict.fromkeys(self.key(v) for v in variants if self._values(v, start)))
         if len(found) != 1:
