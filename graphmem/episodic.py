@@ -307,8 +307,6 @@ def _mark_superseded(
     claims = store.facts_of_sessions(
         sorted({c.line.session for c in candidates}), known_at=known_at
     )
-    if not claims:
-        return
     by_session: dict[str, list[SessionClaim]] = {}
     for claim in claims:
         by_session.setdefault(claim.source, []).append(claim)
@@ -336,6 +334,7 @@ def _mark_superseded(
         past = [k for k in linked if k.valid_to is not None and k.valid_to <= valid_at]
         if past:
             ended[i] = past
+    _mark_corrected(store, candidates, by_session, known_at=known_at)
     if not ended and not changed:
         return
     pairs = sorted(
@@ -379,6 +378,61 @@ def _mark_superseded(
             candidates[i].superseded = f"superseded {when}: {nxt.predicate} {_clip(nxt.object, 80)}"
         else:
             candidates[i].superseded = f"no longer true since {when}"
+
+
+def _mark_corrected(
+    store: Any,
+    candidates: Sequence[LineCandidate],
+    believed: Mapping[str, list[SessionClaim]],
+    *,
+    known_at: dt.datetime,
+) -> None:
+    """Mark a line whose value a correction replaced from its start (module documentation).
+
+    A correction ("actually it's Tamsin, not Tomasz") does not end the old version: it was
+    never true, so it is no longer believed at all, and the value that replaced it starts
+    where it did. A line stating such a value reads ``(was wrong; corrected to: reports_to
+    Tamsin)``.
+    """
+    open_lines = [
+        c
+        for c in candidates
+        if c.superseded is None
+        and not any(_linked(k, c.line) for k in believed.get(c.line.session, ()))
+    ]
+    if not open_lines:
+        return
+    gone = store.facts_of_sessions(
+        sorted({c.line.session for c in open_lines}), known_at=known_at, expired=True
+    )
+    linked = {
+        c.line.id: [k for k in gone if k.source == c.line.session and _linked(k, c.line)]
+        for c in open_lines
+    }
+    pairs = sorted({(k.subject_id, k.predicate) for ks in linked.values() for k in ks})
+    if not pairs:
+        return
+    now: dict[tuple[str, str], list[FactView]] = {}
+    for v in store.versions_of(pairs, known_at=known_at):
+        now.setdefault((v.subject_id, v.predicate), []).append(v)
+    for c in open_lines:
+        for k in linked[c.line.id]:
+            views = now.get((k.subject_id, k.predicate), [])
+            if any(_norm(v.object) == _norm(k.object) for v in views):
+                continue  # closed and kept, not corrected
+            fixes = sorted(
+                {v.object for v in views if v.valid_from <= k.valid_from and v.valid_to is None}
+            )
+            if len(fixes) == 1:
+                c.superseded = f"was wrong; corrected to: {k.predicate} {_clip(fixes[0], 80)}"
+                break
+
+
+def _linked(k: SessionClaim, row: LineRow) -> bool:
+    """Whether a version's statement is in a line (whitespace and case aside)."""
+    s = _norm(k.statement)
+    texts = (_norm(row.text), _norm(f"{row.speaker}: {row.text}") if row.speaker else "")
+    return bool(s) and any(s in t for t in texts if t)
 
 
 def _order(row: LineRow) -> tuple[str, ...]:

@@ -255,3 +255,18 @@ def test_a_slot_named_beside_its_ended_value_takes_the_new_name(
         mem.add_session(second, started_at="2026-04-28")
         who = mem.owner if subject == "self" else subject
         assert [f.object for f in mem.facts(subject=who, predicate=slot)] == [want]
+
+
+def test_a_corrected_line_says_it_was_wrong(clock: ManualClock) -> None:
+    # a correction is no end: the old version was never true, so no fact marks its line; the
+    # versions no longer believed do (docs/concepts/recall.md, "Superseded lines are marked")
+    with gm.open(clock=clock) as mem:
+        clock.set("2026-02-02T12:00Z")
+        mem.add_session("user: my manager is Tomasz", started_at="2026-02-02")
+        clock.set("2026-02-20T12:00Z")
+        mem.add_session("user: actually, my manager is Tamsin", started_at="2026-02-20")
+        clock.set("2026-03-01")
+        old = next(ln for ln in _context(mem, "who is my manager?") if "tomasz" in ln)
+        assert "was wrong; corrected to: reports_to tamsin" in old
+        before = _context(mem, "who is my manager?", known_at="2026-02-10")
+        assert not any("wrong" in ln for ln in before)

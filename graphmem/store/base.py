@@ -399,9 +399,12 @@ class SearchStore(Protocol):
         ...
 
     def facts_of_sessions(
-        self, session_ids: Sequence[str], *, known_at: dt.datetime
+        self, session_ids: Sequence[str], *, known_at: dt.datetime, expired: bool = False
     ) -> list[SessionClaim]:
-        """The versions written from these sessions (with their sentences)."""
+        """The versions written from these sessions (with their sentences), as believed.
+
+        Believed at ``known_at``; ``expired``: recorded by then and no longer believed then.
+        """
         ...
 
     def versions_of(

@@ -237,6 +237,10 @@ def test_versions_of_and_facts_of_sessions(pair: Pair) -> None:
     # After a later write the claims seen at the new time include it.
     pair.apply(ChangeSet(at=h(6), closes=[("ann", "v1", None, "retracted")]))
     assert [c.id for c in pair.ask(lambda x: x.facts_of_sessions(["s1"], known_at=h(6)))] == ["v4"]
+    # what is no longer believed: recorded by then, expired by then
+    gone = pair.ask(lambda x: x.facts_of_sessions(["s1"], known_at=h(6), expired=True))
+    assert [c.id for c in gone] == ["v1"]
+    assert pair.ask(lambda x: x.facts_of_sessions(["s1"], known_at=h(5), expired=True)) == []
 
 
 @pytest.mark.parametrize("use_index", [False, True])

@@ -214,18 +214,24 @@ class FalkorSearch(FalkorLines):
         )
 
     def facts_of_sessions(
-        self, session_ids: Sequence[str], *, known_at: dt.datetime
+        self, session_ids: Sequence[str], *, known_at: dt.datetime, expired: bool = False
     ) -> list[SessionClaim]:
         """Return the versions with a statement whose ``source`` is one of ``session_ids``.
 
-        Only those believed at ``known_at``; by session id, then fact id.
+        Only those believed at ``known_at`` (``expired``: only those recorded by then and no
+        longer believed then); by session id, then fact id.
         """
         ids = sorted(set(session_ids))
         if not ids:
             return []
+        when = (
+            "r.recorded_at <= $k AND r.expired_at IS NOT NULL AND r.expired_at <= $k"
+            if expired
+            else _KNOWN
+        )
         rows = self._q(
             "MATCH (a)-[r:Fact]->() WHERE r.source IN $ids AND r.statement IS NOT NULL "
-            f"AND {_KNOWN} RETURN a.id, r.fid, r.predicate, r.object, r.statement, r.source, "
+            f"AND {when} RETURN a.id, r.fid, r.predicate, r.object, r.statement, r.source, "
             "r.valid_from, r.valid_to",
             {"ids": ids, "k": to_db(known_at)},
         )

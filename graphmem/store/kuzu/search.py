@@ -268,11 +268,12 @@ class KuzuSearch(KuzuStore):
         _CLAIMS.pop(self, None)
 
     def facts_of_sessions(
-        self, session_ids: Sequence[str], *, known_at: dt.datetime
+        self, session_ids: Sequence[str], *, known_at: dt.datetime, expired: bool = False
     ) -> list[SessionClaim]:
         """Return the versions with a statement whose ``source`` is one of ``session_ids``.
 
-        Only versions believed at ``known_at``. ``source`` is a rel property, which has no index,
+        Only versions believed at ``known_at`` (``expired``: only those recorded by then and no
+        longer believed then). ``source`` is a rel property, which has no index,
         so every version with a source and a statement is read once per process (one scan) and
         kept; after a write (the ``last_write`` marker moved) only the versions recorded or closed
         since are read again (one scan that returns few rows). A purge calls
@@ -293,7 +294,8 @@ class KuzuSearch(KuzuStore):
         for sid in ids:
             for fid in sorted(claims.by_source.get(sid, ())):
                 claim, rec, exp = claims.rows[fid]
-                if rec <= known_at and (exp is None or known_at < exp):
+                believed = exp is None or known_at < exp
+                if rec <= known_at and believed != expired:
                     out.append(claim)
         return out
 
