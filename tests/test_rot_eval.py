@@ -232,8 +232,8 @@ def test_corpus_well_formed(path):
 #: reads): (story pass rate, claim recall, change precision, most false ends per 100 sentences).
 #: The dev file was used for the reader's fixes; the test file was not (its first run is blind).
 FLOORS = {
-    "text_blind_dev.jsonl": (0.55, 0.60, 0.93, 1.0),
-    "text_blind_test.jsonl": (0.40, 0.58, 0.88, 1.0),
+    "text_blind_dev.jsonl": (0.60, 0.60, 0.88, 1.0),
+    "text_blind_test.jsonl": (0.55, 0.65, 0.90, 1.0),
 }
 
 
