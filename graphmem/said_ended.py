@@ -57,7 +57,7 @@ _BEFORE = re.compile(
     r"instead\s+of|moved\s+on\s+from)\s+(?:the\s+|our\s+|my\s+|their\s+)?(?P<rest>.+)"
 )
 _AFTER = re.compile(
-    r"(?i)(?P<head>.+?)\s+(?:(?:is|are|was|were|has\s+been|have\s+been|got|gets|will\s+be|"
+    r"(?i)\s+(?:(?:is|are|was|were|has\s+been|have\s+been|got|gets|will\s+be|"
     r"is\s+being)\s+(?:now\s+|finally\s+|officially\s+)?(?:gone|dead|deprecated|retired|"
     r"decommissioned|removed|replaced|swapped|dropped|shut\s+down|turned\s+off|sunset|deleted|"
     r"history|no\s+more|no\s+longer\s+(?:supported|used|needed|in\s+use|maintained|available))|"
@@ -66,7 +66,10 @@ _AFTER = re.compile(
     r"(?=\s*(?:[.!;,]|$|(?:over|last|this|yesterday|today|since|as\s+of)\b))|"
     r"(?:contract\s+)?(?:lapses|expires|goes\s+away)|(?:→|->))(?:\W|$)"
 )
-_ANYMORE = re.compile(r"(?i)(?:\bnot|n't|\bnever)\b.*?\b(?P<head>\w[\w .+#-]*?)\s+any\s?more\b")
+_ANYMORE = re.compile(r"(?i)\s+any\s?more\b")
+_NEGATION = re.compile(r"(?i)(?:\bnot|n't|\bnever)\b")
+#: A piece of text read at a time: patterns stay cheap on a pasted blob (no piece is longer).
+MAX_PIECE = 400
 _CONTRACT = re.compile(
     rf"(?i)(?P<x>{_TOKEN})['’]s\s+(?:contract|subscription|licen[cs]e|trial|account|lease)\s+"
     r"(?:has\s+|was\s+)?(?:ended|expired|lapsed|cancell?ed|terminated|ran\s+out)\b"
@@ -134,21 +137,40 @@ def ended_values(text: str) -> list[str]:
     []
     """
     out: list[str] = []
-    if _CHANGE.search(text):
-        for m in _FROM_TO.finditer(text):
-            out += _runs(_words(m.group("x")), head=True)
-    for m in _BEFORE.finditer(text):
-        out += _runs(_words(m.group("rest")), head=True)
-    for m in _AFTER.finditer(text):
-        head = re.split(r"[,;:.!?]\s", m.group("head"))[-1]
-        out += _runs([w.casefold() for w in head.split()][-4:], head=False)
-    for m in _CONTRACT.finditer(text):  # "yusuf's contract ended friday"
-        out += _runs([m.group("x").casefold()], head=True)
-    for m in _ANYMORE.finditer(text):
-        out += _runs([w.casefold() for w in m.group("head").split()][-2:], head=False)
-    for m in _NOT_X.finditer(text):
-        out += _runs(_words(m.group("x")), head=True)
+    for piece in _pieces(text):
+        out += _ended_in(piece)
     return list(dict.fromkeys(out))
+
+
+def _pieces(text: str) -> list[str]:
+    """Sentences of at most :data:`MAX_PIECE` characters; a longer run without a stop is skipped."""
+    parts = re.split(r"(?<=[.!?;])\s+|\n", text)
+    return [p for p in parts if p.strip() and len(p) <= MAX_PIECE]
+
+
+def _before(piece: str, end: int, words: int) -> list[str]:
+    """The last ``words`` words before ``end`` in the same clause, case-folded."""
+    head = re.split(r"[,;:.!?]\s", piece[max(0, end - 120) : end])[-1]
+    return [w.casefold() for w in head.split()][-words:]
+
+
+def _ended_in(piece: str) -> list[str]:
+    out: list[str] = []
+    if _CHANGE.search(piece):
+        for m in _FROM_TO.finditer(piece):
+            out += _runs(_words(m.group("x")), head=True)
+    for m in _BEFORE.finditer(piece):
+        out += _runs(_words(m.group("rest")), head=True)
+    for m in _AFTER.finditer(piece):
+        out += _runs(_before(piece, m.start(), 4), head=False)
+    for m in _CONTRACT.finditer(piece):  # "yusuf's contract ended friday"
+        out += _runs([m.group("x").casefold()], head=True)
+    for m in _ANYMORE.finditer(piece):  # "the app doesn't talk gRPC anymore"
+        if _NEGATION.search(piece, 0, m.start()):
+            out += _runs(_before(piece, m.start(), 2), head=False)
+    for m in _NOT_X.finditer(piece):
+        out += _runs(_words(m.group("x")), head=True)
+    return out
 
 
 _CORRECTED = re.compile(
@@ -164,7 +186,7 @@ def corrected(text: str) -> list[tuple[str, str]]:
     [('Tamsin', 'tomasz')]
     """
     out = []
-    for m in _CORRECTED.finditer(text):
+    for m in (m for piece in _pieces(text) for m in _CORRECTED.finditer(piece)):
         words: list[str] = []
         for w in reversed(m.group("before").split()):  # the name said last
             if "'" in w or "’" in w or w.casefold() in STOPWORDS | _STOP:

@@ -113,7 +113,7 @@ class BuiltinReader:
         # The model learned from punctuated text: a part without its full stop that read as
         # nothing is parsed again with one, so its last word is not taken for punctuation
         # ("backed by RabbitMQ"). Only then: "$1.2M." would be one token.
-        bare = [p for p, o in opens.items() if not o and _NAME_LAST.search(p)]
+        bare = [p for p, o in opens.items() if not o and _NAME_LAST.fullmatch(p.split()[-1])]
         for p, d in zip(bare, parse([p.rstrip() + "." for p in bare]) or [], strict=True):
             opens[p] = open_claims(d)
         parsed = {text: [o for p in ps for o in opens[p]] for text, ps in parts.items()}
@@ -133,7 +133,7 @@ class BuiltinReader:
 
 _State = tuple[str | None, str | None]
 #: A part that ends in a name or an amount, without its full stop ("... by RabbitMQ").
-_NAME_LAST = re.compile(r"(?:\b\w*[A-Z0-9]\w*[%+#]?)\s*$")
+_NAME_LAST = re.compile(r"\W*\w*[A-Z0-9][\w.$]*[%+#]?")
 
 
 def _state(reader: SentenceReader) -> _State:

@@ -622,6 +622,8 @@ def _takes_slot(sentence: str, predicate: str) -> str | None:
     "nginx-ingress is gone, Traefik does ingress now": Traefik; "CDN cutover to CloudFront
     happened yesterday, Fastly contract lapses": CloudFront.
     """
+    if len(sentence) > 2000:
+        return None  # a pasted log, not a statement (the reader reads no more either)
     slot = r"\s+".join(re.escape(w) for w in predicate.split("_"))
     forms = (
         rf"(?P<new>{_NAME})\s+(?:now\s+)?(?:does|handles|runs|covers|takes\s+care\s+of|"
