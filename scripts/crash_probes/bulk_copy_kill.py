@@ -256,7 +256,6 @@ def main():
 
 if __name__ == "__main__":
     if sys.argv[1] == "inspect":
-
         print(json.dumps(inspect(sys.argv[2]), default=str))
     elif sys.argv[1] == "child":
         child(sys.argv[2], int(sys.argv[3]))
