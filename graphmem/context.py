@@ -121,7 +121,7 @@ from graphmem.episodic import (
 from graphmem.errors import GraphmemError, InvalidInput, StoreError
 from graphmem.kernel import kernel_of
 from graphmem.normalize import STOPWORDS, entity_key
-from graphmem.said_ended import Said, Shown, marks
+from graphmem.said_ended import fact_marks
 from graphmem.store.base import Store
 from graphmem.store.records import FactView, LineRow
 from graphmem.timeutil import TimeLike, to_utc
@@ -390,35 +390,6 @@ def _line(c: _Candidate) -> str:
     if c.said_ended:
         when += "; " + c.said_ended
     return f"- {tags}{body} ({when})"
-
-
-def _mark_facts(
-    ranked: Sequence[_Candidate],
-    lines: Sequence[LineCandidate],
-    *,
-    owner: str,
-    valid_at: dt.datetime,
-) -> None:
-    """Mark current facts whose value a later line or note says ended (said_ended module)."""
-    notes = [c.fact for c in ranked if c.fact.predicate == "note"]
-    said = [Said(c.line.id, c.line.text, c.line.started_at) for c in lines]
-    said += [Said(f.id, f.object, f.valid_from, (f.recorded_at.isoformat(),)) for f in notes]
-    shown = [
-        Shown(f.id, f.object, f.valid_from, (f.recorded_at.isoformat(),), None)
-        if f.predicate == "note"
-        else Shown(f.id, f.object, f.valid_from, (), f.subject)
-        for f in (c.fact for c in ranked)
-        if f.valid_to is None
-    ]
-    found = marks(shown, said, owner=owner, valid_at=valid_at)
-    for c in ranked:
-        if c.fact.id in found:
-            value, when = found[c.fact.id]
-            c.said_ended = (
-                f"says {value} is no longer current"
-                if when is None
-                else f"a later line ({when.date().isoformat()}) says it was replaced"
-            )
 
 
 def _predecessors(
@@ -737,7 +708,11 @@ def context(
             semantic=semantic,
             grounds=_grounds(ranked),
         )
-        _mark_facts(ranked, found, owner=kernel.owner, valid_at=v_at)
+        # what a later line says ended (docs/concepts/recall.md#said-ended)
+        lines = [(lc.line.id, lc.line.text, lc.line.started_at) for lc in found]
+        ended = fact_marks([c.fact for c in ranked], lines, owner=kernel.owner, valid_at=v_at)
+        for c in ranked:
+            c.said_ended = ended.get(c.fact.id, "")
         said, same = _dedupe(found)
         if not ranked and not said:
             has_lines = store.has_lines()

@@ -30,12 +30,12 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Iterable, Sequence
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from graphmem.normalize import STOPWORDS
 from graphmem.store.textlines import terms
 
-__all__ = ["Said", "Shown", "corrected", "ended_values", "marks"]
+__all__ = ["Said", "Shown", "corrected", "ended_values", "fact_marks", "marks"]
 
 _TOKEN = r"[\w$%@+#./:'’-]*[\w$%+#]"
 _CHANGE = re.compile(
@@ -278,4 +278,37 @@ def marks(
                 break
         if item.id not in out and own:
             out[item.id] = (_short(own), None)
+    return out
+
+
+def fact_marks(
+    facts: Sequence[Any],
+    lines: Sequence[tuple[str, str, dt.datetime]],
+    *,
+    owner: str,
+    valid_at: dt.datetime,
+) -> dict[str, str]:
+    """The mark of each current fact whose value a later line or note says ended.
+
+    ``facts`` are fact views (``id``, ``subject``, ``predicate``, ``object``, ``valid_from``,
+    ``valid_to``, ``recorded_at``); ``lines`` are ``(id, text, said at)``. Notes (predicate
+    ``note``) count as lines here.
+    """
+    notes = [f for f in facts if f.predicate == "note"]
+    said = [Said(i, text, when) for i, text, when in lines]
+    said += [Said(f.id, f.object, f.valid_from, (f.recorded_at.isoformat(),)) for f in notes]
+    shown = [
+        Shown(f.id, f.object, f.valid_from, (f.recorded_at.isoformat(),), None)
+        if f.predicate == "note"
+        else Shown(f.id, f.object, f.valid_from, (), f.subject)
+        for f in facts
+        if f.valid_to is None
+    ]
+    out = {}
+    for fid, (value, when) in marks(shown, said, owner=owner, valid_at=valid_at).items():
+        out[fid] = (
+            f"says {value} is no longer current"
+            if when is None
+            else f"a later line ({when.date().isoformat()}) says it was replaced"
+        )
     return out

@@ -16,6 +16,7 @@ from graphmem.text import lexicon, names
 from graphmem.text.claims import OWNER, Claim
 from graphmem.text.cleanup import clean, denegate
 from graphmem.text.dates import find_dates
+from graphmem.text.logforms import commit_statement, unclip
 from graphmem.text.modality import sentence_skipped, skipped
 from graphmem.text.names import (
     _FIRST_PERSON,
@@ -75,101 +76,6 @@ _DOCUMENT_SAYS = re.compile(
     r"(?:\s+page)?(?:\s+still)?\s+(?:says|claims|states|lists|shows|mentions|documents|"
     r"describes|suggests|implies|tells|reads)\b|^according to\b"
 )
-#: A conventional commit's type and scope: "feat(api): ", "ci: ", "refactor(search)!: ".
-_COMMIT = re.compile(
-    r"^(?:feat|fix|chore|ci|docs|refactor|perf|build|style|revert|test|deps)"
-    r"(?:\([^)]{0,40}\))?!?:\s*(?=\S)",
-    re.IGNORECASE,
-)
-#: The verbs a commit message starts with, in the imperative, and their past tense.
-_COMMIT_VERBS = {
-    # a change or an ending: what the commit did
-    **{
-        v: v + "d"
-        for v in [
-            "move",
-            "migrate",
-            "replace",
-            "upgrade",
-            "downgrade",
-            "retire",
-            "deprecate",
-            "remove",
-            "change",
-        ]
-    },
-    **{v: v + "ed" for v in ["switch", "port"]},
-    **{"drop": "dropped", "swap": "swapped", "bump": "bumped", "rewrite": "rewrote"},
-    # a state the commit sets up: what now holds ("index products in Elasticsearch")
-    **{
-        v: v
-        for v in [
-            "use",
-            "store",
-            "index",
-            "host",
-            "deploy",
-            "send",
-            "run",
-            "build",
-            "sign",
-            "serve",
-            "route",
-            "log",
-            "cache",
-        ]
-    },
-}
-
-
-#: Commit verbs that tend the code rather than set something up ("fix typo in README").
-_UPKEEP_VERBS = frozenset(
-    """fix add update clean refactor tidy format test document improve tweak adjust rename
-    revert merge wip correct simplify optimise optimize polish reword prepare release handle
-    allow avoid ensure make support enable disable skip ignore check guard log print""".split()  # noqa: SIM905
-)
-_SETUP_PREP = re.compile(r"(?i)\b(?:on|in|with|through|via|using|into|onto|behind|to)\b")
-
-
-#: A lower-case noun phrase without a determiner, then "is"/"are" ("default log level is X").
-_BARE_THING = re.compile(
-    r"^(?!(?:the|a|an|our|my|your|their|his|her|its|this|that|these|those|it|they|we|i|you|he|"
-    r"she|there|here|what|who|which|everything|everyone|nothing|all|each|every|some|no)\b)"
-    r"[a-z][\w-]*(?:\s+[a-z][\w-]*){1,3}\s+(?:is|are)\s"
-)
-
-
-#: A noun phrase, a past participle and a value, with no verb: "job queue backed by RabbitMQ".
-_CLIPPED_PASSIVE = re.compile(
-    r"(?i)^(?!(?:a|an|our|my|your|their|his|her|its|this|that|these|those|it|they|we|i|you|"
-    r"he|she|there|here|what|who|which)\b)(?P<np>(?:the\s+)?[a-z][\w-]*(?:\s+(?!(?:is|are|was|"
-    r"were|be|been|being|has|have|had|gets|got|and|or)\b)[a-z][\w-]*){0,3}?)"
-    r"\s+(?P<v>[a-z]+ed|built|run|written|kept|held|sent|made|done|hosted)\s+"
-    r"(?:by|on|in|with|via|through|behind)\s+\S"
-)
-#: Participles that state a change or an ending: their own forms read them.
-_NOT_CLIPPED = frozenset(
-    """moved migrated switched replaced swapped upgraded downgraded bumped changed dropped
-    removed deprecated retired ported renamed merged closed fixed added updated released
-    shipped started stopped ended used""".split()  # noqa: SIM905
-)
-
-
-def _as_statement(body: str) -> str:
-    """A commit's imperative as a statement: "migrate X to B" → "we migrated X to B".
-
-    A verb not in the table that sets something up with a value ("provision the queue on
-    Amazon MQ", "bundle the web app with webpack") reads as what we do now.
-    """
-    first, _, rest = body.partition(" ")
-    verb = first.casefold()
-    past = _COMMIT_VERBS.get(verb)
-    if past and rest:
-        return f"we {past} {rest}"
-    if rest and verb.isalpha() and verb not in _UPKEEP_VERBS and _SETUP_PREP.search(rest):
-        return f"we {verb} {rest}"
-    return body
-
 
 #: The verbs of a change, as the parse reads them (graphmem.text.parse.CHANGE_VERBS).
 _CHANGE_WORD = re.compile(
@@ -417,9 +323,9 @@ class Reader:
             return []  # a log dump or a pasted file, not a statement
         text, said_by, correction = clean(sentence, speaker_known=speaker is not None)
         speaker = said_by or speaker
-        commit = _COMMIT.match(text)
-        if commit:  # "refactor(search): migrate search to X": what the commit did
-            text = _as_statement(text[commit.end() :])
+        stated = commit_statement(text)
+        if stated is not None:  # "refactor(search): migrate search to X": what the commit did
+            text = stated
         self.agent_speaking = bool(speaker) and str(speaker).casefold() in _AGENT_SPEAKERS
         if _DOCUMENT_SAYS.search(text):
             return []  # "the wiki still says we use X": a document's word, maybe stale
@@ -487,14 +393,9 @@ class Reader:
                 return []  # "April Fools idea: ...", "Proposal: ...": nothing happened
             text = text[topic.end() :]
             plain = re.sub(r"^[^:]{2,40}?:\s+(?=\S)", "", plain, count=1)
-        clipped = _CLIPPED_PASSIVE.match(text)
-        if clipped and clipped.group("v").casefold() not in _NOT_CLIPPED:
-            # "job queue backed by RabbitMQ": a commit's or a list's clipped passive
-            be = " are " if clipped.group("np").casefold().endswith("s") else " is "
-            text = plain = clipped.group("np") + be + text[clipped.end("np") :].lstrip()
-        if _BARE_THING.match(text):
-            # "default log level is INFO": a thing named without "the" (a commit, a list)
-            text = plain = "the " + text
+        full = unclip(text)  # "job queue backed by RabbitMQ", "default log level is INFO"
+        if full != text:
+            text = plain = full
         if _SCHEDULED.search(text):
             # "Starting 1 April payroll will be run by Remote": a dated change, not a plan
             # (docs/concepts/text.md#dates); the future start keeps the old value until then
