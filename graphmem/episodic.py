@@ -312,17 +312,16 @@ def _mark_superseded(
         by_session.setdefault(claim.source, []).append(claim)
     ended: dict[int, list[SessionClaim]] = {}
     changed: dict[int, list[SessionClaim]] = {}
+    unstated: list[LineCandidate] = []  # lines holding no believed statement
     for i, c in enumerate(candidates):
         row = c.line
-        texts = (_norm(row.text), _norm(f"{row.speaker}: {row.text}") if row.speaker else "")
         claims = by_session.get(row.session, [])
-        linked = [
-            k for k in claims if (s := _norm(k.statement)) and any(s in t for t in texts if t)
-        ]
+        linked = [k for k in claims if _linked(k, row)]
         if not linked:
+            unstated.append(c)
             # a line of the same session that restates a value ("assistant: Noted, Zendesk
             # for support tickets") stands or falls with it
-            linked = [k for k in claims if _names(k.object, texts[0])]
+            linked = [k for k in claims if _names(k.object, _norm(row.text))]
         valid = [
             k
             for k in linked
@@ -334,7 +333,7 @@ def _mark_superseded(
         past = [k for k in linked if k.valid_to is not None and k.valid_to <= valid_at]
         if past:
             ended[i] = past
-    _mark_corrected(store, candidates, by_session, known_at=known_at)
+    _mark_corrected(store, unstated, known_at=known_at)
     if not ended and not changed:
         return
     pairs = sorted(
@@ -381,25 +380,15 @@ def _mark_superseded(
 
 
 def _mark_corrected(
-    store: Any,
-    candidates: Sequence[LineCandidate],
-    believed: Mapping[str, list[SessionClaim]],
-    *,
-    known_at: dt.datetime,
+    store: Any, open_lines: Sequence[LineCandidate], *, known_at: dt.datetime
 ) -> None:
-    """Mark a line whose value a correction replaced from its start (module documentation).
+    """Mark a line, of those holding no believed statement, whose value a correction replaced.
 
     A correction ("actually it's Tamsin, not Tomasz") does not end the old version: it was
     never true, so it is no longer believed at all, and the value that replaced it starts
     where it did. A line stating such a value reads ``(was wrong; corrected to: reports_to
     Tamsin)``.
     """
-    open_lines = [
-        c
-        for c in candidates
-        if c.superseded is None
-        and not any(_linked(k, c.line) for k in believed.get(c.line.session, ()))
-    ]
     if not open_lines:
         return
     gone = store.facts_of_sessions(

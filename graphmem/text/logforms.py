@@ -68,18 +68,21 @@ _UPKEEP_VERBS = frozenset(
 _SETUP_PREP = re.compile(r"(?i)\b(?:on|in|with|through|via|using|into|onto|behind|to)\b")
 
 
+#: Determiners and pronouns: a phrase that starts with one is no bare thing.
+_NOT_A_THING = (
+    "a|an|our|my|your|their|his|her|its|this|that|these|those|it|they|we|i|you|he|she|there|"
+    "here|what|who|which"
+)
 #: A lower-case noun phrase without a determiner, then "is"/"are" ("default log level is X").
 _BARE_THING = re.compile(
-    r"^(?!(?:the|a|an|our|my|your|their|his|her|its|this|that|these|those|it|they|we|i|you|he|"
-    r"she|there|here|what|who|which|everything|everyone|nothing|all|each|every|some|no)\b)"
+    rf"^(?!(?:the|{_NOT_A_THING}|everything|everyone|nothing|all|each|every|some|no)\b)"
     r"[a-z][\w-]*(?:\s+[a-z][\w-]*){1,3}\s+(?:is|are)\s"
 )
 
 
 #: A noun phrase, a past participle and a value, with no verb: "job queue backed by RabbitMQ".
 _CLIPPED_PASSIVE = re.compile(
-    r"(?i)^(?!(?:a|an|our|my|your|their|his|her|its|this|that|these|those|it|they|we|i|you|"
-    r"he|she|there|here|what|who|which)\b)(?P<np>(?:the\s+)?[a-z][\w-]*(?:\s+(?!(?:is|are|was|"
+    rf"(?i)^(?!(?:{_NOT_A_THING})\b)(?P<np>(?:the\s+)?[a-z][\w-]*(?:\s+(?!(?:is|are|was|"
     r"were|be|been|being|has|have|had|gets|got|and|or)\b)[a-z][\w-]*){0,3}?)"
     r"\s+(?P<v>[a-z]+ed|built|run|written|kept|held|sent|made|done|hosted)\s+"
     r"(?:by|on|in|with|via|through|behind)\s+\S"
