@@ -183,6 +183,10 @@ class AdmissionPolicy(BaseModel):
             value += self.user_bonus
         return min(value, 10.0)
 
+    def statement_ok(self, text: str) -> bool:
+        """Whether a statement's length is within the bounds (see :meth:`check_statement`)."""
+        return self.min_statement_chars <= len(text.strip()) <= self.max_statement_chars
+
     def check_statement(self, text: str, *, name: str = "statement") -> None:
         """Check a statement's length against the bounds.
 

@@ -195,6 +195,33 @@ def test_bad_text_writes_nothing(mem, text, match):
     assert mem.count_versions() == 0
 
 
+def test_short_unread_line_is_kept_with_its_text(mem):
+    """A line too short to be a note alone ("ty") does not fail the text that holds it."""
+    text = "[13:01] ade: the staging bastion IP is 10.20.0.5\n[13:02] kim: ty"
+    mem.remember(text, at="2025-10-20")
+    notes = [f.object for f in mem.facts(predicate="note")]
+    assert len(notes) == 1 and "kim: ty" in notes[0]
+    assert any(f.object == "10.20.0.5" for f in mem.facts() if f.predicate != "note")
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(
+        st.sampled_from(["ty", "ok", "lol", "Our queue is SQS.", "We moved to Go.", "k", "👍"]),
+        min_size=1,
+        max_size=5,
+    )
+)
+def test_text_that_passes_admission_is_written(lines):
+    text = "\n".join(lines)
+    with gm.open() as mem:
+        if len(text.strip()) < mem.admission.min_statement_chars:
+            return
+        mem.remember(text, at="2025-10-20")
+        kept = " ".join(f.statement or "" for f in mem.facts())
+        assert all(line in kept for line in lines)
+
+
 def test_bad_arguments_write_nothing(mem):
     with pytest.raises(gm.InvalidInput, match="x" * 10):
         mem.remember("x" * 10_001)

@@ -31,6 +31,8 @@ _CONTRACTIONS = [
 ]
 #: Emoji and pictographs: decoration, never part of a name ("🎉 errors show up in Sentry").
 _SYMBOLS = re.compile("[\U0001f000-\U0001faff\u2600-\u27bf\ufe0f\u200d]")
+#: Emoji between two statements: "Rollbar is gone as of today 🎉 errors show up in Sentry".
+_BETWEEN = re.compile(r"(?<=[\w.%)])\s+(?:" + _SYMBOLS.pattern + r"\s*)+\s(?=[A-Za-z])")
 _CORRECTION = re.compile(
     r"^(?:correction|to correct(?: that| myself)?|actually|sorry|my bad|wait|erratum|"
     r"(?:i|we) (?:was|were) wrong(?: (?:about|earlier|yesterday|before)(?: that)?)?|"
@@ -64,7 +66,9 @@ def clean(sentence: str, *, speaker_known: bool = False) -> tuple[str, str | Non
     >>> clean("Correction: Alice works at Globex.")
     ('Alice works at Globex', None, True)
     """
-    text = " ".join(_SYMBOLS.sub(" ", sentence.replace("’", "'").replace("`", "'")).split())
+    text = sentence.replace("’", "'").replace("`", "'")
+    text = _BETWEEN.sub("; ", text)  # "X is gone 🎉 errors go to Y": two statements
+    text = " ".join(_SYMBOLS.sub(" ", text).split())
     speaker = None
     m = None if speaker_known else _SPEAKER.match(text)
     if m and lexicon.is_speaker(m.group("who")) and not _DISCOURSE.fullmatch(m.group("who")):

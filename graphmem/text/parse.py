@@ -183,6 +183,8 @@ _MODIFIERS = frozenset(
     {"compound", "amod", "nmod", "nummod", "poss", "det", "quantmod", "npadvmod"}
 )
 _SUBJECTS = frozenset({"nsubj", "nsubjpass", "csubj"})
+#: Present-tense verb tags: a phrasal light verb states a fact only in the present.
+_PRESENT = frozenset(["VBZ", "VBP"])
 _WEEKDAYS = frozenset(
     ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 )
@@ -305,7 +307,8 @@ def _hedged(verb: Token) -> bool:
 def _indefinite(tok: Token) -> bool:
     """Whether a phrase is no value of its own: "a startup", "no date", "three times", "17/12".
 
-    An indefinite phrase that holds a name stays a value ("a single EC2 instance").
+    An indefinite phrase that holds a name stays a value ("a single EC2 instance"), and so
+    does one that is a name ("a Kindle", "a 2015 Golf"; docs/concepts/text.md#open-relations).
     """
     if _DATEISH.fullmatch(tok.text) or tok.lemma_.casefold() in ("time", "times"):
         return True
@@ -314,7 +317,11 @@ def _indefinite(tok: Token) -> bool:
     return any(
         c.dep_ == "det" and c.lower_ in ("a", "an", "some", "another", "any", "every")
         for c in tok.children
-    ) and not any(t.pos_ == "PROPN" or _capital(t) for t in tok.subtree if t.i != tok.i)
+    ) and not any(
+        (t.pos_ == "PROPN" and t.text[:1].isupper()) or _capital(t)
+        for t in tok.subtree
+        if t.i != tok.i or t.dep_ in ("dobj", "pobj")
+    )
 
 
 def _person(tok: Token) -> bool:
@@ -523,7 +530,17 @@ def _clause(verb: Token) -> list[Open]:
             return [Open(None, None, subject, polarity=False, object_is_subject=True)]
         head = word
     elif lemma in LIGHT_VERBS and lemma != "go":
-        return []
+        particle = _children(verb, "prt")
+        named = [(w, o) for w, o in preps if _named(o) and not _indefinite(o)]
+        if not particle or not named or _children(verb, "dobj") or verb.tag_ not in _PRESENT:
+            return []
+        # a phrasal verb is no light verb: "errors show up in Sentry"
+        head = f"{third_person(lemma)} {particle[0].lower_}"
+        return [
+            Open(subject, f"{head} {w}", phrase(o), polarity=not negated)
+            for w, o in named[:1]
+            if not _is_pronoun(o.text)
+        ]
     else:
         head = third_person(lemma)
     dobj = _children(verb, "dobj", "attr")

@@ -219,6 +219,8 @@ def write(
                 # No text a caller gave is lost (docs/concepts/text.md#notes-and-sessions):
                 # the sentences that gave no fact are kept as a note.
                 note_text = " ".join(unread)
+                if not kernel.admission.statement_ok(note_text):
+                    note_text = seg.text.strip()  # "ty": too short alone, kept with its text
             if note_text:
                 rows.append(
                     {

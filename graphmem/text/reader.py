@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from graphmem.ontology import Ontology
 from graphmem.text import lexicon, names
 from graphmem.text.claims import OWNER, Claim
 from graphmem.text.cleanup import clean, denegate
@@ -520,7 +521,7 @@ class Reader:
         if ended_by and out:
             first = out[0]
             out.append(replace(first, object=ended_by, polarity=False, replaces=None, change=False))
-        return out
+        return _together(out)
 
     def _parsed(
         self,
@@ -658,6 +659,29 @@ class Reader:
                     result = [c for c in result if c.polarity or c.object is not None]
                 return result
         return None
+
+
+_DEFAULT = Ontology.default()
+
+
+def _together(claims: list[Claim]) -> list[Claim]:
+    """One sentence's values of one slot hold together.
+
+    "built on FastAPI and runs on Uvicorn" keeps both: a later one is an addition
+    (docs/concepts/text.md#open-relations).
+    """
+    seen: set[tuple[str, str | None]] = set()
+    out = []
+    for c in claims:
+        known = _DEFAULT.lookup(c.predicate) if c.predicate else None
+        key = (c.subject, known.name if known else c.predicate)
+        plain = c.polarity and not (c.change or c.replaces or c.correction)
+        if plain and key in seen and c.predicate is not None:
+            c = replace(c, also=True)
+        if plain:
+            seen.add(key)
+        out.append(c)
+    return out
 
 
 def _split_correction(text: str) -> tuple[str, str | None]:
