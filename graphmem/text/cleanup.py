@@ -71,7 +71,12 @@ def clean(sentence: str, *, speaker_known: bool = False) -> tuple[str, str | Non
     text = " ".join(_SYMBOLS.sub(" ", text).split())
     speaker = None
     m = None if speaker_known else _SPEAKER.match(text)
-    if m and lexicon.is_speaker(m.group("who")) and not _DISCOURSE.fullmatch(m.group("who")):
+    if (
+        m
+        and lexicon.is_speaker(m.group("who"))
+        and not _DISCOURSE.fullmatch(m.group("who"))
+        and not lexicon.is_setting(m.group("who"), text[m.end() :])
+    ):
         speaker = m.group("who").strip()
         text = text[m.end() :]
     text = _LABEL.sub("", text)
@@ -94,7 +99,9 @@ def clean(sentence: str, *, speaker_known: bool = False) -> tuple[str, str | Non
 _PREAMBLE = re.compile(
     r"^(?:(?:can|could|would|will) you (?:please )?|please )?"
     r"(?:note|remember|record|log|keep in mind|"
-    r"be aware|know) (?:down )?(?:that )?(?=\S)|^(?:just )?so you know,?\s+|^for the record,?\s+",
+    # not a setting's key: "Log retention: 15 days"
+    r"be aware|know) (?:down )?(?:that )?(?=\S)(?![\w-]+:)|^(?:just )?so you know,?\s+"
+    r"|^for the record,?\s+",
     re.IGNORECASE,
 )
 

@@ -363,6 +363,25 @@ _NOT_SPEAKERS = frozenset(
 )
 
 
+def is_setting(label: str, body: str) -> bool:
+    """An acronym before a short name is a setting, not a speaker: "APM: Datadog".
+
+    >>> is_setting("APM", "Datadog"), is_setting("AJ", "we moved to Go")
+    (True, False)
+    """
+    words = body.split()
+    return bool(
+        ACRONYM.fullmatch(label.strip())
+        and 0 < len(words) <= 3
+        and not body.rstrip().endswith((".", "!", "?"))
+        and words[0][:1].isupper()
+    )
+
+
+#: A label in capitals: "APM", "CI", "DNS".
+ACRONYM = re.compile(r"[A-Z][A-Z0-9]{1,5}")
+
+
 def is_speaker(label: str) -> bool:
     """Whether ``label`` before a colon names who speaks ("user:", "Caroline:", "Dr Lee:").
 

@@ -12,9 +12,10 @@ import re
 
 __all__ = ["commit_statement", "unclip"]
 
-#: A conventional commit's type and scope: "feat(api): ", "ci: ", "refactor(search)!: ".
+#: A conventional commit's type and scope: "feat(api): ", "ci: ", "refactor(search)!: "
+#: ("CI: GitHub Actions" in capitals is a setting).
 _COMMIT = re.compile(
-    r"^(?:feat|fix|chore|ci|docs|refactor|perf|build|style|revert|test|deps)"
+    r"^(?!(?-i:[A-Z]{2,}):)(?:feat|fix|chore|ci|docs|refactor|perf|build|style|revert|test|deps)"
     r"(?:\([^)]{0,40}\))?!?:\s*(?=\S)",
     re.IGNORECASE,
 )

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from graphmem.errors import ExtraUnavailable
-from graphmem.text.lexicon import category, is_speaker
+from graphmem.text.lexicon import category, is_setting, is_speaker
 
 __all__ = ["MODEL_HASHES", "Sentence", "parse", "parser_name", "sentences"]
 
@@ -238,7 +238,7 @@ def _turns(text: str) -> list[tuple[str | None, str]]:
         m = _TURN.match(line)
         who = m.group("who").strip() if m else ""
         low = _LOWER_TURN.match(line)
-        if m and (
+        if m and not is_setting(who, line[m.end() :]) and (
             is_speaker(who)
             or (low is not None and (stamped or who in chat) and is_speaker(who.capitalize()))
         ):

@@ -411,6 +411,17 @@ def _change(verb: Token, subj: Token | None) -> list[Open]:
         dobj = next((c for c in _children(verb, "xcomp") if c.tag_ == "VBG"), None)
         gerund = dobj
     preps = dict(_value_preps(verb))
+    if (
+        not passive
+        and dobj is None
+        and lemma in ("replace", "swap")
+        and subj is not None
+        and subj.lower_ not in _FIRST
+        and not _is_pronoun(subj.text)
+        and not _person(subj)
+        and ({"with", "by", "for"} & preps.keys())
+    ):
+        passive = True  # a log's clipped passive: "ingress-nginx replaced with Traefik"
     if dobj is not None:  # "migrate the billing service from Laravel to Go"
         preps = dict(_value_preps(dobj)) | preps
     new_tok = preps.get("to") or preps.get("onto") or preps.get("into")

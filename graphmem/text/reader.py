@@ -107,6 +107,9 @@ def _better(rule: Claim, moves: list[Claim]) -> Claim:
 
 
 #: A sentence that joins clauses: the rule forms may read one of them only.
+_THEY = frozenset(["they", "their", "them"])
+#: "the user" opening a statement: the owner, as "User" is.
+_THE_USER = re.compile(r"(?i)(?:^|(?<=[:;]\s))the user\b(?=\s|'s\b)")
 _JOINED = re.compile(r"\s(?:and|but|while|then)\s|;|,\s", re.IGNORECASE)
 
 
@@ -134,6 +137,8 @@ _NOT_KEYS = frozenset(
     standup meeting minutes reminder heads warning important context background edit ps
     attendees owner owners goal goals risk risks idea ideas result results outcome""".split()  # noqa: SIM905
 )
+#: Labels in capitals that head a note, not a setting ("TODO: Redis").
+_NOT_ACRONYM_KEYS = frozenset(["todo", "wip", "fyi", "re", "ps", "nb", "tldr", "faq", "ama"])
 _VERBISH = re.compile(
     r"(?i)\b(?:is|are|was|were|be|been|will|would|should|can|could|has|have|had|do|does|did|"
     r"not|no|we|i|you|he|she|they|it|please|let)\b"
@@ -144,6 +149,8 @@ def _is_key(key: str) -> bool:
     # the head word decides: "Status: done" is a note, "status page: Statuspage" a setting
     words = key.casefold().split()
     heading = words[-1] in _NOT_KEYS or words[0] in ("heads", "action", "next", "open", "follow")
+    if lexicon.ACRONYM.fullmatch(key.strip()):  # "APM: Datadog", "CI: GitHub Actions"
+        return words[0] not in _NOT_ACRONYM_KEYS
     return not heading and not lexicon.is_speaker(key.strip())
 
 
@@ -182,6 +189,8 @@ class Reader:
     clause_ends: bool = False
     agent_speaking: bool = False
     pronoun: bool = False
+    #: The text calls the owner "the user": its "they" and "their" are the user.
+    user_named: bool = False
     #: Open claims of the sentences the rules do not read, by their cleaned text (the second
     #: pass of :class:`graphmem.text.readers.BuiltinReader`); ``None`` in the first pass.
     parsed: dict[str, list[Any]] | None = None
@@ -223,7 +232,10 @@ class Reader:
         if not words:
             return None
         if low in ("the user", "user", "the user's", "user's"):
+            self.user_named = True
             return self.owner  # an agent's note about its user (docs/concepts/text.md#subjects)
+        if words[-1] in _THEY and self.user_named:
+            return self.owner  # a note about "the user": "they" is the user
         if low in ("we all", "all of us", "the team", "our team") or words[-1] in _PLURAL_FIRST:
             # "we" in a team's log is the team, whoever types it: the owner
             # (docs/concepts/text.md#subjects); "I" is the speaker
@@ -242,7 +254,7 @@ class Reader:
             if not tail:
                 return None
             text = tail[0]
-        if words[0] in ("our", "my"):
+        if words[0] in ("our", "my", "user's"):  # "User's sister Aiko": Aiko
             text = text.split(None, 1)[1] if len(words) > 1 else text
         text = _strip_det(text)
         parts = text.split()
@@ -324,6 +336,9 @@ class Reader:
             return []  # a log dump or a pasted file, not a statement
         text, said_by, correction = clean(sentence, speaker_known=speaker is not None)
         speaker = said_by or speaker
+        # "The user is a nurse": the user, not the owner's slot "user" (docs/concepts/text.md#subjects)
+        text, users = _THE_USER.subn("User", text)
+        self.user_named = self.user_named or bool(users) or text.startswith(("User ", "User's "))
         stated = commit_statement(text)
         if stated is not None:  # "refactor(search): migrate search to X": what the commit did
             text = stated

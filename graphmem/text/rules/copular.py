@@ -194,6 +194,8 @@ def _slot_claim(
         subject = r.subject(owner_name, speaker)
     elif own_low in ("our", "my"):
         subject = r.first_person(speaker)
+    elif own_low == "their" and r.user_named:
+        subject = r.owner  # a note about "the user": "their" is the user's
     elif own_low in ("his", "her", "their"):
         subject = r.last_person
     elif own_low == "its":

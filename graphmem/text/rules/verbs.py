@@ -130,7 +130,10 @@ _VERBS: list[tuple[str, str, str]] = [
         "sp",
     ),
     (
-        r"(?:prefers|prefer|preferred|favors|favours)\s+(?P<o>.+?)(?:\s+(?:over|to)\s+.+)?$",
+        r"(?:prefers|prefer|preferred|favors|favours)\s+"
+        # "prefers replies in English": the language, not the replies
+        r"(?:(?:[a-z]+\s+){1,2}(?:in|via|on|over|through)\s+(?=(?-i:[A-Z])))?"
+        r"(?P<o>.+?)(?:\s+(?:over|to)\s+.+)?$",
         "prefers",
         "sp",
     ),
