@@ -98,7 +98,7 @@ def clean(sentence: str, *, speaker_known: bool = False) -> tuple[str, str | Non
 
 _PREAMBLE = re.compile(
     r"^(?:(?:can|could|would|will) you (?:please )?|please )?"
-    r"(?:note|remember|record|log|keep in mind|"
+    r"(?:note|remember|record|log(?= that\b)|keep in mind|"
     # not a setting's key: "Log retention: 15 days"
     r"be aware|know) (?:down )?(?:that )?(?=\S)(?![\w-]+:)|^(?:just )?so you know,?\s+"
     r"|^for the record,?\s+",

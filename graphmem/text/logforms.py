@@ -118,12 +118,21 @@ def commit_statement(text: str) -> str | None:
     return _as_statement(text[commit.end() :]) if commit else None
 
 
+#: "Log level defaults to info", "the region defaults to eu-west-1".
+_DEFAULTS_TO = re.compile(
+    r"(?i)^(?:the\s+)?(?P<thing>[a-z][\w-]*(?:\s+[\w-]+){0,2}?)\s+defaults?\s+to\s+(?P<v>\S+(?:\s+\S+)?)$"
+)
+
+
 def unclip(text: str) -> str:
     """A clipped passive or a bare thing as a full sentence; other text unchanged.
 
     >>> unclip("job queue backed by RabbitMQ"), unclip("default log level is INFO")
     ('the job queue is backed by RabbitMQ', 'the default log level is INFO')
     """
+    default = _DEFAULTS_TO.match(text)
+    if default:  # "Log level defaults to info": the default log level is info
+        return f"the default {default.group('thing').casefold()} is {default.group('v')}"
     clipped = _CLIPPED_PASSIVE.match(text)
     if clipped and clipped.group("v").casefold() not in _NOT_CLIPPED:
         be = " are " if clipped.group("np").casefold().endswith("s") else " is "

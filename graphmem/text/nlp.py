@@ -238,9 +238,13 @@ def _turns(text: str) -> list[tuple[str | None, str]]:
         m = _TURN.match(line)
         who = m.group("who").strip() if m else ""
         low = _LOWER_TURN.match(line)
-        if m and not is_setting(who, line[m.end() :]) and (
-            is_speaker(who)
-            or (low is not None and (stamped or who in chat) and is_speaker(who.capitalize()))
+        if (
+            m
+            and not is_setting(who, line[m.end() :])
+            and (
+                is_speaker(who)
+                or (low is not None and (stamped or who in chat) and is_speaker(who.capitalize()))
+            )
         ):
             turns.append((who.lstrip("@"), line[m.end() :]))
             continue

@@ -336,7 +336,8 @@ class Reader:
             return []  # a log dump or a pasted file, not a statement
         text, said_by, correction = clean(sentence, speaker_known=speaker is not None)
         speaker = said_by or speaker
-        # "The user is a nurse": the user, not the owner's slot "user" (docs/concepts/text.md#subjects)
+        # "The user is a nurse": the user, not the owner's slot "user"
+        # (docs/concepts/text.md#subjects)
         text, users = _THE_USER.subn("User", text)
         self.user_named = self.user_named or bool(users) or text.startswith(("User ", "User's "))
         stated = commit_statement(text)

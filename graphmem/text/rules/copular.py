@@ -217,7 +217,8 @@ def _slot_claim(
         )
     ):
         return []  # "the weather is nice", "the coffee machine is broken"
-    if not (is_name_like(obj) or chat or own_low in ("our", "my") or owner_name):
+    setting = words[0] == "default"  # "the default log level is warn": a setting's value
+    if not (is_name_like(obj) or chat or own_low in ("our", "my") or owner_name or setting):
         return []
     if obj.casefold().startswith(("a ", "an ", "very ", "so ", "too ", "not ", "quite ", "being ")):
         return []
