@@ -190,6 +190,23 @@ def _claims(text: str, at: str = "2026-04-10") -> list[tuple[str, str | None, st
         ("The user's working hours are 9 to 5.", [("self", "working hours", "9 to 5", True)]),
         ("User mentioned they now work at Wise.", [("self", "works_at", "Wise", True)]),
         ("feat(config): default log level is INFO", [("self", "default log level", "INFO", True)]),
+        # a name after "a" is a value; a plain noun after "a" is none
+        ("I drive a 2015 Golf.", [("self", "drives", "2015 Golf", True)]),
+        ("Ivan joined a call.", []),
+        # a phrasal light verb in the present, with a name
+        ("errors show up in Sentry from now on", [("errors", "shows up in", "Sentry", True)]),
+        ("it came up in standup", []),
+        # acronyms before a short name are settings, not speakers or commit types
+        ("- APM: Datadog", [("self", "apm", "Datadog", True)]),
+        ("CI: GitHub Actions", [("self", "ci", "GitHub Actions", True)]),
+        ("TODO: Redis", []),
+        ("Log level defaults to info.", [("self", "default log level", "info", True)]),
+        (
+            "The user is a nurse at St. Mary's.",
+            [("self", "role", "nurse", True), ("self", "works_at", "St. Mary's", True)],
+        ),
+        ("User prefers replies in English.", [("self", "prefers", "English", True)]),
+        ("I prefer coffee in the morning", [("self", "prefers", "coffee", True)]),
     ],
 )
 def test_log_formats_and_forms(text: str, expected: list[tuple[object, ...]]) -> None:
@@ -321,3 +338,41 @@ def test_a_company_named_short_and_a_ticket_key_without_a_colon(clock: ManualClo
         assert [f.object for f in mem.facts(subject="Vandelay Industries")] == ["Enterprise"]
         (mesh,) = mem.facts(subject="service mesh")
         assert (mesh.object, mesh.valid_from.date().isoformat()) == ("SRE team", "2026-02-01")
+
+
+def test_one_sentences_values_of_one_slot_hold_together(clock: ManualClock) -> None:
+    clock.set("2025-04-01")
+    with gm.open(clock=clock) as mem:
+        mem.remember("The API is built on FastAPI and runs on Uvicorn.", at="2025-03-31")
+        assert {f.object for f in mem.facts(subject="API")} == {"FastAPI", "Uvicorn"}
+
+
+def test_an_emoji_between_statements_and_a_clipped_passive(clock: ManualClock) -> None:
+    clock.set("2026-06-01")
+    with gm.open(clock=clock) as mem:
+        mem.add_session("ingress controller: ingress-nginx", started_at="2025-01-14")
+        mem.add_session("- ingress-nginx replaced with Traefik", started_at="2025-02-04")
+        mem.add_session("reminder: error tracking is Rollbar", started_at="2026-02-05")
+        mem.add_session(
+            "Rollbar is gone as of today 🎉 errors show up in Sentry from now on",
+            started_at="2026-05-26",
+        )
+        now = {f.object for f in mem.facts() if f.predicate != "note"}
+        assert {"Traefik", "Sentry"} <= now
+        assert not {"ingress-nginx", "Rollbar"} & now
+
+
+def test_the_users_they_in_an_agents_notes_is_the_owner(clock: ManualClock) -> None:
+    clock.set("2025-04-01")
+    with gm.open(clock=clock) as mem:
+        mem.add_session(
+            "Notes: The user is a backend engineer at Zalando. Their manager is Keiko Tanaka.",
+            started_at="2025-01-20",
+        )
+        mem.add_session(
+            "Notes: The user went through a reorg last week; their manager is now Felipe Ortega.",
+            started_at="2025-03-03",
+        )
+        now = {f.object for f in mem.facts(subject=mem.owner)}
+        assert {"Zalando", "Felipe Ortega"} <= now
+        assert "Keiko Tanaka" not in now

@@ -71,6 +71,8 @@ class Claim:
         also: "also", "too", "as well": an addition that never supersedes.
         now: "now" or "instead" (a value that takes the place of one ended just before).
         many: a relation the memory does not know yet holds many values ("talks to").
+        together: another value of the same slot, given by the same sentence after one
+            ("built on FastAPI and runs on Uvicorn"): it closes none of them.
         sentence: the sentence it came from.
     """
 
@@ -87,6 +89,7 @@ class Claim:
     also: bool = False
     now: bool = False
     many: bool = False
+    together: bool = False
     sentence: str = ""
 
 

@@ -257,6 +257,7 @@ def write(
                 )
             pred = kernel.ontology.lookup(fact.predicate)
             many = pred.cardinality == "many" if pred is not None else row.claim.many
+            many = many or row.claim.together  # docs/concepts/text.md#open-relations
             plan = plan_assert(fact, same, cardinality="many" if many else "one")
             plan.closes = [
                 Close(c.fact, c.superseded_by, _said(c.reason, row.claim)) for c in plan.closes

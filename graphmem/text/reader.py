@@ -693,7 +693,7 @@ def _together(claims: list[Claim]) -> list[Claim]:
         key = (c.subject, known.name if known else c.predicate)
         plain = c.polarity and not (c.change or c.replaces or c.correction)
         if plain and key in seen and c.predicate is not None:
-            c = replace(c, also=True)
+            c = replace(c, together=True)
         if plain:
             seen.add(key)
         out.append(c)

@@ -286,7 +286,10 @@ class Resolver:
         if a.op == "end":
             keep = [v for v in same if self.key(v.object) != self.key(a.object)]
             self._ended.append((sid, a.predicate))
-        elif self.predicate(a.predicate, many=a.claim.many).cardinality == "one":
+        elif (
+            self.predicate(a.predicate, many=a.claim.many).cardinality == "one"
+            and not a.claim.together
+        ):
             keep = [v for v in same if v.valid_to is not None and v.valid_to <= a.valid_from]
         else:
             keep = same
