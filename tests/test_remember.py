@@ -200,7 +200,8 @@ def test_short_unread_line_is_kept_with_its_text(mem):
     text = "[13:01] ade: the staging bastion IP is 10.20.0.5\n[13:02] kim: ty"
     mem.remember(text, at="2025-10-20")
     notes = [f.object for f in mem.facts(predicate="note")]
-    assert len(notes) == 1 and "kim: ty" in notes[0]
+    assert len(notes) == 1
+    assert "kim: ty" in notes[0]
     assert any(f.object == "10.20.0.5" for f in mem.facts() if f.predicate != "note")
 
 
