@@ -231,9 +231,12 @@ def test_corpus_well_formed(path):
 #: Floors under what the reader measures on the blind corpora (docs/concepts/text.md#how-well-it-
 #: reads): (story pass rate, claim recall, change precision, most false ends per 100 sentences).
 #: The dev file was used for the reader's fixes; the test file was not (its first run is blind).
+#: The holdout file (another author, realistic logs) was run blind; its odd stories were read
+#: for the third round's fixes, its even ones never.
 FLOORS = {
     "text_blind_dev.jsonl": (0.60, 0.60, 0.88, 1.0),
     "text_blind_test.jsonl": (0.55, 0.65, 0.90, 1.0),
+    "text_blind_holdout.jsonl": (0.10, 0.28, 0.70, 1.2),
 }
 
 
