@@ -376,3 +376,11 @@ def test_the_users_they_in_an_agents_notes_is_the_owner(clock: ManualClock) -> N
         now = {f.object for f in mem.facts(subject=mem.owner)}
         assert {"Zalando", "Felipe Ortega"} <= now
         assert "Keiko Tanaka" not in now
+
+
+def test_the_owners_change_for_a_slot_changes_that_slot(clock: ManualClock) -> None:
+    clock.set("2025-11-01")
+    with gm.open(clock=clock) as mem:
+        mem.remember("User's personal email is on Gmail.", at="2025-03-30")
+        mem.remember("User switched to Fastmail for personal email last month.", at="2025-10-12")
+        assert [f.object for f in mem.facts(subject="personal email")] == ["Fastmail"]

@@ -468,6 +468,9 @@ def _change(verb: Token, subj: Token | None) -> list[Open]:
             thing = phrase(dobj)
         elif dobj is not None and dobj.lower_ in ("it", "this", "that"):
             thing = dobj.text
+        elif _owners_slot(subj, preps.get("for")):
+            # "we switched to Linear for issue tracking": the owner's slot "issue tracking"
+            thing = phrase(preps["for"])
         elif subj is not None:
             thing = _subject_text(verb, subj)
     if new_tok is None and _range(verb):  # "went from 13 to 15", read as one range
@@ -476,6 +479,18 @@ def _change(verb: Token, subj: Token | None) -> list[Open]:
         return []
     old = phrase(old_tok) if old_tok is not None else None
     return [Open(thing, None, phrase(new_tok), replaces=old, change=True)]
+
+
+def _owners_slot(subj: Token | None, slot: Token | None) -> bool:
+    """Whether "for X" after the owner's change names the owner's slot X (a common noun)."""
+    return bool(
+        subj is not None
+        and slot is not None
+        and subj.lower_ in (*_FIRST, "user")
+        and _common(slot)
+        and not _indefinite(slot)
+        and slot.lower_ not in _TIME_WORDS
+    )
 
 
 def _range(verb: Token) -> tuple[Token, Token] | None:

@@ -85,12 +85,20 @@ _CHANGE_WORD = re.compile(
 )
 
 
-def _better(rule: Claim, moves: list[Claim]) -> Claim:
+def _better(rule: Claim, moves: list[Claim], owner: str) -> Claim:
     """The parse's reading of the move a rule change claim read, if it read it otherwise."""
     if not (rule.polarity and rule.object and rule.predicate is None):
         return rule
     value, thing = names_key(rule.object), names_key(rule.subject).split()
     for m in moves:
+        if (  # "we switched to Linear for issue tracking": the owner's slot the parse names
+            rule.subject == owner
+            and rule.replaces is None
+            and m.subject != owner
+            and m.object is not None
+            and names_key(m.object) == value
+        ):
+            return replace(m, valid_from=rule.valid_from or m.valid_from)
         words = names_key(m.subject).split()
         # "the on-call pager moves to X": the patterns read "pager", the parse the whole name
         longer = (
@@ -106,10 +114,10 @@ def _better(rule: Claim, moves: list[Claim]) -> Claim:
     return rule
 
 
-#: A sentence that joins clauses: the rule forms may read one of them only.
 _THEY = frozenset(["they", "their", "them"])
 #: "the user" opening a statement: the owner, as "User" is.
 _THE_USER = re.compile(r"(?i)(?:^|(?<=[:;]\s))the user\b(?=\s|'s\b)")
+#: A sentence that joins clauses: the rule forms may read one of them only.
 _JOINED = re.compile(r"\s(?:and|but|while|then)\s|;|,\s", re.IGNORECASE)
 
 
@@ -520,7 +528,7 @@ class Reader:
                 # patterns do ("the on-call pager moves to X", where they read "pager";
                 # "moved everything in prod to Kubernetes", where they read "prod" as the
                 # value): its change claim takes the place of theirs for the same move
-                out = [_better(c, moves) for c in out]
+                out = [_better(c, moves, self.owner) for c in out]
             else:  # only what the rules did not read: another thing's values, by name
                 said = {names_key(v) for c in out for v in (c.object, c.replaces, c.subject) if v}
                 told = {c.subject for c in out if c.polarity}
