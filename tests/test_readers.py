@@ -207,6 +207,19 @@ def _claims(text: str, at: str = "2026-04-10") -> list[tuple[str, str | None, st
         ),
         ("User prefers replies in English.", [("self", "prefers", "English", True)]),
         ("I prefer coffee in the morning", [("self", "prefers", "coffee", True)]),
+        ("2. My dog is called Biscuit.", [("self", "dog", "Biscuit", True)]),
+        (
+            "my partner is Dana, she's a teacher",
+            [("self", "partner", "Dana", True), ("Dana", "role", "teacher", True)],
+        ),
+        (
+            "Ben: inventory service upgrade done: it's on PostgreSQL 16 now",
+            [("inventory service", "runs_on", "PostgreSQL 16", True)],
+        ),
+        (
+            "the billing db is still on Postgres 13.",
+            [("billing db", "runs on", "Postgres 13", True)],
+        ),
     ],
 )
 def test_log_formats_and_forms(text: str, expected: list[tuple[object, ...]]) -> None:

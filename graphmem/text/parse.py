@@ -680,7 +680,9 @@ def _copula(verb: Token, subject: str, negated: bool) -> list[Open]:
         if _is_pronoun(obj.text) or word not in ("in", "on", "at", "with", "behind"):
             return []
         value = phrase(obj)
-        relation = attribute(value) or f"is {word}"  # "I'm on Eastern Time": a timezone
+        # "I'm on Eastern Time": a timezone; "is (still) on Postgres 13" as the rules read it
+        on_name = word == "on" and _named(obj)
+        relation = attribute(value) or ("runs on" if on_name else f"is {word}")
         return [Open(subject, relation, value, polarity=not negated)]
     return []
 

@@ -114,6 +114,18 @@ def _better(rule: Claim, moves: list[Claim], owner: str) -> Claim:
     return rule
 
 
+#: A header naming a thing's finished change: "inventory service upgrade done".
+_TOPIC_THING = re.compile(
+    r"(?i)^(?:the\s+)?(?P<thing>[a-z][\w-]*(?:\s+[\w-]+){0,2}?)\s+"
+    r"(?:upgrade|migration|update|rollout|move|cutover|switch)"
+    r"(?:\s+(?:is\s+)?(?:done|complete|completed|finished|shipped|live))?$"
+)
+#: Slots whose value is a person "he" or "she" may refer to next ("my partner is Dana, she ...").
+_PEOPLE_SLOTS = frozenset(
+    """team_lead team lead owner reports_to manager lead married_to partner wife husband
+    boyfriend girlfriend spouse sister brother daughter son mother father mom dad mum
+    friend roommate boss""".split()  # noqa: SIM905
+)
 _THEY = frozenset(["they", "their", "them"])
 #: "the user" opening a statement: the owner, as "User" is.
 _THE_USER = re.compile(r"(?i)(?:^|(?<=[:;]\s))the user\b(?=\s|'s\b)")
@@ -304,15 +316,7 @@ class Reader:
     def note_subject(self, claim: Claim) -> None:
         """Remember a claim's subject for later pronouns."""
         s = claim.subject
-        people = claim.predicate in (
-            "team_lead",
-            "team lead",
-            "owner",
-            "reports_to",
-            "manager",
-            "lead",
-            "married_to",
-        )
+        people = claim.predicate in _PEOPLE_SLOTS
         if (
             people
             and claim.object
@@ -414,6 +418,9 @@ class Reader:
         ):
             # "Catching up with Priyanka: she left Stripe", "Research log: the baseline is X"
             self._names(topic.group("topic"))
+            done = _TOPIC_THING.match(topic.group("topic"))
+            if done:  # "inventory service upgrade done: it's on PostgreSQL 16 now"
+                self.last_thing = done.group("thing")
             if _UNREAL_TOPIC.search(topic.group("topic")) or skipped(topic.group("topic")):
                 return []  # "April Fools idea: ...", "Proposal: ...": nothing happened
             text = text[topic.end() :]

@@ -202,6 +202,7 @@ def _slot_claim(
         subject = r.last_thing
     else:
         subject = r.owner  # "the team lead is Bob": ours
+    value = re.sub(r"(?i)^(?:called|named)\s+(?=\S)", "", value)  # "my dog is called Biscuit"
     obj = r.value(value, keep_prepositions=True)
     if subject is None or obj is None:
         return []
