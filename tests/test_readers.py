@@ -208,6 +208,16 @@ def _claims(text: str, at: str = "2026-04-10") -> list[tuple[str, str | None, st
         ("User prefers replies in English.", [("self", "prefers", "English", True)]),
         ("I prefer coffee in the morning", [("self", "prefers", "coffee", True)]),
         ("2. My dog is called Biscuit.", [("self", "dog", "Biscuit", True)]),
+        # markdown tables: settings, a titled thing's settings, a table of things
+        ("| field | value |\n|---|---|\n| queue | SQS |", [("self", "queue", "SQS", True)]),
+        (
+            "## Service catalog: notifications\n| key | value |\n| - | - |\n| tier | 2 |",
+            [("notifications", "tier", "2", True)],
+        ),
+        (
+            "| service | owner |\n| --- | --- |\n| billing | Grace |\n| search | Omar |",
+            [("billing", "owner", "Grace", True), ("search", "owner", "Omar", True)],
+        ),
         (
             "my partner is Dana, she's a teacher",
             [("self", "partner", "Dana", True), ("Dana", "role", "teacher", True)],

@@ -219,6 +219,53 @@ def _chat_labels(lines: list[str]) -> set[str]:
     return set(seen) if sum(words) / len(words) >= 4 else set()
 
 
+_ROW = re.compile(r"^\s*\|(.+)\|\s*$")
+_RULE_ROW = re.compile(r"^[\s|:-]+$")
+#: A heading that names one thing after a colon: "## Service catalog: notifications".
+_TITLED = re.compile(r"^\s*#+\s+[^:]+:\s*([\w.-]+(?:\s[\w.-]+){0,2})\s*(?:\([^)]*\))?\s*$")
+#: Header cells of a two-column table of settings: its rows are "key: value".
+_GENERIC_HEADERS = frozenset(["field", "key", "setting", "name", "property", "item", "what"])
+
+
+def _tables(lines: list[str]) -> list[str]:
+    """A markdown table's rows as statements (docs/concepts/text.md#log-formats).
+
+    A two-column table of settings ("| language | Kotlin |") gives "language: Kotlin" (under
+    a heading that names one thing, "## Service catalog: notifications", that thing's); a
+    table whose first column names things gives "The owner of billing is Grace." per cell
+    under a header.
+    """
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        if not (_ROW.match(lines[i]) and i + 1 < len(lines) and _RULE_ROW.match(lines[i + 1])):
+            out.append(lines[i])
+            i += 1
+            continue
+        header = [c.strip() for c in _ROW.match(lines[i]).group(1).split("|")]  # type: ignore[union-attr]
+        titled = next((_TITLED.match(h) for h in reversed(out) if h.lstrip().startswith("#")), None)
+        thing = titled.group(1) if titled else None
+        out.append("")  # a paragraph break: the table's rows are items of their own
+        i += 2
+        while i < len(lines) and (row := _ROW.match(lines[i])):
+            cells = [c.strip() for c in row.group(1).split("|")]
+            i += 1
+            if len(cells) != len(header) or not cells[0]:
+                out.append(lines[i - 1])
+                continue
+            if len(cells) == 2 and header[0].casefold() in _GENERIC_HEADERS:
+                if thing:  # under "## Service catalog: notifications"
+                    out.append(f"- The {cells[0].casefold()} of {thing} is {cells[1]}.")
+                else:
+                    out.append(f"- {cells[0]}: {cells[1]}")
+                continue
+            for head, cell in zip(header[1:], cells[1:], strict=True):
+                if head and cell and cell not in ("-", "—", "n/a"):
+                    out.append(f"- The {head.casefold()} of {cells[0]} is {cell}.")
+        out.append("")
+    return out
+
+
 def _turns(text: str) -> list[tuple[str | None, str]]:
     """Cut text into (speaker, text) turns; plain paragraphs have no speaker.
 
@@ -226,7 +273,7 @@ def _turns(text: str) -> list[tuple[str | None, str]]:
     a header ending with a colon and a line after one that ends a sentence start a new piece;
     other lines continue the paragraph they wrap.
     """
-    lines = text.splitlines()
+    lines = _tables(text.splitlines())
     chat = _chat_labels(lines)
     turns: list[tuple[str | None, str]] = []
     for raw in lines:
