@@ -208,6 +208,12 @@ def _claims(text: str, at: str = "2026-04-10") -> list[tuple[str, str | None, st
         ("User prefers replies in English.", [("self", "prefers", "English", True)]),
         ("I prefer coffee in the morning", [("self", "prefers", "coffee", True)]),
         ("2. My dog is called Biscuit.", [("self", "dog", "Biscuit", True)]),
+        # a date that is the value, not when the value became true
+        ("My birthday is March 14th.", [("self", "birthday", "March 14th", True)]),
+        (
+            "Back on the report: finance moved the deadline up to May 13th.",
+            [("deadline", None, "May 13th", True)],
+        ),
         # markdown tables: settings, a titled thing's settings, a table of things
         ("| field | value |\n|---|---|\n| queue | SQS |", [("self", "queue", "SQS", True)]),
         (

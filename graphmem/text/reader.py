@@ -126,6 +126,11 @@ _PEOPLE_SLOTS = frozenset(
     boyfriend girlfriend spouse sister brother daughter son mother father mom dad mum
     friend roommate boss""".split()  # noqa: SIM905
 )
+#: A clause that ends where its date was: the date is its value ("the deadline is May 15th").
+_DATE_IS_VALUE = re.compile(
+    r"(?i)\b(?:birthday|anniversary|deadline|due date|date|day|launch|go-live|cutoff)"
+    r"(?:\s+(?:is|was|is now|now is))?(?:\s+(?:up|back|out))?(?:\s+to)?$"
+)
 _THEY = frozenset(["they", "their", "them"])
 #: "the user" opening a statement: the owner, as "User" is.
 _THE_USER = re.compile(r"(?i)(?:^|(?<=[:;]\s))the user\b(?=\s|'s\b)")
@@ -461,6 +466,10 @@ class Reader:
             if vf is None and vt is None:
                 vf = sentence_dates[0]  # "Alice moved to Berlin and joined Globex in March"
             clause = self._undate(dated)
+            if _DATE_IS_VALUE.search(clause) and not _DATE_IS_VALUE.search(dated):
+                # "My birthday is March 14th", "moved the deadline up to May 13th": the date
+                # is the value, not when it became true
+                clause, vf, vt = dated, None, None
             if not clause:
                 continue
             if skipped(clause) is not None:  # "..., not sure where he landed"

@@ -63,6 +63,7 @@ def _thing(r: Reader, raw: str | None) -> tuple[str | None, str | None]:
     if raw is None or not raw.strip():
         return None, None
     text = re.sub(r"^[a-z]+ing\s+(?=(?:the|our|my|its)\b|[A-Z])", "", raw.strip().strip(","))
+    text = re.sub(r"(?i)\s+(?:up|back|out|forward)$", "", text)  # "moved the deadline up to X"
     low = text.casefold()
     if low.startswith(("our ", "my ")) or (low.startswith("your ") and r.agent_speaking):
         return None, text.split(None, 1)[1]
