@@ -196,12 +196,20 @@ def _change(r: Reader, c: str, neg: bool, prev: str | None, spk: str | None) -> 
         c,
         re.IGNORECASE,
     )
-    m = passive or active
+    # "checkout-service migrates from Redis to PostgreSQL" (a decision record): in the present,
+    # only with both values, since "the job moves files to S3" is what a job does
+    present = re.match(
+        _S + r"(?P<v>migrates|switches|moves|upgrades|transitions|cuts over)\s+"
+        r"(?:(?!from\b)(?P<t>.+?)\s+)?from\s+(?P<a>.+?)\s+(?P<prep>to|onto)\s+(?P<b>.+)$",
+        c,
+        re.IGNORECASE,
+    )
+    m = passive or active or present
     if m is None or neg:
         return None
     gd = m.groupdict()
     verb = gd["v"]
-    if m is active and re.match(r"(?i)^(?:to|from)\b", (gd.get("t") or "")):
+    if m is not passive and re.match(r"(?i)^(?:to|from)\b", (gd.get("t") or "")):
         return None
     new = _bare_value(r.value(gd["b"]))
     if not new or not (is_name_like(new) or r.chat or _tool_word(new)):
@@ -210,7 +218,7 @@ def _change(r: Reader, c: str, neg: bool, prev: str | None, spk: str | None) -> 
     if m is passive:
         thing, slot = _thing(r, gd["t"])
         subject = thing or r.owner
-    else:
+    else:  # active, or present
         raw_s = gd.get("s") or ""
         if "'s " in raw_s or raw_s.casefold().startswith(("our ", "my ")):
             thing, slot = _thing(r, raw_s)  # "the API's database changed from A to B"
