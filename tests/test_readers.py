@@ -210,6 +210,15 @@ def _claims(text: str, at: str = "2026-04-10") -> list[tuple[str, str | None, st
         ("2. My dog is called Biscuit.", [("self", "dog", "Biscuit", True)]),
         # a date that is the value, not when the value became true
         ("My birthday is March 14th.", [("self", "birthday", "March 14th", True)]),
+        # a decision record's present-tense change naming both values; a role moved into
+        (
+            "ADR 027: checkout-service migrates from Redis to PostgreSQL.",
+            [("checkout-service", None, "PostgreSQL", True)],
+        ),
+        (
+            "I moved into an engineering manager role.",
+            [("self", "role", "engineering manager", True)],
+        ),
         (
             "Back on the report: finance moved the deadline up to May 13th.",
             [("deadline", None, "May 13th", True)],

@@ -212,6 +212,11 @@ def _change(r: Reader, c: str, neg: bool, prev: str | None, spk: str | None) -> 
     if m is not passive and re.match(r"(?i)^(?:to|from)\b", (gd.get("t") or "")):
         return None
     new = _bare_value(r.value(gd["b"]))
+    role = re.fullmatch(r"(?i)(?:an?\s+|the\s+)?(?P<title>[\w -]+?)\s+(?:role|position)", gd["b"])
+    if role and m is active and not gd.get("t") and not gd.get("a"):
+        # "I moved into an engineering manager role": a new role
+        who = _subj(r, gd.get("s"), prev, spk)
+        return [Claim(who, "role", role.group("title"), change=True)] if who else []
     if not new or not (is_name_like(new) or r.chat or _tool_word(new)):
         return []  # "switched to a local fiber company": a description, not a value
     old = _bare_value(r.value(gd.get("a"))) if gd.get("a") else None
