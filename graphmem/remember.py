@@ -59,7 +59,7 @@ from graphmem.normalize import clean_name
 from graphmem.similarity import Similarity, nearest
 from graphmem.temporal import Close, Plan, plan_retract, shortened
 from graphmem.timeutil import TimeLike, fmt, to_utc
-from graphmem.writes import write_facts
+from graphmem.writes import open_rows
 
 if TYPE_CHECKING:
     from graphmem.kernel import MemoryLike
@@ -229,13 +229,13 @@ def remember(
             "source_ref": source_ref,
             "source_type": source_type,
         }
-        return summarize(
-            write_facts(
-                kernel,
-                [item],
-                planner=lambda _, fact, current: plan_note(fact, current, similarity=sim),
-            )
-        )
+        with kernel.uow.write() as w:
+            rows = open_rows(kernel, w, [item])
+            for row in rows:
+                rows.apply(row, plan_note(row.fact, rows.versions(row.subject_id), similarity=sim))
+            rows.fill(w.changes)
+        rows.committed()
+        return summarize(rows.results)
     when = kernel.now() if at is None else to_utc(at, name="at")
     [results] = write(
         kernel,

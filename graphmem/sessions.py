@@ -30,7 +30,7 @@ from graphmem.temporal import new_id
 from graphmem.timeutil import TimeLike, to_utc
 
 if TYPE_CHECKING:
-    from graphmem.kernel import Kernel, MemoryLike, Write
+    from graphmem.kernel import Kernel, MemoryLike
 
 __all__ = [
     "MAX_NGRAM",
@@ -295,56 +295,71 @@ def _write(
         readings: list[pipeline.Reading] = [[] for _ in checked]
         for i, reading in zip(to_read, read, strict=True):
             readings[i] = reading
-        # Explicit names resolve like fact subjects; new ones become topic entities.
-        names = sorted({n for _, m in checked if m for n in m})
-        implicit = [i for i, (f, m) in enumerate(checked) if m is None and f["text"]]
-        terms = {i: topic_terms(checked[i][0]["text"], readings[i], kernel.owner) for i in implicit}
-        wanted = sorted(set(names) | {t for found in terms.values() for t in found})
-        by_name, new = kernel.resolve_entities((n, "topic") for n in wanted)
-        # Sessions without explicit mentions: existing entity names found in their text, and
-        # the topics it names (the claims' subjects and objects, proper nouns).
-        found = _find_mentions(kernel, [checked[i][0]["text"] for i in implicit])
-        from_text = dict(zip(implicit, found, strict=True))
-        for i in implicit:
-            for term, count in terms[i].items():
-                ent = by_name[term]
-                if ent.id not in from_text[i]:
-                    from_text[i][ent.id] = (ent, count)
-
-        written: dict[str, tuple[Session, dict[str, int]]] = {}
-        stored_sessions: list[Session] = []
-        for i, (fields, names_in) in enumerate(checked):
-            ids: dict[str, int] = {}
-            shown: dict[str, int] = {}
-            if names_in is not None:
-                pairs = [(by_name[n], c) for n, c in names_in.items()]
-            else:
-                pairs = list(from_text.get(i, {}).values())
-            for ent, count in pairs:
-                ids[ent.id] = ids.get(ent.id, 0) + count
-                shown[ent.name] = shown.get(ent.name, 0) + count
-            stored = Session(**fields, mentions=dict(sorted(shown.items())))
-            written.pop(stored.id, None)  # a later item with the same id replaces it
-            written[stored.id] = (stored, ids)
-            stored_sessions.append(stored)
-
-        def write_session_rows(w: Write) -> None:
-            w.changes.entities.extend(new.values())
-            w.changes.sessions.extend(written.values())
-
-        if any(readings):
+        with kernel.uow.write() as w:
+            # One unit of work, planned in a straight line (docs/concepts/text.md#one-write):
+            # the sessions' mentions, the claims' facts, then the sessions and new topics.
+            stored, written, new = _sessions(kernel, checked, readings)
             segments = [
                 pipeline.Segment(f["text"] or "", f["started_at"], f["id"], is_session=True)
                 for f, _ in checked
             ]
-            per = pipeline.write(
-                kernel, segments, owner=kernel.owner, readings=readings, also=write_session_rows
+            planned = (
+                pipeline.plan(kernel, w, segments, readings, owner=kernel.owner)
+                if any(readings)
+                else None
             )
+            w.changes.entities.extend(new)
+            w.changes.sessions.extend(written)
+        if planned is None:
+            return [SessionWrite(s) for s in stored]
+        planned.committed()
+        return [SessionWrite(s, tuple(r)) for s, r in zip(stored, planned.results, strict=True)]
+
+
+def _sessions(
+    kernel: Kernel,
+    checked: Sequence[tuple[dict[str, Any], dict[str, int] | None]],
+    readings: Sequence[Sequence[tuple[str, Sequence[Any]]]],
+) -> tuple[list[Session], list[tuple[Session, dict[str, int]]], list[Entity]]:
+    """The sessions of checked inputs with their mentions resolved (reads only).
+
+    Returns the session of each input, the sessions to store with their mention counts by
+    entity id (a later input with the same id replaces an earlier one), and the topic
+    entities they create.
+    """
+    # Explicit names resolve like fact subjects; new ones become topic entities.
+    names = sorted({n for _, m in checked if m for n in m})
+    implicit = [i for i, (f, m) in enumerate(checked) if m is None and f["text"]]
+    terms = {i: topic_terms(checked[i][0]["text"], readings[i], kernel.owner) for i in implicit}
+    wanted = sorted(set(names) | {t for found in terms.values() for t in found})
+    by_name, new = kernel.resolve_entities((n, "topic") for n in wanted)
+    # Sessions without explicit mentions: existing entity names found in their text, and
+    # the topics it names (the claims' subjects and objects, proper nouns).
+    found = _find_mentions(kernel, [checked[i][0]["text"] for i in implicit])
+    from_text = dict(zip(implicit, found, strict=True))
+    for i in implicit:
+        for term, count in terms[i].items():
+            ent = by_name[term]
+            if ent.id not in from_text[i]:
+                from_text[i][ent.id] = (ent, count)
+
+    written: dict[str, tuple[Session, dict[str, int]]] = {}
+    stored_sessions: list[Session] = []
+    for i, (fields, names_in) in enumerate(checked):
+        ids: dict[str, int] = {}
+        shown: dict[str, int] = {}
+        if names_in is not None:
+            pairs = [(by_name[n], c) for n, c in names_in.items()]
         else:
-            with kernel.uow.write() as w:
-                write_session_rows(w)
-            per = [[] for _ in checked]
-        return [SessionWrite(s, tuple(r)) for s, r in zip(stored_sessions, per, strict=True)]
+            pairs = list(from_text.get(i, {}).values())
+        for ent, count in pairs:
+            ids[ent.id] = ids.get(ent.id, 0) + count
+            shown[ent.name] = shown.get(ent.name, 0) + count
+        stored = Session(**fields, mentions=dict(sorted(shown.items())))
+        written.pop(stored.id, None)  # a later item with the same id replaces it
+        written[stored.id] = (stored, ids)
+        stored_sessions.append(stored)
+    return stored_sessions, list(written.values()), list(new.values())
 
 
 def _unchanged(store: Any, fields: Sequence[Mapping[str, Any]]) -> set[str]:

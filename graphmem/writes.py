@@ -1,9 +1,11 @@
 """The write pipeline: validate inputs, plan every write against current knowledge, flush once.
 
-A call (one fact or a bulk batch) runs as: validate everything (nothing written on bad input),
-read the current versions of the batch's subjects in one query, plan each write in order with
-:mod:`graphmem.temporal` over an in-memory working set, then apply the accumulated operations in
-one change set (:mod:`graphmem.kernel`: the unit of work) that the store commits atomically.
+A call (one fact or a bulk batch) runs, inside one unit of work (:mod:`graphmem.kernel`), as:
+validate everything (nothing written on bad input) and read the current versions of the
+batch's subjects in one query (:func:`open_rows`); plan each write in order over an in-memory
+working set (the caller's rules: :func:`write_facts` the decision rules of
+:mod:`graphmem.temporal`, the text pipeline its claims; docs/concepts/text.md#one-write); then
+put the accumulated operations into the write's change set, which the store commits atomically.
 Versions created and replaced inside the same call are never written (one system instant has
 one state, as in SQL:2011).
 """
@@ -15,7 +17,7 @@ import gc
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from pydantic import ValidationError
 
@@ -25,7 +27,7 @@ from graphmem.normalize import check_text, entity_key
 from graphmem.store.base import ChangeSet
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Sequence
 
     from graphmem.kernel import Kernel, Write
     from graphmem.temporal import Plan
@@ -34,9 +36,12 @@ if TYPE_CHECKING:
 __all__ = [
     "FIELDS",
     "GC_PAUSE_ROWS",
+    "FactRows",
+    "Row",
     "WriteBatch",
     "build_fact",
     "new_version",
+    "open_rows",
     "paused_gc",
     "retract",
     "write_facts",
@@ -230,64 +235,41 @@ class WriteBatch:
         changes.inserts.extend(inserts)
 
 
-#: Plans one fact row: ``(index, fact, current versions of its subject) -> Plan``.
-Planner: TypeAlias = "Callable[[int, Fact, list[Fact]], Plan]"
+class Row(NamedTuple):
+    """One fact row of a write, made a version: what the caller plans."""
+
+    fact: Fact
+    subject_id: str
+    predicate: Predicate
 
 
-def write_facts(
-    k: Kernel,
-    items: Sequence[Mapping[str, Any]],
-    *,
-    bulk: bool = False,
-    planner: Planner | None = None,
-    also: Callable[[Write], None] | None = None,
-) -> list[WriteResult]:
-    """Validate, plan and apply fact rows as one write (one change set).
+@dataclass
+class FactRows:
+    """The fact rows of one unit of work, checked, over the current versions of their subjects.
 
-    ``bulk`` skips the rate limits (imports); ``planner(index, fact, current versions of its
-    subject)`` replaces the structured decision rules (the text pipeline plans claims, ends and
-    notes); ``also(write)`` adds more to the same change set after the facts are planned (a
-    session joins the write of its claims).
+    A write plans in a straight line (docs/concepts/text.md#one-write): :func:`open_rows`
+    checks the rows and reads inside the write; the caller plans each :class:`Row` (in input
+    order, iterated once) with the core's rules over :meth:`versions` and hands the plan to
+    :meth:`apply`; :meth:`fill` puts everything into the write's change set. After the unit of work
+    commits, :meth:`committed` lets the kernel learn the new predicates and count the writes.
     """
-    from graphmem.contradiction import negates_fact
-    from graphmem.rows import session_starts, validate
-    from graphmem.temporal import new_id, plan_assert
 
-    with k.uow.write() as w:
-        now = w.at
-        single = len(items) == 1
-        starts = session_starts(k, items)
-        names: dict[str, str] = {}
-        checked = []
-        # One pass: validate each row and note its names (a second pass over a million rows
-        # costs seconds in cache misses; #6). Nothing is written before all are valid.
-        subjects: dict[str, None] = {}
-        objects: dict[str, str] = {}  # name -> kind of its first use
-        predicates: dict[str, Predicate] = {}
-        for i, it in enumerate(items):
-            c = validate(
-                k,
-                -1 if single else i,
-                it,
-                now,
-                # a non-text source (e.g. a list) is rejected by validate, not hashed here
-                starts.get(it["source"], now) if isinstance(it.get("source"), str) else now,
-                names,
-            )
-            checked.append(c)
-            subjects[c["subject"]] = None
-            pred = predicates[c["predicate"].name] = c["predicate"]
-            objects.setdefault(c["object"], "text" if pred.name == "note" else "entity")
-        entities, new_entities = k.resolve_entities(
-            [(name, "entity") for name in subjects] + list(objects.items())
-        )
-        new_predicates = {
-            name: p for name, p in predicates.items() if k.ontology.lookup(name) is None
-        }
-        subject_ids = sorted({entities[name].id for name in subjects})
-        batch = WriteBatch(now, k.store.current_versions(subject_ids), entities=new_entities)
-        results: list[WriteResult] = []
-        admitted: list[str] = []
+    k: Kernel
+    now: dt.datetime
+    bulk: bool
+    checked: list[dict[str, Any]]
+    entities: dict[str, Entity]
+    new_predicates: dict[str, Predicate]
+    batch: WriteBatch
+    results: list[WriteResult] = field(default_factory=list)
+    admitted: list[str] = field(default_factory=list)
+
+    def __iter__(self) -> Iterator[Row]:
+        from graphmem.temporal import new_id
+
+        # Each checked row becomes its version's own __dict__ (new_version): one pass only.
+        checked, self.checked = self.checked, []
+        entities, now = self.entities, self.now
         for c in checked:
             subj, obj, pred = entities[c["subject"]], entities[c["object"]], c["predicate"]
             fact = new_version(
@@ -298,36 +280,121 @@ def write_facts(
                 predicate=pred.name,
                 recorded_at=now,
             )
-            if planner is not None:
-                plan = planner(len(results), fact, batch.versions(subj.id))
-            else:
-                plan = plan_assert(
-                    fact,
-                    # only the source_ref rule looks across predicates
-                    batch.versions(subj.id, None if fact.source_ref else pred.name),
-                    cardinality=pred.cardinality,
-                    negate=bool(fact.statement)
-                    and negates_fact(
-                        fact.statement or "", subject=fact.subject, object=fact.object
-                    ),
-                )
-            result = batch.apply(subj.id, plan)
-            results.append(result)
-            # Rate limits count what changed knowledge; a noop only reinforces
-            # (docs/concepts/hotness.md).
-            if not bulk and result.decision is not Decision.NOOP:
-                admitted.append(c["kind"])
-        k.rate.check(admitted, now=now)
-        w.changes.predicates.extend(new_predicates.values())
-        batch.fill(w.changes)
-        if also is not None:
-            also(w)
+            yield Row(fact, subj.id, pred)
+
+    def versions(self, subject_id: str, predicate: str | None = None) -> list[Fact]:
+        """The current versions of a subject, this write's planned ones included."""
+        return self.batch.versions(subject_id, predicate)
+
+    def apply(self, row: Row, plan: Plan) -> WriteResult:
+        """Apply the plan of ``row`` to the working set; return what the write did."""
+        result = self.batch.apply(row.subject_id, plan)
+        self.results.append(result)
+        # Rate limits count what changed knowledge; a noop only reinforces
+        # (docs/concepts/hotness.md).
+        if not self.bulk and result.decision is not Decision.NOOP:
+            self.admitted.append(row.fact.kind)
+        return result
+
+    def fill(self, changes: ChangeSet) -> None:
+        """Check the rate limits and put the planned operations into ``changes``.
+
+        Raises:
+            RateLimited: a kind's hourly limit is reached (the write commits nothing).
+        """
+        k, admitted = self.k, self.admitted
+        k.rate.check(admitted, now=self.now)
+        changes.predicates.extend(self.new_predicates.values())
+        self.batch.fill(changes)
         if any(k.admission.rate_limit(kind) is not None for kind in admitted):
-            w.changes.meta["rate_window"] = k.rate.dumps(admitted, now=now)
-    for p in new_predicates.values():
-        k.ontology.add(p)
-    k.rate.record(admitted, now=now)
-    return results
+            changes.meta["rate_window"] = k.rate.dumps(admitted, now=self.now)
+
+    def committed(self) -> None:
+        """After the commit: the ontology knows the new predicates, the rate window the writes."""
+        for p in self.new_predicates.values():
+            self.k.ontology.add(p)
+        self.k.rate.record(self.admitted, now=self.now)
+
+
+def open_rows(
+    k: Kernel, w: Write, items: Sequence[Mapping[str, Any]], *, bulk: bool = False
+) -> FactRows:
+    """Check fact rows and read the current versions of their subjects, inside the write ``w``.
+
+    ``bulk`` skips the rate limits (imports). Nothing is written: a bad row raises before the
+    caller plans anything.
+
+    Raises:
+        InvalidInput: a bad row (the message names its index, field and value).
+    """
+    from graphmem.rows import session_starts, validate
+
+    now = w.at
+    single = len(items) == 1
+    starts = session_starts(k, items)
+    names: dict[str, str] = {}
+    checked = []
+    # One pass: validate each row and note its names (a second pass over a million rows
+    # costs seconds in cache misses; #6). Nothing is written before all are valid.
+    subjects: dict[str, None] = {}
+    objects: dict[str, str] = {}  # name -> kind of its first use
+    predicates: dict[str, Predicate] = {}
+    for i, it in enumerate(items):
+        c = validate(
+            k,
+            -1 if single else i,
+            it,
+            now,
+            # a non-text source (e.g. a list) is rejected by validate, not hashed here
+            starts.get(it["source"], now) if isinstance(it.get("source"), str) else now,
+            names,
+        )
+        checked.append(c)
+        subjects[c["subject"]] = None
+        pred = predicates[c["predicate"].name] = c["predicate"]
+        objects.setdefault(c["object"], "text" if pred.name == "note" else "entity")
+    entities, new_entities = k.resolve_entities(
+        [(name, "entity") for name in subjects] + list(objects.items())
+    )
+    subject_ids = sorted({entities[name].id for name in subjects})
+    return FactRows(
+        k,
+        now,
+        bulk,
+        checked,
+        entities,
+        {name: p for name, p in predicates.items() if k.ontology.lookup(name) is None},
+        WriteBatch(now, k.store.current_versions(subject_ids), entities=new_entities),
+    )
+
+
+def write_facts(
+    k: Kernel, items: Sequence[Mapping[str, Any]], *, bulk: bool = False
+) -> list[WriteResult]:
+    """Validate, plan and apply structured fact rows as one write (one change set).
+
+    Each row is planned by the decision rules (docs/concepts/decisions.md#the-decision-rules);
+    ``bulk`` skips the rate limits (imports).
+    """
+    from graphmem.contradiction import negates_fact
+    from graphmem.temporal import plan_assert
+
+    with k.uow.write() as w:
+        rows = open_rows(k, w, items, bulk=bulk)
+        for row in rows:
+            fact, pred = row.fact, row.predicate
+            plan = plan_assert(
+                fact,
+                # only the source_ref rule looks across predicates
+                rows.versions(row.subject_id, None if fact.source_ref else pred.name),
+                cardinality=pred.cardinality,
+                negate=bool(fact.statement)
+                and negates_fact(fact.statement or "", subject=fact.subject, object=fact.object),
+            )
+            rows.apply(row, plan)
+        rows.fill(w.changes)
+    rows.committed()
+    return rows.results
 
 
 def retract(

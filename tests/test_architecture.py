@@ -151,3 +151,34 @@ def test_backends_implement_the_protocol() -> None:
         if not hasattr(KuzuBackend, m)
     ]
     assert not missing, f"KuzuBackend lacks {missing}"
+
+
+#: The public text writes and the plumbing below them (docs/concepts/text.md#one-write).
+TEXT_WRITE_PATH = ("text.pipeline", "sessions", "remember", "extract", "writes")
+
+
+@pytest.mark.parametrize("name", TEXT_WRITE_PATH)
+def test_the_text_write_path_passes_no_callbacks(name: str) -> None:
+    """Read, plan, one change set: no write hands a callback down to plan or add to it.
+
+    The caller composes the unit of work itself (the pipeline plans into it, a session adds its
+    rows to the same change set); a ``planner=`` or ``also=`` keyword, or a parameter of a
+    write function typed as a callable, is the old shape coming back.
+    """
+    path = ROOT / (name.replace(".", "/") + ".py")
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    bad = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            bad += [
+                f"{k.arg}= at line {node.lineno}"
+                for k in node.keywords
+                if k.arg in {"planner", "also"}
+            ]
+        elif isinstance(node, ast.FunctionDef):
+            args = node.args
+            for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]:
+                text = "" if a.annotation is None else ast.unparse(a.annotation)
+                if a.arg in {"planner", "also"} or "Callable" in text or "Planner" in text:
+                    bad.append(f"{node.name}({a.arg}: {text}) at line {node.lineno}")
+    assert not bad, f"graphmem.{name} passes callbacks down the write path: {bad}"

@@ -174,6 +174,66 @@ def test_text_fallback_mentions_known_entities_and_named_topics(mem: gm.Memory) 
         mentions_in_text(mem, 42)  # type: ignore[arg-type]
 
 
+class _Commits:
+    """Records the change sets a memory's store is asked to commit; fails them when told."""
+
+    def __init__(self, mem: gm.Memory, monkeypatch: pytest.MonkeyPatch, *, fail: bool) -> None:
+        store = mem._kernel.store
+        self.changes: list[Any] = []
+        real = store.apply
+
+        def apply(changes: Any) -> Any:
+            self.changes.append(changes)
+            if fail:
+                raise OSError("disk full")
+            return real(changes)
+
+        monkeypatch.setattr(store, "apply", apply)
+
+
+def test_a_session_and_its_facts_are_one_change_set(
+    mem: gm.Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """docs/concepts/text.md#one-write: the claims' facts and the session commit together."""
+    commits = _Commits(mem, monkeypatch, fail=False)
+    w = mem.add_session("Alice joined Globex.", started_at="2025-12-31", session_id="s1")
+    [changes] = commits.changes
+    assert [s.id for s, _ in changes.sessions] == ["s1"]
+    assert [(f.subject, f.predicate, f.object) for _, _, f in changes.inserts] == [
+        ("Alice", "works_at", "Globex")
+    ]
+    assert [r.fact.id for r in w.results] == [f.id for _, _, f in changes.inserts]
+    commits.changes.clear()
+    add_sessions(mem, [{"text": "Bob joined Initech.", "started_at": "2025-12-30"}] * 2)
+    mem.remember("Carol lives in Oslo. Nice weather today.")
+    mem.ingest_text("Dan works at Umbrella.")
+    assert len(commits.changes) == 3  # one change set per public write
+
+
+def test_a_failing_commit_leaves_neither_the_session_nor_its_facts(
+    mem: gm.Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with monkeypatch.context() as patch:
+        commits = _Commits(mem, patch, fail=True)
+        with pytest.raises(OSError, match="disk full"):
+            mem.add_session(
+                "Alice joined Globex; she uses the frobnicate tool.",
+                started_at="2025-12-31",
+                session_id="s1",
+            )
+        [changes] = commits.changes
+        assert changes.sessions
+        assert changes.inserts
+    assert mem.sessions() == []
+    assert mem.facts() == []
+    with pytest.raises(NotFound):
+        get_session(mem, "s1")
+    # nothing half-remembered by the kernel either: the write is whole when it is redone
+    w = mem.add_session("Alice joined Globex.", started_at="2025-12-31", session_id="s1")
+    assert [(f.subject, f.object) for f in session_facts(mem, "s1")] == [("Alice", "Globex")]
+    assert [r.decision.value for r in w.results] == ["add"]
+
+
 def test_facts_with_a_session_source_link_to_it(mem: gm.Memory, clock: ManualClock) -> None:
     mem.add_session(started_at="2025-12-31", session_id="s1", mentions=["api"])
     mem.add_fact("api", "runs_on", "Laravel", source="s1", valid_from="2024-01-01")

@@ -6,12 +6,13 @@ all come here. For each text:
 1. it is cut into sentences and turns (:mod:`graphmem.text.nlp`, spaCy's blank pipeline);
 2. each sentence gives claims (:mod:`graphmem.text.claims`), read in order so that "she" and
    "it" refer back and "we"/"our"/"I" are the memory's owner subject;
-3. the claims are resolved against the current facts of their subjects
-   (:mod:`graphmem.text.resolve`): change statements find the relation they change, or stay
-   notes;
-4. everything is written by **one** call of the write path, in one transaction, with the
+3. inside one unit of work (:func:`plan`), the claims are resolved against the current facts
+   of their subjects, read there (:mod:`graphmem.text.resolve`): change statements find the
+   relation they change, or stay notes;
+4. every row is planned by the write rules into that unit of work's change set, with the
    sentence as ``statement`` and the session (if any) as ``source``; every closed version's
-   ``reason`` quotes the sentence that closed it.
+   ``reason`` quotes the sentence that closed it. The caller adds what else the write holds (a
+   session) and the change set commits at once (docs/concepts/text.md#one-write).
 
 A text with no claim at all is stored as a free-text note (docs/concepts/decisions.md#rule-5),
 compared with the subject's current notes. So is a change statement that cannot be resolved to
@@ -23,7 +24,7 @@ line by line, for episodic recall (and a purge redacts it in one place).
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -36,12 +37,13 @@ from graphmem.text.claims import Claim
 from graphmem.text.readers import BuiltinReader, Reading, group
 from graphmem.text.resolve import INCOMING_LIMIT, Action, Resolver
 from graphmem.timeutil import fmt
+from graphmem.writes import FactRows, open_rows
 
 if TYPE_CHECKING:
     from graphmem.kernel import Kernel, MemoryLike, Write
     from graphmem.similarity import Similarity
 
-__all__ = ["Reading", "Segment", "read", "read_texts", "summarize", "write"]
+__all__ = ["Reading", "Segment", "TextPlan", "plan", "read", "read_texts", "summarize", "write"]
 
 _RANK = {Decision.SUPERSEDE: 0, Decision.INVALIDATE: 1, Decision.ADD: 2, Decision.NOOP: 3}
 
@@ -131,6 +133,181 @@ def _resolver(kernel: Kernel, owner: str, now: dt.datetime) -> Resolver:
     )
 
 
+@dataclass
+class TextPlan:
+    """The planned writes of some texts, in the change set of one unit of work (:func:`plan`)."""
+
+    #: The fact rows, planned and put into the change set.
+    facts: FactRows
+    #: What each write did, per segment, in text order.
+    results: list[list[WriteResult]]
+
+    def committed(self) -> None:
+        """After the unit of work commits (:meth:`graphmem.writes.FactRows.committed`)."""
+        self.facts.committed()
+
+
+def plan(
+    kernel: Kernel,
+    w: Write,
+    segments: Sequence[Segment],
+    readings: Sequence[Reading],
+    *,
+    owner: str,
+    kind: str = "fact",
+    note_kind: str = "insight",
+    importance: float | None = None,
+    source_type: str | None = None,
+    similarity: Similarity | None = None,
+) -> TextPlan:
+    """Resolve and plan the claims of every segment into the change set of the write ``w``.
+
+    The claims are resolved against the current facts of their subjects, read inside ``w``
+    (so no other writer changes them before the commit), and planned by the write rules; the
+    caller adds what else the write holds (a session) and commits it
+    (docs/concepts/text.md#one-write). No store writes.
+
+    Args:
+        kernel: the memory's kernel.
+        w: the unit of work the plan goes into.
+        segments: the texts, in order.
+        readings: their claims (:func:`read_texts`), one reading per segment.
+        owner: the subject of first-person statements, and of notes.
+        kind: the kind of the facts written from claims.
+        note_kind: the kind of notes written for texts without claims.
+        importance: importance of everything written.
+        source_type: who says it (admission control).
+        similarity: compares a note with the subject's current notes.
+
+    Raises:
+        InvalidInput: a bad value; the write commits nothing.
+        RateLimited: a kind's hourly limit is reached; the write commits nothing.
+    """
+    rows, meta = _resolved(
+        kernel, w.at, segments, readings, owner, kind, note_kind, importance, source_type
+    )
+    facts = open_rows(kernel, w, rows)
+    sim = similarity or kernel.similarity
+    out: list[list[WriteResult]] = [[] for _ in segments]
+    for m, row in zip(meta, facts, strict=True):
+        out[m.segment].append(
+            facts.apply(row, _plan(m, row.fact, facts.versions(row.subject_id), kernel, sim))
+        )
+    facts.fill(w.changes)
+    return TextPlan(facts, out)
+
+
+def _resolved(
+    kernel: Kernel,
+    now: dt.datetime,
+    segments: Sequence[Segment],
+    readings: Sequence[Reading],
+    owner: str,
+    kind: str,
+    note_kind: str,
+    importance: float | None,
+    source_type: str | None,
+) -> tuple[list[dict[str, Any]], list[_Row]]:
+    """The fact rows the claims of the segments resolve to, and each row's origin (reads only).
+
+    A text that gave no fact, or the sentences of a text that gave none, become a note.
+    """
+    from graphmem.remember import NOTE
+
+    rows: list[dict[str, Any]] = []
+    meta: list[_Row] = []
+    resolver = _resolver(kernel, owner, now)
+    # One store query for the current facts of every subject the claims name.
+    resolver.prefetch(
+        {c.subject for reading in readings for _, claims in reading for c in claims} | {owner}
+    )
+    for i, seg in enumerate(segments):
+        reading = readings[i]
+        written = 0
+        unread: list[str] = []  # sentences no write came from, in text order
+        for sentence, claims in reading:
+            wrote = False
+            unresolved: list[Claim] = []
+            ended: list[Action] = []
+            for claim in claims:
+                actions = resolver.resolve(claim, seg.at)
+                if actions is None:
+                    unresolved.append(claim)
+                    continue
+                ended += [a for a in actions if a.op == "end"]
+                for a in actions:
+                    rows.append(_row(a, seg, kind, importance, source_type, kernel))
+                    meta.append(_Row(a.op, claim, i))
+                    written += 1
+                wrote = wrote or bool(actions)
+            # what the sentence says ended that its claims did not end
+            # (docs/concepts/text.md#said-ended)
+            for a in resolver.said_ended(
+                sentence, claims, seg.at, unresolved=unresolved, ended=ended
+            ):
+                rows.append(_row(a, seg, kind, importance, source_type, kernel))
+                meta.append(_Row(a.op, a.claim, i))
+                written += 1
+                wrote = True
+            if not wrote and sentence not in unread:
+                unread.append(sentence)
+        note_text = None
+        if seg.is_session:
+            pass  # the session keeps its text (and its indexed lines): no copy as a note
+        elif written == 0:
+            note_text = seg.text.strip() or None
+        elif unread:
+            # No text a caller gave is lost (docs/concepts/text.md#notes-and-sessions):
+            # the sentences that gave no fact are kept as a note.
+            note_text = " ".join(unread)
+            if not kernel.admission.statement_ok(note_text):
+                note_text = seg.text.strip()  # "ty": too short alone, kept with its text
+        if note_text:
+            rows.append(
+                {
+                    "subject": owner,
+                    "predicate": NOTE,
+                    "object": note_text,
+                    "statement": note_text,
+                    "valid_from": seg.at,
+                    "kind": note_kind,
+                    "importance": importance,
+                    "source": seg.source,
+                    "source_type": source_type,
+                }
+            )
+            meta.append(_Row("note", None, i))
+    return rows, meta
+
+
+def _plan(m: _Row, fact: Fact, versions: list[Fact], kernel: Kernel, sim: Similarity) -> Plan:
+    """The plan of one row of a text: a note, an end or a claim, over its subject's versions."""
+    from graphmem.remember import plan_note
+
+    if m.op == "note":
+        return plan_note(fact, versions, similarity=sim)
+    assert m.claim is not None
+    same = [v for v in versions if v.predicate == fact.predicate]
+    if m.op == "end":
+        okey = entity_key(fact.object)
+        targets = [v for v in same if entity_key(v.object) == okey]
+        src = f" from session {fact.source}" if fact.source else ""
+        return plan_retract(
+            targets,
+            at=fact.valid_from,
+            now=fact.recorded_at,
+            reason=f"said {_quote(m.claim.sentence)}, learned {fmt(fact.recorded_at)}{src}",
+        )
+    pred = kernel.ontology.lookup(fact.predicate)
+    many = pred.cardinality == "many" if pred is not None else m.claim.many
+    many = many or m.claim.together  # docs/concepts/text.md#open-relations
+    planned = plan_assert(fact, same, cardinality="many" if many else "one")
+    planned.closes = [
+        Close(c.fact, c.superseded_by, _said(c.reason, m.claim)) for c in planned.closes
+    ]
+    return planned
+
+
 def write(
     mem: MemoryLike,
     segments: Sequence[Segment],
@@ -138,137 +315,37 @@ def write(
     owner: str,
     kind: str = "fact",
     note_kind: str = "insight",
-    note_subject: str | None = None,
     importance: float | None = None,
     source_type: str | None = None,
     similarity: Similarity | None = None,
-    readings: Sequence[list[tuple[str, list[Claim]]]] | None = None,
-    also: Callable[[Write], None] | None = None,
 ) -> list[list[WriteResult]]:
-    """Write the claims of every segment through one unit of work; return results per segment.
+    """Read the segments, plan their claims and commit them as one write; results per segment.
 
-    Args:
-        mem: the memory.
-        segments: the texts, in order.
-        owner: the subject of first-person statements.
-        kind: the kind of the facts written from claims.
-        note_kind: the kind of notes written for texts without claims.
-        note_subject: the subject of those notes (default ``owner``).
-        importance: importance of everything written.
-        source_type: who says it (admission control).
-        similarity: compares a note with the subject's current notes.
-        readings: claims already read with :func:`read` (one list per segment).
-        also: adds to the write's change set (a session write joins it).
+    The straight line of docs/concepts/text.md#one-write: :func:`read_texts`, then one unit of
+    work holding :func:`plan`. The arguments are :func:`plan`'s.
 
     Raises:
         InvalidInput: a bad value; nothing is written.
         RateLimited: a kind's hourly limit is reached; nothing is written.
     """
-    from graphmem.remember import NOTE, plan_note
-    from graphmem.writes import write_facts
-
     kernel = kernel_of(mem)
-
-    sim = similarity or kernel.similarity
-    rows: list[dict[str, Any]] = []
-    meta: list[_Row] = []
-    with kernel.lock:  # resolution reads what the write then plans against
-        resolver = _resolver(kernel, owner, kernel.now())
-        if readings is None:
-            readings = read_texts(kernel, [(seg.text, seg.at) for seg in segments], owner=owner)
-        # One store query for the current facts of every subject the claims name.
-        resolver.prefetch(
-            {c.subject for reading in readings for _, claims in reading for c in claims} | {owner}
-        )
-        for i, seg in enumerate(segments):
-            reading = readings[i]
-            written = 0
-            unread: list[str] = []  # sentences no write came from, in text order
-            for sentence, claims in reading:
-                wrote = False
-                unresolved: list[Claim] = []
-                ended: list[Action] = []
-                for claim in claims:
-                    actions = resolver.resolve(claim, seg.at)
-                    if actions is None:
-                        unresolved.append(claim)
-                        continue
-                    ended += [a for a in actions if a.op == "end"]
-                    for a in actions:
-                        rows.append(_row(a, seg, kind, importance, source_type, kernel))
-                        meta.append(_Row(a.op, claim, i))
-                        written += 1
-                    wrote = wrote or bool(actions)
-                # what the sentence says ended that its claims did not end
-                # (docs/concepts/text.md#said-ended)
-                for a in resolver.said_ended(
-                    sentence, claims, seg.at, unresolved=unresolved, ended=ended
-                ):
-                    rows.append(_row(a, seg, kind, importance, source_type, kernel))
-                    meta.append(_Row(a.op, a.claim, i))
-                    written += 1
-                    wrote = True
-                if not wrote and sentence not in unread:
-                    unread.append(sentence)
-            note_text = None
-            if seg.is_session:
-                pass  # the session keeps its text (and its indexed lines): no copy as a note
-            elif written == 0:
-                note_text = seg.text.strip() or None
-            elif unread:
-                # No text a caller gave is lost (docs/concepts/text.md#notes-and-sessions):
-                # the sentences that gave no fact are kept as a note.
-                note_text = " ".join(unread)
-                if not kernel.admission.statement_ok(note_text):
-                    note_text = seg.text.strip()  # "ty": too short alone, kept with its text
-            if note_text:
-                rows.append(
-                    {
-                        "subject": note_subject or owner,
-                        "predicate": NOTE,
-                        "object": note_text,
-                        "statement": note_text,
-                        "valid_from": seg.at,
-                        "kind": note_kind,
-                        "importance": importance,
-                        "source": seg.source,
-                        "source_type": source_type,
-                    }
-                )
-                meta.append(_Row("note", None, i))
-
-        def planner(n: int, fact: Fact, versions: list[Fact]) -> Plan:
-            row = meta[n]
-            if row.op == "note":
-                return plan_note(fact, versions, similarity=sim)
-            assert row.claim is not None
-            same = [v for v in versions if v.predicate == fact.predicate]
-            if row.op == "end":
-                okey = entity_key(fact.object)
-                targets = [v for v in same if entity_key(v.object) == okey]
-                src = f" from session {fact.source}" if fact.source else ""
-                return plan_retract(
-                    targets,
-                    at=fact.valid_from,
-                    now=fact.recorded_at,
-                    reason=(
-                        f"said {_quote(row.claim.sentence)}, learned {fmt(fact.recorded_at)}{src}"
-                    ),
-                )
-            pred = kernel.ontology.lookup(fact.predicate)
-            many = pred.cardinality == "many" if pred is not None else row.claim.many
-            many = many or row.claim.together  # docs/concepts/text.md#open-relations
-            plan = plan_assert(fact, same, cardinality="many" if many else "one")
-            plan.closes = [
-                Close(c.fact, c.superseded_by, _said(c.reason, row.claim)) for c in plan.closes
-            ]
-            return plan
-
-        results = write_facts(kernel, rows, planner=planner, also=also)
-    out: list[list[WriteResult]] = [[] for _ in segments]
-    for row, result in zip(meta, results, strict=True):
-        out[row.segment].append(result)
-    return out
+    with kernel.lock:
+        readings = read_texts(kernel, [(seg.text, seg.at) for seg in segments], owner=owner)
+        with kernel.uow.write() as w:
+            planned = plan(
+                kernel,
+                w,
+                segments,
+                readings,
+                owner=owner,
+                kind=kind,
+                note_kind=note_kind,
+                importance=importance,
+                source_type=source_type,
+                similarity=similarity,
+            )
+        planned.committed()
+    return planned.results
 
 
 def _row(
