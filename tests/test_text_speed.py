@@ -152,3 +152,33 @@ def test_the_verb_patterns_union_on_the_corpora() -> None:
             assert bool(verbs._ANY_VERB.match(clause)) == any(
                 rx.match(clause) for rx, _, _ in verbs._VERB_RES
             )
+
+
+def test_the_attribute_rulers_lookup_sets_what_the_ruler_sets() -> None:
+    if _parser_missing():
+        pytest.skip("no trained English pipeline installed")
+    from graphmem.text import nlp
+
+    nlp.parser_name()
+    pipeline = nlp._TRAINED[0][1]
+    ruler = pipeline.get_pipe("attribute_ruler")
+    assert isinstance(ruler.match, nlp._RulerMatches)
+    texts = [line for t in TEXTS + CHAT for line in t.splitlines() if line.strip()] + [
+        "I'm gon na do it, we got ta go, let's go.",
+        "Ain't it fun? He gets it; she got it.",
+        "  Spaces   here  ",
+    ]
+
+    def attributes() -> list[list[tuple[str, ...]]]:
+        return [
+            [(t.text, t.tag_, t.pos_, t.lemma_, str(t.morph), t.dep_) for t in doc]
+            for doc in pipeline.pipe(texts)
+        ]
+
+    fast = attributes()
+    lookup = ruler.match
+    del ruler.match  # the ruler's own matching
+    try:
+        assert attributes() == fast
+    finally:
+        ruler.match = lookup
