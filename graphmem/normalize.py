@@ -110,6 +110,22 @@ def check_text(value: object, *, what: str, limit: int = MAX_TEXT) -> str:
     return value
 
 
+def _plain(name: object) -> bool:
+    """A name that normalisation leaves as it is: printable ASCII, single spaces, no ends.
+
+    (Printable ASCII holds no whitespace but the space, and NFKC maps it to itself.)
+    """
+    return (
+        type(name) is str
+        and 0 < len(name) <= MAX_NAME
+        and name.isascii()
+        and name.isprintable()
+        and name[0] != " "
+        and name[-1] != " "
+        and "  " not in name
+    )
+
+
 def clean_name(name: object, *, what: str = "name") -> str:
     """Return a display name: NFKC, whitespace collapsed, stripped; reject empty or non-str.
 
@@ -117,6 +133,8 @@ def clean_name(name: object, *, what: str = "name") -> str:
         InvalidInput: when ``name`` is not a string, is blank or is longer than
             :data:`MAX_NAME` characters (before or after normalisation).
     """
+    if _plain(name):
+        return name  # type: ignore[return-value]  # _plain is true of str only
     if not isinstance(name, str):
         raise InvalidInput(
             f"{what}={_shown(name)} ({type(name).__name__}) is not a string; pass text such as "
@@ -139,6 +157,8 @@ def entity_key(name: str) -> str:
     Raises:
         InvalidInput: when ``name`` is not a string or is blank.
     """
+    if _plain(name) and len(name) <= MAX_KEY:
+        return name.lower()  # ASCII: NFKC changes nothing, casefold is lower
     key = clean_name(name).casefold()
     key = _WS.sub(" ", unicodedata.normalize("NFKC", key)).strip()
     if len(key) > MAX_KEY:

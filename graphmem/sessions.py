@@ -440,15 +440,18 @@ def topic_terms(
 def _candidates(text: str) -> tuple[list[str], dict[tuple[int, int], str]]:
     """Tokenise ``text``; return the tokens and ``{(start, length): phrase}`` to look up."""
     tokens = _TOKEN.findall(text)
+    digits = [w.isdigit() for w in tokens]
     phrases: dict[tuple[int, int], str] = {}
     for i in range(len(tokens)):
+        numbers, size = True, 0  # of tokens[i : i + n], grown one word at a time
         for n in range(1, min(MAX_NGRAM, len(tokens) - i) + 1):
-            words = tokens[i : i + n]
-            if all(w.isdigit() for w in words) or (n == 1 and len(words[0]) < 2):
+            numbers = numbers and digits[i + n - 1]
+            size += len(tokens[i + n - 1])
+            if numbers or (n == 1 and size < 2):
                 continue  # bare numbers and single letters are not topics
-            if sum(len(w) for w in words) > MAX_MENTION:
+            if size > MAX_MENTION:
                 continue  # a run of 1 MB is no name
-            phrases[(i, n)] = " ".join(words)
+            phrases[(i, n)] = " ".join(tokens[i : i + n])
     return tokens, phrases
 
 

@@ -29,6 +29,7 @@ _CONTRACTIONS = [
     (r"\bcan't\b", "cannot"),
     (r"\b(is|are|was|were|does|do|did|has|have|had|could|would|should)n't\b", r"\1 not"),
 ]
+_CONTRACTION_RES = [(re.compile(p, re.IGNORECASE), r) for p, r in _CONTRACTIONS]
 #: Emoji and pictographs: decoration, never part of a name ("🎉 errors show up in Sentry").
 _SYMBOLS = re.compile("[\U0001f000-\U0001faff\u2600-\u27bf\ufe0f\u200d]")
 #: Emoji between two statements: "Rollbar is gone as of today 🎉 errors show up in Sentry".
@@ -90,8 +91,8 @@ def clean(sentence: str, *, speaker_known: bool = False) -> tuple[str, str | Non
             text = text[m.end() :]
         if text == before:
             break
-    for pattern, repl in _CONTRACTIONS:
-        text = re.sub(pattern, repl, text, flags=re.IGNORECASE)
+    for rx, repl in _CONTRACTION_RES:
+        text = rx.sub(repl, text)
     text = _PREAMBLE.sub("", text)
     return text.strip().rstrip(".!;:").strip(), speaker, correction
 

@@ -15,6 +15,7 @@ most recent spring (2026-03-01); "since 2019" means 2019-01-01. Every date is 00
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 from collections.abc import Iterator
 
@@ -229,6 +230,22 @@ def find_dates(text: str, at: dt.datetime) -> Iterator[tuple[dt.datetime, str, t
     ``span`` covers the expression and its preposition. Vague expressions ("recently") and
     bare years without a preposition that could be numbers ("2000 users") are left out.
     """
+    # A sentence is looked at several times (whole, per clause, undated): the dates of a text
+    # are kept for the instant and zone it speaks from (docs/concepts/text.md#speed).
+    try:
+        return iter(_found(text, at.replace(tzinfo=None), at.tzinfo, at.fold))
+    except TypeError:  # a time zone that cannot be hashed
+        return _scan(text, at)
+
+
+@functools.lru_cache(maxsize=8192)
+def _found(
+    text: str, wall: dt.datetime, zone: dt.tzinfo | None, fold: int
+) -> tuple[tuple[dt.datetime, str, tuple[int, int]], ...]:
+    return tuple(_scan(text, wall.replace(tzinfo=zone, fold=fold)))
+
+
+def _scan(text: str, at: dt.datetime) -> Iterator[tuple[dt.datetime, str, tuple[int, int]]]:
     for m in DATE_PATTERN.finditer(text):
         expr = m.group("date")
         prep = text[m.start() : m.start("date")].strip().casefold()

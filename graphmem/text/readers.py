@@ -23,7 +23,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Sequence
-from typing import Protocol, runtime_checkable
+from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 from graphmem.text.claims import Claim
 from graphmem.text.nlp import parse, sentences
@@ -86,15 +86,23 @@ class BuiltinReader:
         again: list[int] = []
         # what the first pass saw around each sentence: the second pass reuses a sentence's
         # claims when it reaches it in the same state and it asked for no parse
-        seen: dict[int, list[tuple[_State, int, _State]]] = {}
+        seen: dict[int, list[_Trace]] = {}
         for i, ((_, at), sents) in enumerate(zip(texts, split, strict=True)):
             reader = SentenceReader(at=at, owner=owner)
             reading: Reading = []
             trace = []
             for s in sents:
-                before, asked = _state(reader), len(reader.unread)
+                before, asked, whole = _state(reader), len(reader.unread), _carried(reader)
                 reading.append((s.text, reader.read(s.text, s.speaker)))
-                trace.append((before, len(reader.unread) - asked, _state(reader)))
+                trace.append(
+                    _Trace(
+                        before,
+                        tuple(reader.unread[asked:]),
+                        _state(reader),
+                        whole,
+                        _carried(reader),
+                    )
+                )
             out.append(reading)
             if reader.unread:
                 wanted.update(dict.fromkeys(reader.unread))
@@ -122,16 +130,36 @@ class BuiltinReader:
             first = out[i]
             out[i] = []
             for k, s in enumerate(split[i]):
-                before, asked, after = seen[i][k]
-                if not asked and _state(reader) == before:
+                t = seen[i][k]
+                if not t.asked and _state(reader) == t.before:
                     out[i].append(first[k])  # read as in the first pass: same claims
-                    reader.last_person, reader.last_thing = after
+                    reader.last_person, reader.last_thing = t.after
+                elif not any(parsed.get(key) for key in t.asked) and _carried(reader) == t.whole:
+                    # the parse read nothing in what it asked for, and the reader is where the
+                    # first pass had it: reading it again would read what the first pass read
+                    # (docs/concepts/text.md#speed)
+                    out[i].append(first[k])
+                    vars(reader).update(t.left)
                 else:
                     out[i].append((s.text, reader.read(s.text, s.speaker)))
         return out
 
 
 _State = tuple[str | None, str | None]
+
+
+class _Trace(NamedTuple):
+    """What the first pass saw around a sentence (the second pass may reuse its claims)."""
+
+    before: _State
+    #: the cleaned texts it asked the parser for, in order
+    asked: tuple[str, ...]
+    after: _State
+    #: everything the reader carried into the sentence, and out of it (see :func:`_carried`)
+    whole: tuple[tuple[str, Any], ...]
+    left: tuple[tuple[str, Any], ...]
+
+
 #: A part that ends in a name or an amount, without its full stop ("... by RabbitMQ").
 _NAME_LAST = re.compile(r"\W*\w*[A-Z0-9][\w.$]*[%+#]?")
 
@@ -139,6 +167,11 @@ _NAME_LAST = re.compile(r"\W*\w*[A-Z0-9][\w.$]*[%+#]?")
 def _state(reader: SentenceReader) -> _State:
     """What a sentence reader carries from one sentence to the next: who "she" and "it" are."""
     return reader.last_person, reader.last_thing
+
+
+def _carried(reader: SentenceReader) -> tuple[tuple[str, Any], ...]:
+    """All a sentence reader carries between sentences (its fields but the parses it asks)."""
+    return tuple((k, v) for k, v in vars(reader).items() if k not in ("parsed", "unread"))
 
 
 def group(text: str, claims: Sequence[Claim]) -> Reading:
