@@ -747,6 +747,41 @@ def _noun_verb(tok: Token) -> bool:
     )
 
 
+def verb_taken_for_noun(doc: Sequence[Token]) -> int | None:
+    """Where a verb the tagger took for a noun starts a sentence's predicate, if it did.
+
+    After a hyphenated or compound subject the small model tags the verb a plural noun and
+    finds no verb at all ("billing-service stores invoices in MySQL", "checkout-service
+    migrates from Redis to PostgreSQL"); the caller parses "It stores invoices in MySQL" instead
+    (docs/concepts/text.md#the-parser).
+    """
+    tokens = list(doc)
+    if any(t.pos_ in ("VERB", "AUX") for t in tokens):
+        return None
+    for k in range(1, len(tokens) - 1):
+        t, before, after = tokens[k], tokens[k - 1], tokens[k + 1]
+        if (
+            t.pos_ in _NOUNS
+            and t.text.islower()
+            and t.text.endswith("s")
+            and not t.text.endswith(("ss", "us", "is", "ics"))
+            # a noun phrase before it ends in a noun or an identifier ("billing-service"),
+            # not in an adjective ("the nightly exports land in GCS": "exports" is the noun)
+            and (before.pos_ in (*_NOUNS, "X") or "-" in before.text)
+            and all(b.pos_ in (*_NOUNS, "ADJ", "X", "DET", "NUM", "PUNCT") for b in tokens[:k])
+            and after.pos_ in (*_NOUNS, "ADP", "DET", "NUM", "ADJ", "PRON")
+        ):
+            return k
+    return None
+
+
+def with_subject(opens: list[Open], subject: str) -> list[Open]:
+    """The open claims of "It <predicate>" with ``subject`` for "It"."""
+    from dataclasses import replace
+
+    return [replace(o, subject=subject) if o.subject == "It" else o for o in opens]
+
+
 def open_claims(sentence: Sequence[Token]) -> list[Open]:
     """Return the open claims of one parsed sentence (a span of tokens), in order.
 

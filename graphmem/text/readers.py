@@ -27,7 +27,7 @@ from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 from graphmem.text.claims import Claim
 from graphmem.text.nlp import parse, sentences
-from graphmem.text.parse import open_claims
+from graphmem.text.parse import open_claims, verb_taken_for_noun, with_subject
 from graphmem.text.reader import Reader as SentenceReader
 
 __all__ = ["BuiltinReader", "Reader", "Reading", "group"]
@@ -124,6 +124,23 @@ class BuiltinReader:
         bare = [p for p, o in opens.items() if not o and _NAME_LAST.fullmatch(p.split()[-1])]
         for p, d in zip(bare, parse([p.rstrip() + "." for p in bare]) or [], strict=True):
             opens[p] = open_claims(d)
+        # A verb the tagger took for a noun after a hyphenated or compound subject
+        # ("billing-service stores invoices in MySQL"): the predicate is parsed again after
+        # "It", and "It" is the subject as written (docs/concepts/text.md#the-parser).
+        taken: dict[str, tuple[str, str]] = {}
+        for p, d in zip(flat, docs, strict=True):
+            k = verb_taken_for_noun(d)
+            word = d[k].text if k is not None else ""
+            if k is None or (
+                opens[p] and all(word not in (o.subject or "").split() for o in opens[p])
+            ):
+                continue  # none, or read without the noun-tagged word in a subject
+            taken[p] = (str(d[:k].text), "It " + str(d[k:].text))
+        again_docs = (parse([a for _, a in taken.values()]) or []) if taken else []
+        for (p, (subject, _)), d in zip(taken.items(), again_docs, strict=True):
+            found = with_subject(open_claims(d), subject)
+            if found:
+                opens[p] = found
         parsed = {text: [o for p in ps for o in opens[p]] for text, ps in parts.items()}
         for i in again:
             reader = SentenceReader(at=texts[i][1], owner=owner, parsed=parsed)
@@ -133,7 +150,7 @@ class BuiltinReader:
                 t = seen[i][k]
                 if not t.asked and _state(reader) == t.before:
                     out[i].append(first[k])  # read as in the first pass: same claims
-                    reader.last_person, reader.last_thing = t.after
+                    reader.last_person, reader.last_thing, reader.user_named = t.after
                 elif not any(parsed.get(key) for key in t.asked) and _carried(reader) == t.whole:
                     # the parse read nothing in what it asked for, and the reader is where the
                     # first pass had it: reading it again would read what the first pass read
@@ -145,7 +162,7 @@ class BuiltinReader:
         return out
 
 
-_State = tuple[str | None, str | None]
+_State = tuple[str | None, str | None, bool]
 
 
 class _Trace(NamedTuple):
@@ -165,8 +182,8 @@ _NAME_LAST = re.compile(r"\W*\w*[A-Z0-9][\w.$]*[%+#]?")
 
 
 def _state(reader: SentenceReader) -> _State:
-    """What a sentence reader carries from one sentence to the next: who "she" and "it" are."""
-    return reader.last_person, reader.last_thing
+    """What a sentence reader carries to the next sentence: who "she", "it", "they" are."""
+    return reader.last_person, reader.last_thing, reader.user_named
 
 
 def _carried(reader: SentenceReader) -> tuple[tuple[str, Any], ...]:
