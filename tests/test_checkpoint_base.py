@@ -102,11 +102,13 @@ def test_a_copy_with_an_empty_log_is_dropped(tmp_path: Path) -> None:
         mem.add_fact("a", "likes", "b")
     Path(path + checkpoint.BASE_SUFFIX).write_bytes(b"stale")  # a finished checkpoint's copy
     Path(path + checkpoint.BASE_SUFFIX + ".tmp").write_bytes(b"half")  # a killed copy
+    Path(path + ".graphmem-restore.tmp").write_bytes(b"half")  # a killed restore
     with gm.open(path) as mem:
         assert mem._store.recovered is None
         assert len(mem.facts(subject="a")) == 1
     assert not os.path.exists(path + checkpoint.BASE_SUFFIX)
     assert not os.path.exists(path + checkpoint.BASE_SUFFIX + ".tmp")
+    assert not os.path.exists(path + ".graphmem-restore.tmp")
 
 
 def test_each_checkpoint_copies_first_and_drops_the_copy(tmp_path: Path) -> None:

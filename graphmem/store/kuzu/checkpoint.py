@@ -45,7 +45,9 @@ __all__ = [
 BASE_SUFFIX = ".graphmem-base"
 #: Kuzu's error when it replays a log over a file a killed checkpoint left half-written.
 REPLAY_ERROR = "duplicated primary key value"
-_TMP = ".tmp"
+#: Temporary files: the copy being written, the data file being put back.
+_COPYING = BASE_SUFFIX + ".tmp"
+_RESTORING = ".graphmem-restore.tmp"
 
 
 def log_pending(path: str) -> bool:
@@ -61,9 +63,8 @@ def replay_failed(message: str) -> bool:
     return REPLAY_ERROR in " ".join(message.split()).lower()
 
 
-def _copy_durable(src: str, dst: str) -> None:
-    """Copy ``src`` to ``dst`` through ``dst.tmp``: flushed, renamed, the folder flushed."""
-    tmp = dst + _TMP
+def _copy_durable(src: str, dst: str, tmp: str) -> None:
+    """Copy ``src`` to ``dst`` through ``tmp``: flushed, renamed, the folder flushed."""
     try:
         shutil.copyfile(src, tmp)
         with open(tmp, "rb+") as fh:
@@ -82,7 +83,7 @@ def settle_before_open(path: str) -> None:
     A copy with an empty log belongs to a checkpoint that finished (Kuzu empties the log last)
     and is removed; a copy with a log is kept for :func:`restore_base`.
     """
-    for leftover in (path + BASE_SUFFIX + _TMP, path + _TMP + BASE_SUFFIX):
+    for leftover in (path + _COPYING, path + _RESTORING):
         with contextlib.suppress(OSError):
             os.unlink(leftover)
     base = path + BASE_SUFFIX
@@ -104,23 +105,25 @@ def restore_base(path: str) -> str:
         StoreBusy: another process has the database open.
         StoreError: there is no copy, or it cannot be put in place.
     """
-    import fcntl
+    try:
+        import fcntl
+    except ImportError:  # Windows: no POSIX locks (nor Kuzu's own fcntl lock to test for)
+        fcntl = None  # type: ignore[assignment]
 
     base = path + BASE_SUFFIX
     if not os.path.isfile(base):
         raise StoreError(f"database {path!r} has no copy {base!r} to restore")
     with open(path, "rb+") as held:
         try:  # Kuzu locks the file with fcntl: this fails while an engine holds it
-            fcntl.lockf(held.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            if fcntl is not None:
+                fcntl.lockf(held.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as exc:
             raise StoreBusy(
                 f"database {path!r} needs its copy {base!r} restored, but another process has "
                 "it open; stop that process, then open it again"
             ) from exc
         try:
-            _copy_durable(base, path + _TMP + BASE_SUFFIX)
-            os.replace(path + _TMP + BASE_SUFFIX, path)
-            fsync_dir(os.path.dirname(os.path.abspath(path)))
+            _copy_durable(base, path, path + _RESTORING)
         except OSError as exc:
             raise StoreError(
                 f"database {path!r}: a checkpoint was killed and its write-ahead log cannot be "
@@ -152,7 +155,7 @@ class Checkpointer:
         """
         if self.keep or not log_pending(self.path):
             return
-        _copy_durable(self.path, self.path + BASE_SUFFIX)
+        _copy_durable(self.path, self.path + BASE_SUFFIX, self.path + _COPYING)
 
     def after(self, ok: bool) -> None:
         """Drop the copy after a checkpoint that returned with an empty log; else keep it."""

@@ -250,7 +250,6 @@ def check_before_open(path: str, engine: str, module: str) -> str | None:
         and os.path.exists(path + checkpoint.BASE_SUFFIX)
     ):
         note = checkpoint.restore_base(path)
-        _log.warning("%s", note)
         why, code, msg = _probe(path, module)
         if why or code not in (0, 3, 4):
             raise StoreError(
@@ -258,6 +257,7 @@ def check_before_open(path: str, engine: str, module: str) -> str | None:
                 f"replay even over the copy taken before it ({why or msg}); the copy stays as "
                 f"{path + checkpoint.BASE_SUFFIX!r}; {_advice(path)}"
             )
+        _log.warning("%s", note)
     if why:
         raise StoreError(f"database {path!r} looks damaged: {why}; {_advice(path)}")
     if code not in (0, 3, 4):
