@@ -16,7 +16,6 @@ from contextlib import contextmanager
 from graphmem.store.base import Applied, Capabilities, ChangeSet, Purge, Snapshot
 from graphmem.store.kuzu import guard
 from graphmem.store.kuzu.audit import KuzuAudit
-from graphmem.store.kuzu.checkpoint import BASE_SUFFIX
 from graphmem.store.kuzu.integrity import KuzuIntegrity
 from graphmem.store.kuzu.search import KuzuSearch
 from graphmem.store.kuzu.sessions import KuzuSessions
@@ -46,8 +45,7 @@ class KuzuBackend(KuzuSessions, KuzuSearch, KuzuAudit, KuzuTransfer, KuzuIntegri
         if self.path is None:
             return ()
         path = os.fspath(self.path)
-        beside = (".wal", ".shadow", ".tmp", guard.SEAL_SUFFIX, BASE_SUFFIX)
-        return (path, *(path + s for s in beside))
+        return (path, *(path + s for s in (".wal", ".shadow", ".tmp", guard.SEAL_SUFFIX)))
 
     def vacuum(self) -> None:
         """Rebuild the database file from its live rows (a purge's bytes leave the disk)."""

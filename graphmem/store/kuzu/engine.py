@@ -69,7 +69,7 @@ from typing import Any
 from graphmem.errors import SchemaVersionError, StoreBusy, StoreError
 from graphmem.models import Entity, Fact, Predicate, trusted
 from graphmem.store import locks
-from graphmem.store.kuzu import checkpoint, guard
+from graphmem.store.kuzu import guard
 from graphmem.store.kuzu.schema import DDL, FACT_COLUMNS, SCHEMA_VERSION, UPGRADES
 from graphmem.timeutil import to_store
 
@@ -341,9 +341,6 @@ class KuzuStore:
         #: The last checkpoint's failure (``None`` when it worked): commits stay in the log.
         self.checkpoint_error: str | None = None
         self._commits = 0  # commits since the last checkpoint (CHECKPOINT_COMMITS)
-        #: What the open recovered (a killed checkpoint's copy put back), or ``None``.
-        self.recovered: str | None = None
-        self._ckpt: checkpoint.Checkpointer | None = None  # Kuzu files: copy, then checkpoint
         # Kuzu's file lock only excludes other processes: refuse a second handle in this one.
         self._claim = locks.claim(path, read_only=read_only, owner=self)
         self._connect()
@@ -368,17 +365,13 @@ class KuzuStore:
         target = ":memory:" if path is None else os.fspath(path)
         if path is not None:
             try:
-                note = guard.check_before_open(target, self.engine, ENGINES[self.engine])
+                guard.check_before_open(target, self.engine, ENGINES[self.engine])
             except BaseException:
                 self.close()
                 raise
-            if note is not None:
-                self.recovered = note
         try:
             self._db = self._open_settled(target)
             self._conn = self._mod.Connection(self._db)
-            if path is not None and self.engine == "kuzu" and not self.read_only:
-                self._ckpt = checkpoint.Checkpointer(target)
         except RuntimeError as exc:
             self.close()
             msg = " ".join(str(exc).split())  # one line: the CLI prints errors on one line
@@ -400,12 +393,9 @@ class KuzuStore:
     def _detach(self) -> None:
         """Close the engine's handles but keep this store's claim (vacuum swaps the file)."""
         self._stmts.clear()
-        self._checkpoint_before_close()
         for obj in (self._conn, self._db):
             with contextlib.suppress(RuntimeError):
                 obj.close()
-        if self._ckpt is not None:
-            self._ckpt.after(True)  # the close checkpointed what was left: the copy goes
 
     def _attach(self) -> None:
         """Reopen the engine's handles after :meth:`_detach`.
@@ -455,15 +445,8 @@ class KuzuStore:
                 raise
         # Killed during a checkpoint, ladybug ("recovery is pending") and Kuzu ("couldn't replay
         # shadow pages") refuse read-only opens until a writable open has finished the recovery:
-        # do that (it fails with a lock error if a writer is alive). Its close checkpoints:
-        # the data file is copied first (docs/concepts/storage.md#checkpoint-base).
-        ckpt = checkpoint.Checkpointer(target) if self.engine == "kuzu" else None
-        if ckpt is not None:
-            with contextlib.suppress(OSError):  # a full disk: Kuzu's close checkpoints alone
-                ckpt.before()
+        # do that (it fails with a lock error if a writer is alive).
         self._mod.Database(target).close()
-        if ckpt is not None:
-            ckpt.after(True)
         return self._mod.Database(target, read_only=True)
 
     def _commit(self) -> None:
@@ -510,46 +493,17 @@ class KuzuStore:
         if size < CHECKPOINT_BYTES and self._commits < CHECKPOINT_COMMITS:
             return
         try:
-            self._checkpoint_now()
+            self._conn.execute("CHECKPOINT")
             self._commits = 0
             self.checkpoint_error = None
-        except (RuntimeError, OSError) as exc:
+        except RuntimeError as exc:
             # The commits are safe in the log; the next commit retries.
             self.checkpoint_error = " ".join(str(exc).split())
-
-    def _checkpoint_now(self) -> None:
-        """Run ``CHECKPOINT``; on a Kuzu file, copy the data file first.
-
-        A checkpoint killed after node inserts can leave a file the log no longer replays
-        over; the copy taken before it is put back on open
-        (docs/concepts/storage.md#checkpoint-base).
-
-        Raises:
-            RuntimeError: the engine's checkpoint failed (the commits stay in the log).
-            OSError: the copy could not be written; nothing was checkpointed.
-        """
-        conn = self._conn
-        if conn is None:
-            raise StoreError(f"store {self.path!r} is closed; open it again")
-        if self._ckpt is None:
-            conn.execute("CHECKPOINT")
-        else:
-            self._ckpt.run(lambda: conn.execute("CHECKPOINT"))
-
-    def _checkpoint_before_close(self) -> None:
-        """Kuzu checkpoints a file with a log on close: do it here, with the copy first."""
-        ckpt = getattr(self, "_ckpt", None)
-        if ckpt is None or getattr(self, "_conn", None) is None:
-            return
-        if checkpoint.log_pending(ckpt.path):
-            with contextlib.suppress(RuntimeError, OSError, StoreError):
-                self._checkpoint_now()  # failing, the copy is kept and the close checkpoints
 
     def close(self) -> None:
         """Close the connection and the database; seal a file left whole (guard)."""
         self._stmts.clear()
         closed = getattr(self, "_db", None) is not None
-        self._checkpoint_before_close()
         for obj in (getattr(self, "_conn", None), getattr(self, "_db", None)):
             if obj is not None:
                 try:
@@ -557,9 +511,6 @@ class KuzuStore:
                 except RuntimeError:  # closing twice, or the final checkpoint failed
                     closed = False
         self._conn = self._db = None
-        ckpt, self._ckpt = getattr(self, "_ckpt", None), None
-        if closed and ckpt is not None:
-            ckpt.after(True)  # dropped when the close left no log
         if closed and self.path is not None and not self.read_only:
             target = os.fspath(self.path)
             if os.path.isfile(target) and not os.path.exists(target + ".wal"):
@@ -789,14 +740,7 @@ class KuzuStore:
             self._after_copy = list(ops)
         self._commit()
         try:
-            try:
-                self._checkpoint_now()
-            except (RuntimeError, OSError) as exc:
-                msg = " ".join(str(exc).split())
-                raise StoreError(
-                    f"kuzu could not checkpoint before the copy: {msg}; nothing of the write "
-                    "was kept (free disk space, then retry it)"
-                ) from exc
+            self._execute("CHECKPOINT", {})
             self._execute("BEGIN TRANSACTION", {})
             self._execute("COPY Fact FROM $t", {"t": _fact_table(facts)})
         except BaseException:
