@@ -284,7 +284,7 @@ def _chat_labels(lines: list[str]) -> set[str]:
 
 
 _ROW = re.compile(r"^\s*\|(.+)\|\s*$")
-_RULE_ROW = re.compile(r"^[\s|:-]+$")
+_RULE_ROW = re.compile(r"^(?=.*-)[\s|:-]+$")
 #: A heading that names one thing after a colon: "## Service catalog: notifications".
 _TITLED = re.compile(r"^\s*#+\s+[^:]+:\s*([\w.-]+(?:\s[\w.-]+){0,2})\s*(?:\([^)]*\))?\s*$")
 #: Header cells of a two-column table of settings: its rows are "key: value".
