@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import graphmem as gm
 from graphmem.cli import cli
@@ -422,3 +424,30 @@ def test_the_owners_change_for_a_slot_changes_that_slot(clock: ManualClock) -> N
         mem.remember("User's personal email is on Gmail.", at="2025-03-30")
         mem.remember("User switched to Fastmail for personal email last month.", at="2025-10-12")
         assert [f.object for f in mem.facts(subject="personal email")] == ["Fastmail"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.lists(
+            st.one_of(
+                st.from_regex(r"[A-Za-z0-9][A-Za-z0-9 ._@-]{0,12}", fullmatch=True), st.just("-")
+            ),
+            min_size=2,
+            max_size=3,
+        ),
+        min_size=1,
+        max_size=4,
+    )
+)
+def test_a_tables_cells_all_reach_the_reader(rows: list[list[str]]) -> None:
+    """Every cell of a markdown table is in what the reader reads (no text is lost)."""
+    from graphmem.text.nlp import _tables
+
+    width = len(rows[0])
+    rows = [r[:width] + ["x"] * (width - len(r)) for r in rows]
+    header = ["field", "value", "note"][:width]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * width]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    read = " ".join(_tables(lines))
+    assert all(cell.strip() in read for r in rows for cell in r)

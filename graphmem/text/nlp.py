@@ -326,6 +326,8 @@ def _tables(lines: list[str]) -> list[str]:
             for head, cell in zip(header[1:], cells[1:], strict=True):
                 if head and cell and cell not in ("-", "—", "n/a"):
                     out.append(f"- The {head.casefold()} of {cells[0]} is {cell}.")
+                elif cell:  # no value to read: the cell is kept as written
+                    out.append(f"- {cells[0]}: {head} {cell}".rstrip())
         out.append("")
     return out
 
