@@ -466,6 +466,7 @@ def _kinds() -> list[object]:
     ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", _kinds())
 def test_kill_every_public_write(kind: str, tmp_path: Path) -> None:
     stats = kill_every_write(kind, str(tmp_path), rounds=2, seed=16, max_window=1.5)

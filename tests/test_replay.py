@@ -150,6 +150,7 @@ def _report(capsys: pytest.CaptureFixture[str], what: str, hits: int, checks: in
         )
 
 
+@pytest.mark.slow
 def test_replay_bundled_yago_sample(capsys):
     # No shipped ontology: the sample's predicates are defined as any data set's would be, with
     # YAGO's names as aliases, and the histories are probed through those aliases.

@@ -84,6 +84,7 @@ def _verify(path: str, reported: set[int]) -> int:
     return top
 
 
+@pytest.mark.slow
 def test_bulk_session_write_survives_sigkill(db_path: str) -> None:
     rng = random.Random(11)
     reported: set[int] = set()

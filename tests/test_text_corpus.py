@@ -456,26 +456,32 @@ def report() -> text_eval.Report:
     return result
 
 
+@pytest.mark.slow
 def test_no_story_raises(report: text_eval.Report) -> None:
     assert not report.errors, [(s.id, s.error) for s in report.errors]
 
 
+@pytest.mark.slow
 def test_supersession_precision(report: text_eval.Report) -> None:
     assert report.supersessions.precision >= SUPERSESSION_PRECISION_FLOOR
 
 
+@pytest.mark.slow
 def test_supersession_recall(report: text_eval.Report) -> None:
     assert report.supersessions.recall >= SUPERSESSION_RECALL_FLOOR
 
 
+@pytest.mark.slow
 def test_claim_precision(report: text_eval.Report) -> None:
     assert report.claims.precision >= CLAIM_PRECISION_FLOOR
 
 
+@pytest.mark.slow
 def test_claim_recall(report: text_eval.Report) -> None:
     assert report.claims.recall >= CLAIM_RECALL_FLOOR
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(OTHER_CORPORA))
 def test_unseen_corpora(name: str) -> None:
     stories = text_eval.load_corpus(Path(text_eval.CORPUS_PATH).parent / name)
