@@ -390,6 +390,13 @@ _CHILD = textwrap.dedent(
 )
 
 
+@pytest.mark.xfail(
+    ENGINE == "ladybug",
+    strict=False,
+    reason="ladybug 0.22 refuses to open a write-ahead log whose last record a kill cut short "
+    "('Checksum verification failed, the WAL file is corrupted'), as after a full disk "
+    "(test_reliability); graphmem reports it as damaged, the kill lands there only sometimes",
+)
 def test_kill_during_bulk_copy_keeps_whole_batches(tmp_path: Path) -> None:
     """A kill while COPY-only bulk batches commit leaves each batch whole or absent."""
     path = str(tmp_path / "k.kuzu")
