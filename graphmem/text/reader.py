@@ -8,6 +8,7 @@ tries the rules of :mod:`graphmem.text.rules` on each clause, in their order.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -701,7 +702,10 @@ class Reader:
         return None
 
 
-_DEFAULT = Ontology.default()
+@functools.cache
+def _default_ontology() -> Ontology:
+    """The bundled ontology, loaded the first time a sentence needs it (not at import)."""
+    return Ontology.default()
 
 
 def _together(claims: list[Claim]) -> list[Claim]:
@@ -713,7 +717,7 @@ def _together(claims: list[Claim]) -> list[Claim]:
     seen: set[tuple[str, str | None]] = set()
     out = []
     for c in claims:
-        known = _DEFAULT.lookup(c.predicate) if c.predicate else None
+        known = _default_ontology().lookup(c.predicate) if c.predicate else None
         key = (c.subject, known.name if known else c.predicate)
         plain = c.polarity and not (c.change or c.replaces or c.correction)
         if plain and key in seen and c.predicate is not None:
