@@ -334,3 +334,21 @@ class KeyedItems:
             item.fact.object,
             reason=f"deleted through {self.what}",
         )
+
+    def delete_all(self, namespace: Sequence[str]) -> WriteResult | None:
+        """End every item of a namespace in one ``retract``; ``None`` when it has none."""
+        if not self.items(namespace):
+            return None
+        return self.memory.retract(
+            self.subject(namespace), self.predicate, reason=f"cleared through {self.what}"
+        )
+
+    def keys_ever(self, namespace: Sequence[str]) -> set[str]:
+        """Every key the namespace has held, current or ended."""
+        try:
+            facts = self.memory.history(
+                self.subject(namespace), self.predicate, include_expired=True
+            )
+        except NotFound:
+            return set()
+        return {s.key for s in map(_decode, facts) if s is not None}

@@ -1,0 +1,137 @@
+"""GraphmemSession: the OpenAI Agents SDK's Session protocol over a memory, against SQLiteSession.
+
+See docs/integrations/openai-agents.md.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from typing import Any
+
+import pytest
+
+pytest.importorskip("agents", reason="the OpenAI Agents SDK is not installed (pip install -e '.[dev]')")
+
+from agents.memory import Session, SessionSettings, SQLiteSession  # noqa: E402
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+import graphmem as gm  # noqa: E402
+from graphmem.integrations.openai_agents import GraphmemSession  # noqa: E402
+from graphmem.timeutil import ManualClock  # noqa: E402
+from tests.conftest import ENGINE  # noqa: E402
+
+
+def run(coro: Any) -> Any:
+    return asyncio.run(coro)
+
+
+def msg(role: str, text: str) -> dict[str, Any]:
+    return {"role": role, "content": text}
+
+
+def test_it_is_an_sdk_session(mem: gm.Memory) -> None:
+    assert isinstance(GraphmemSession("s", mem), Session)
+
+
+def test_add_get_pop_clear(mem: gm.Memory, clock: ManualClock) -> None:
+    s = GraphmemSession("chat-1", mem)
+    other = GraphmemSession("chat-2", mem)
+    run(s.add_items([msg("user", "Hi"), msg("assistant", "Hello!")]))
+    clock.advance(seconds=1)
+    run(s.add_items([msg("user", "I no longer use Jenkins")]))
+    run(other.add_items([msg("user", "elsewhere")]))
+    assert run(s.get_items()) == [
+        msg("user", "Hi"),
+        msg("assistant", "Hello!"),
+        msg("user", "I no longer use Jenkins"),
+    ]
+    assert run(s.get_items(limit=2)) == [msg("assistant", "Hello!"), msg("user", "I no longer use Jenkins")]
+    assert run(s.get_items(limit=0)) == []
+    clock.advance(seconds=1)
+    assert run(s.pop_item()) == msg("user", "I no longer use Jenkins")
+    clock.advance(seconds=1)
+    run(s.add_items([msg("user", "Bye")]))
+    assert run(s.get_items()) == [msg("user", "Hi"), msg("assistant", "Hello!"), msg("user", "Bye")]
+    clock.advance(seconds=1)
+    run(s.clear_session())
+    assert run(s.get_items()) == []
+    assert run(s.pop_item()) is None
+    run(s.clear_session())  # clearing an empty session is fine
+    assert run(other.get_items()) == [msg("user", "elsewhere")]
+    # nothing was erased: every item is still in the history
+    history = mem.history("openai-agents/chat-1", include_expired=True)
+    assert len({f.source_ref for f in history}) == 4
+
+
+def test_session_settings_limit(mem: gm.Memory) -> None:
+    s = GraphmemSession("c", mem, session_settings=SessionSettings(limit=1))
+    run(s.add_items([msg("user", "a"), msg("user", "b")]))
+    assert run(s.get_items()) == [msg("user", "b")]
+    assert len(run(s.get_items(limit=5))) == 2
+
+
+def test_bad_input(mem: gm.Memory) -> None:
+    with pytest.raises(gm.InvalidInput, match="session_id"):
+        GraphmemSession("  ", mem)
+    s = GraphmemSession("c", mem)
+    with pytest.raises(gm.InvalidInput, match="not a list"):
+        run(s.add_items(msg("user", "a")))  # type: ignore[arg-type]
+    with pytest.raises(gm.InvalidInput, match="not a dict"):
+        run(s.add_items(["just text"]))
+    with pytest.raises(gm.InvalidInput, match="limit"):
+        run(s.get_items(limit="3"))  # type: ignore[arg-type]
+    assert mem.count_versions() == 0
+
+
+_ops = st.lists(
+    st.one_of(
+        st.tuples(st.just("add"), st.lists(st.sampled_from(["hi", "no longer", "ok"]), max_size=3)),
+        st.tuples(st.just("get"), st.one_of(st.none(), st.integers(-1, 4))),
+        st.tuples(st.just("pop"), st.none()),
+        st.tuples(st.just("clear"), st.none()),
+    ),
+    max_size=10,
+)
+_counter = itertools.count()
+
+
+@pytest.fixture(scope="module")
+def shared() -> Any:
+    clock = ManualClock("2026-01-01T00:00:00Z")
+    with gm.open(clock=clock, engine=ENGINE) as m:
+        yield m, clock
+
+
+@settings(
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(ops=_ops)
+def test_the_same_calls_give_what_the_sdks_sqlite_session_gives(shared: Any, ops: list[Any]) -> None:
+    mem, clock = shared
+    sid = f"s{next(_counter)}"
+    ours, oracle = GraphmemSession(sid, mem), SQLiteSession(sid)
+
+    async def both() -> None:
+        for kind, arg in ops:
+            clock.advance(seconds=1)
+            if kind == "add":
+                items = [msg("user", t) for t in arg]
+                await ours.add_items(items)
+                await oracle.add_items(items)
+            elif kind == "get":
+                assert await ours.get_items(arg) == await oracle.get_items(arg)
+            elif kind == "pop":
+                assert await ours.pop_item() == await oracle.pop_item()
+            else:
+                await ours.clear_session()
+                await oracle.clear_session()
+        assert await ours.get_items() == await oracle.get_items()
+
+    try:
+        run(both())
+    finally:
+        oracle.close()
