@@ -28,6 +28,7 @@ from graphmem.ontology import Ontology
 from graphmem.rows import validate
 from graphmem.store import open_store
 from graphmem.timeutil import Clock, TimeLike, system_clock, to_utc
+from graphmem.tracing import instrument
 from graphmem.vocabulary import define, define_entity, define_predicate
 from graphmem.writes import FIELDS, paused_gc, write_facts
 
@@ -112,6 +113,7 @@ def open(  # noqa: A001 - the public name is part of the contract: gm.open()
     )
 
 
+@instrument  # a span per public call when OpenTelemetry is installed (graphmem.tracing)
 class Memory:
     """A bi-temporal fact memory. Create it with :func:`graphmem.open`."""
 

@@ -21,7 +21,6 @@ from langgraph.store.memory import InMemoryStore  # noqa: E402
 import graphmem as gm  # noqa: E402
 from graphmem.integrations.langgraph import GraphmemStore, InvalidNamespace  # noqa: E402
 from graphmem.timeutil import ManualClock  # noqa: E402
-
 from tests.conftest import ENGINE  # noqa: E402
 
 NS = ("users", "alice")
@@ -134,7 +133,7 @@ def test_values_round_trip_losslessly(store: GraphmemStore) -> None:
         {"text": "Alice no longer works at Acme"},  # a negation cue must not end the write
         {"text": "Retracted. Disregard the last note; it is wrong."},
         {"ünïcode": "日本語 – ✓", "nested": {"a": [1, 2.5, None, True, {"b": "c  d"}]}},
-        {"big": 2**70, "neg": -0.0, "esc": "line\nbreak\ttab \"quoted\" \\ back"},
+        {"big": 2**70, "neg": -0.0, "esc": 'line\nbreak\ttab "quoted" \\ back'},
         {"Case": "UPPER", "case": "lower"},
     ]
     for i, v in enumerate(values):
@@ -321,7 +320,9 @@ _namespaces = st.lists(_labels, min_size=1, max_size=3).map(tuple)
 _keys = st.sampled_from(["k", "K", "k2", "no longer"])
 _json = st.recursive(
     st.none() | st.booleans() | st.integers(-5, 5) | st.text(max_size=8),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3)
+    ),
     max_leaves=6,
 )
 _values = st.dictionaries(st.sampled_from(["t", "n", "tag"]), _json, max_size=3)

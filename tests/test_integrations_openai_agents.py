@@ -11,7 +11,9 @@ from typing import Any
 
 import pytest
 
-pytest.importorskip("agents", reason="the OpenAI Agents SDK is not installed (pip install -e '.[dev]')")
+pytest.importorskip(
+    "agents", reason="the OpenAI Agents SDK is not installed (pip install -e '.[dev]')"
+)
 
 from agents.memory import Session, SessionSettings, SQLiteSession  # noqa: E402
 from hypothesis import HealthCheck, given, settings  # noqa: E402
@@ -47,7 +49,10 @@ def test_add_get_pop_clear(mem: gm.Memory, clock: ManualClock) -> None:
         msg("assistant", "Hello!"),
         msg("user", "I no longer use Jenkins"),
     ]
-    assert run(s.get_items(limit=2)) == [msg("assistant", "Hello!"), msg("user", "I no longer use Jenkins")]
+    assert run(s.get_items(limit=2)) == [
+        msg("assistant", "Hello!"),
+        msg("user", "I no longer use Jenkins"),
+    ]
     assert run(s.get_items(limit=0)) == []
     clock.advance(seconds=1)
     assert run(s.pop_item()) == msg("user", "I no longer use Jenkins")
@@ -110,7 +115,9 @@ def shared() -> Any:
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(ops=_ops)
-def test_the_same_calls_give_what_the_sdks_sqlite_session_gives(shared: Any, ops: list[Any]) -> None:
+def test_the_same_calls_give_what_the_sdks_sqlite_session_gives(
+    shared: Any, ops: list[Any]
+) -> None:
     mem, clock = shared
     sid = f"s{next(_counter)}"
     ours, oracle = GraphmemSession(sid, mem), SQLiteSession(sid)
@@ -135,3 +142,41 @@ def test_the_same_calls_give_what_the_sdks_sqlite_session_gives(shared: Any, ops
         run(both())
     finally:
         oracle.close()
+
+
+def test_an_agent_run_keeps_its_conversation_in_the_session(mem: gm.Memory) -> None:
+    from agents import Agent, RunConfig, Runner
+    from agents.items import ModelResponse
+    from agents.models.interface import Model
+    from agents.usage import Usage
+    from openai.types.responses import ResponseOutputMessage, ResponseOutputText
+
+    class Echo(Model):
+        """A model that answers how many input items it saw (offline: no API call)."""
+
+        async def get_response(
+            self, system_instructions: Any, input: Any, *a: Any, **k: Any
+        ) -> Any:
+            n = len(input) if isinstance(input, list) else 1
+            text = ResponseOutputText(type="output_text", text=f"seen {n}", annotations=[])
+            out = ResponseOutputMessage(
+                id="m", type="message", role="assistant", status="completed", content=[text]
+            )
+            return ModelResponse(output=[out], usage=Usage(), response_id=None)
+
+        def stream_response(self, *a: Any, **k: Any) -> Any:
+            raise NotImplementedError
+
+    session = GraphmemSession("chat", mem)
+    agent = Agent(name="echo", model=Echo())
+    config = RunConfig(tracing_disabled=True)
+
+    async def talk() -> tuple[Any, Any]:
+        first = await Runner.run(agent, "Hi, I'm Alice", session=session, run_config=config)
+        second = await Runner.run(agent, "What's my name?", session=session, run_config=config)
+        return first.final_output, second.final_output
+
+    assert run(talk()) == ("seen 1", "seen 3")  # the second run saw the first exchange
+    items = run(session.get_items())
+    assert [i.get("role") for i in items] == ["user", "assistant", "user", "assistant"]
+    assert items[0]["content"] == "Hi, I'm Alice"

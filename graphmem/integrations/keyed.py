@@ -1,4 +1,4 @@
-"""Keyed JSON items over a memory: what the framework adapters share (no framework imported).
+r"""Keyed JSON items over a memory: what the framework adapters share (no framework imported).
 
 See docs/integrations/langgraph.md#how-items-are-stored.
 
@@ -16,7 +16,7 @@ through the public :class:`~graphmem.Memory` API:
   one, docs/concepts/decisions.md#rule-1);
 - **statement**: ``{"namespace": [...], "key": ..., "value": {...}}``, the exact JSON, read back
   losslessly (a statement the negation detector would take for "no longer ..." is written
-  with every string character ``\\uXXXX``-escaped: the same JSON, no words);
+  with every string character ``\uXXXX``-escaped: the same JSON, no words);
 - **valid_from**: when the key got its first value (``created_at``); **recorded_at**: when
   this value was learned (``updated_at``).
 
@@ -57,8 +57,7 @@ def encode_label(label: str) -> str:
     ('users', '%41lice%20%42', 'a%2fb')
     """
     return "".join(
-        c if _KEEP.fullmatch(c) else "".join(f"%{b:02x}" for b in c.encode("utf-8"))
-        for c in label
+        c if _KEEP.fullmatch(c) else "".join(f"%{b:02x}" for b in c.encode("utf-8")) for c in label
     )
 
 
@@ -109,10 +108,14 @@ def check_value(value: object, *, where: str) -> dict[str, Any]:
 
 
 def _opaque(obj: Any) -> str:
-    """JSON text with every string character ``\\uXXXX``-escaped: the same value, no words."""
+    r"""JSON text with every string character ``\uXXXX``-escaped: the same value, no words."""
     if isinstance(obj, str):
         units = obj.encode("utf-16-be", "surrogatepass")
-        return '"' + "".join(f"\\u{units[i]:02x}{units[i + 1]:02x}" for i in range(0, len(units), 2)) + '"'
+        return (
+            '"'
+            + "".join(f"\\u{units[i]:02x}{units[i + 1]:02x}" for i in range(0, len(units), 2))
+            + '"'
+        )
     if isinstance(obj, dict):
         return "{" + ",".join(f"{_opaque(k)}:{_opaque(v)}" for k, v in obj.items()) + "}"
     if isinstance(obj, list):
@@ -234,7 +237,7 @@ class KeyedItems:
 
     def versions(self, namespace: Sequence[str], key: str) -> list[Stored]:
         """Every stored version of an item, current and closed, oldest learned first."""
-        self._check_key(key, where="versions")
+        self.check_key(key, where="versions")
         try:
             facts = self.memory.history(
                 self.subject(namespace), self.predicate, include_expired=True
@@ -246,9 +249,9 @@ class KeyedItems:
         found.sort(key=lambda s: (s.fact.recorded_at, s.fact.id))
         return found
 
-    def ranked(self, query: str, wanted: Mapping[str, Stored], need: int) -> Iterator[
-        tuple[Stored, float]
-    ]:
+    def ranked(
+        self, query: str, wanted: Mapping[str, Stored], need: int
+    ) -> Iterator[tuple[Stored, float]]:
         """Yield the items of ``wanted`` (by fact id) that graphmem's search finds, best first."""
         n = max(4 * need, 20)
         while True:
@@ -262,7 +265,12 @@ class KeyedItems:
     # -- writes -----------------------------------------------------------------------------
 
     @staticmethod
-    def _check_key(key: object, *, where: str) -> str:
+    def check_key(key: object, *, where: str) -> str:
+        """Return ``key`` when it is non-empty text (an empty source_ref means "none").
+
+        Raises:
+            InvalidInput: not text, or empty.
+        """
         if not isinstance(key, str) or not key:
             raise InvalidInput(
                 f"{where}: key={key!r} must be non-empty text (it is the item's identity key, "
@@ -283,7 +291,7 @@ class KeyedItems:
             InvalidInput: a bad key or value, or a value longer than the admission bound.
         """
         where = f"{self.what}, namespace {tuple(namespace)!r} key {key!r}"
-        self._check_key(key, where=where)
+        self.check_key(key, where=where)
         value = check_value(value, where=where)
         statement = _statement({"namespace": list(namespace), "key": key, "value": value})
         bound = self.memory.admission.max_statement_chars
@@ -316,15 +324,13 @@ class KeyedItems:
         for namespace, _ in last:
             if namespace not in current:
                 current[namespace] = {s.key: s for s in self.items(namespace)}
-        rows = [
-            self.row(ns, key, value, current[ns].get(key)) for (ns, key), value in last.items()
-        ]
+        rows = [self.row(ns, key, value, current[ns].get(key)) for (ns, key), value in last.items()]
         self._define()
         return self.memory.add_facts(rows)
 
     def delete(self, namespace: Sequence[str], key: str) -> WriteResult | None:
         """End the item's value (``retract``: it stays in history); ``None`` when absent."""
-        self._check_key(key, where=f"{self.what}, namespace {tuple(namespace)!r}")
+        self.check_key(key, where=f"{self.what}, namespace {tuple(namespace)!r}")
         item = self.get(namespace, key)
         if item is None:
             return None

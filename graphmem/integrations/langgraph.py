@@ -93,7 +93,7 @@ def _matches(value: Any, wanted: Any) -> bool:
         return (
             isinstance(value, (list, tuple))
             and len(value) == len(wanted)
-            and all(_matches(a, b) for a, b in zip(value, wanted))
+            and all(_matches(a, b) for a, b in zip(value, wanted, strict=True))
         )
     return bool(value == wanted)
 
@@ -132,8 +132,10 @@ def _path_matches(cond: MatchCondition, namespace: tuple[str, ...]) -> bool:
     path = tuple(cond.path)
     if len(namespace) < len(path):
         return False
-    pairs = zip(namespace, path) if cond.match_type == "prefix" else zip(
-        reversed(namespace), reversed(path)
+    pairs = (
+        zip(namespace, path, strict=False)
+        if cond.match_type == "prefix"
+        else zip(reversed(namespace), reversed(path), strict=False)
     )
     return all(p == "*" or n == p for n, p in pairs)
 
@@ -214,9 +216,7 @@ class GraphmemStore(BaseStore):
 
     # -- beyond LangGraph: the time axes ----------------------------------------------------
 
-    def get_as_of(
-        self, namespace: tuple[str, ...], key: str, *, known_at: TimeLike
-    ) -> Item | None:
+    def get_as_of(self, namespace: tuple[str, ...], key: str, *, known_at: TimeLike) -> Item | None:
         """Return the item as the memory believed it at ``known_at`` (an earlier value).
 
         Raises:
@@ -242,7 +242,9 @@ class GraphmemStore(BaseStore):
     # -- the operations ---------------------------------------------------------------------
 
     def _scope(
-        self, snapshot: dict[tuple[str, ...] | None, list[Stored]], namespace: tuple[str, ...] | None
+        self,
+        snapshot: dict[tuple[str, ...] | None, list[Stored]],
+        namespace: tuple[str, ...] | None,
     ) -> list[Stored]:
         if namespace not in snapshot:
             snapshot[namespace] = self.items.items(namespace)
@@ -316,7 +318,7 @@ class GraphmemStore(BaseStore):
                 "ttl=None and delete items that must end"
             )
         if op.value is None:
-            KeyedItems._check_key(op.key, where=f"delete in {op.namespace!r}")
+            KeyedItems.check_key(op.key, where=f"delete in {op.namespace!r}")
         else:
             # checked here so that a bad value fails the batch before anything is written
             self.items.row(op.namespace, op.key, op.value, None)

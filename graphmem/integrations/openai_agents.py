@@ -90,7 +90,7 @@ class GraphmemSession:
         items = [s.value for s in self._current()]
         if n is None or n < 0:
             return items
-        return items[len(items) - n :] if n else []
+        return items[max(0, len(items) - n) :] if n else []
 
     async def add_items(self, items: Sequence[Any]) -> None:
         """Append items (JSON objects) to the conversation, in one write.
