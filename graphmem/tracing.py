@@ -51,10 +51,20 @@ def _get_tracer() -> Any:
     return _tracer
 
 
-def reset() -> None:
-    """Look OpenTelemetry up again on the next call (after installing or hiding it)."""
+def reset(provider: Any = None) -> None:
+    """Look OpenTelemetry up again on the next call (after installing or hiding it).
+
+    Args:
+        provider: a ``TracerProvider`` to take the tracer from instead of the global one
+            (tests, an application with providers of its own); ``None``: the global one.
+    """
     global _tracer
-    _tracer = _UNSET
+    if provider is None:
+        _tracer = _UNSET
+    else:
+        from graphmem import __version__
+
+        _tracer = provider.get_tracer("graphmem", __version__)
 
 
 def _describe(span: Any, result: Any) -> None:

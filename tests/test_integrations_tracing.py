@@ -28,18 +28,14 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 @pytest.fixture
 def spans() -> Iterator[InMemorySpanExporter]:
-    provider = trace.get_tracer_provider()
-    if not isinstance(provider, TracerProvider):
-        provider = TracerProvider()
-        trace.set_tracer_provider(provider)  # once per process: OpenTelemetry's rule
-        provider = trace.get_tracer_provider()
-    assert isinstance(provider, TracerProvider)
+    # A provider of the test's own, not the process-wide one: later tests run untraced.
     exporter = InMemorySpanExporter()
-    processor = SimpleSpanProcessor(exporter)
-    provider.add_span_processor(processor)
-    tracing.reset()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    tracing.reset(provider)
     yield exporter
-    processor.shutdown()
+    tracing.reset()
+    provider.shutdown()
 
 
 def _by_name(exporter: InMemorySpanExporter) -> dict[str, Any]:
