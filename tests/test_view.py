@@ -159,7 +159,8 @@ def test_subject_and_hops_keep_the_neighbourhood_at_any_time(memory: gm.Memory) 
     assert [data["entities"][i]["n"] for i in data["subject"]] == ["Team A"]
     assert len(view_data(memory, subject="Team A", hops=2)["entities"]) == 5
     only = view_data(memory, subject="Team A", hops=0)
-    assert [e["n"] for e in only["entities"]] == ["Team A"] and only["versions"] == []
+    assert [e["n"] for e in only["entities"]] == ["Team A"]
+    assert only["versions"] == []
 
 
 def test_scope_keeps_the_named_predicates(memory: gm.Memory) -> None:
@@ -199,10 +200,12 @@ def test_graph_html_writes_the_page_and_shows_inline(memory: gm.Memory, tmp_path
     out = tmp_path / "graph.html"
     view = graph_html(memory, out, valid_at="2025-01-01")
     assert out.read_text(encoding="utf-8") == view.html
-    assert view.path == str(out) and (view.entities, view.versions) == (5, 6)
+    assert view.path == str(out)
+    assert (view.entities, view.versions) == (5, 6)
     assert embedded(view.html)["meta"]["valid_at"] == "2025-01-01T00:00:00.000000"
     inline = view._repr_html_()
-    assert inline.startswith("<iframe srcdoc=") and "<script" not in inline  # escaped
+    assert inline.startswith("<iframe srcdoc=")
+    assert "<script" not in inline
     assert str(view).startswith(f"graph page in {out}: 5 entities, 6 fact versions")
 
 
@@ -223,7 +226,8 @@ def test_large_memories_fold_and_lay_out_deterministically(clock: ManualClock) -
         mem.add_facts(rows)
         one, two = view_data(mem), view_data(mem)
     assert one["entities"] == two["entities"]  # seeded layout and groups
-    assert one["meta"]["fold_by"] == "hub" and len(one["entities"]) > FOLD_LIMIT
+    assert one["meta"]["fold_by"] == "hub"
+    assert len(one["entities"]) > FOLD_LIMIT
     assert 1 < len(one["groups"]) <= 41
     assert all(0 <= e["x"] <= 1000 and 0 <= e["y"] <= 1000 for e in one["entities"])
 
@@ -243,7 +247,8 @@ def test_cli_writes_the_page(db_path: str, tmp_path: Path) -> None:
     assert report["bytes"] == out.stat().st_size
     assert embedded(out.read_text(encoding="utf-8"))["meta"]["subject"] == "api"
     bad = runner.invoke(cli, [*base, "view", "--subject", "nobody", "--out", str(out)])
-    assert bad.exit_code == 1 and bad.stderr.startswith("Error: NotFound: no entity named 'nobody'")
+    assert bad.exit_code == 1
+    assert bad.stderr.startswith("Error: NotFound: no entity named 'nobody'")
 
 
 def test_the_page_assets_ship_as_package_data() -> None:

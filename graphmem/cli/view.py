@@ -12,9 +12,7 @@ from graphmem.cli.common import echo_json, json_option, open_memory
 
 @cli.command("view")
 @click.option("--subject", help="Only the entities within --hops facts of this one.")
-@click.option(
-    "--hops", type=int, default=2, show_default=True, help="The radius around --subject."
-)
+@click.option("--hops", type=int, default=2, show_default=True, help="The radius around --subject.")
 @click.option("--valid-at", help="Where the valid-time slider starts (default now).")
 @click.option("--known-at", help="Where the known-time slider starts (default now).")
 @click.option(

@@ -68,7 +68,8 @@ def visible_ids(data: Mapping[str, Any], valid_at: TimeLike, known_at: TimeLike)
     """
     v = instant(to_utc(valid_at, name="valid_at"))
     k = instant(to_utc(known_at, name="known_at"))
-    assert v is not None and k is not None
+    assert v is not None
+    assert k is not None
     return sorted(
         r["id"]
         for r in data["versions"]

@@ -272,10 +272,12 @@
   // -- force layout: a few capped ticks from the precomputed positions ---------------------
   function start(ticks) {
     simTicks = Math.max(simTicks, ticks);
-    if (!simOn) { simOn = true; requestAnimationFrame(tick); }
+    if (!simOn) { simOn = true; window.graphmemView.moving = true; requestAnimationFrame(tick); }
   }
   function tick() {
-    if (simTicks-- <= 0 || state.folded || state.nodes.length > SIM_LIMIT) { simOn = false; return; }
+    if (simTicks-- <= 0 || state.folded || state.nodes.length > SIM_LIMIT) {
+      simOn = false; window.graphmemView.moving = false; return;
+    }
     var ns = state.nodes, alpha = 0.02 + 0.1 * simTicks / SIM_TICKS, a, b, i, j;
     for (i = 0; i < ns.length; i++) {
       a = pos[ns[i]];
@@ -336,7 +338,7 @@
     drag = { sx: ev.clientX, sy: ev.clientY, vx: view.x, vy: view.y, t: t, moved: false };
     if (t.__i !== undefined) dragged = pos[t.__i];
     else if (t.__g !== undefined) dragged = groupPos[t.__g];
-    svg.setPointerCapture(ev.pointerId);
+    try { svg.setPointerCapture(ev.pointerId); } catch (e) { /* a synthetic event */ }
     svg.classList.add("dragging");
   });
   svg.addEventListener("pointermove", function (ev) {
