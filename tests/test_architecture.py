@@ -67,6 +67,8 @@ SERVICES = {
     "remember",
     "sessions",
     "text.pipeline",
+    "view",
+    "view.data",
 }
 #: What the layers above the store may import of it: the protocol and its records.
 STORE_INTERFACE = {

@@ -183,6 +183,7 @@ ALLOWED = {
     "on": "believed(on=)",
     "from": "migrate: the source store, a path or URL (no Python call: export + import)",
     "to": "migrate: the target store, a path or URL",
+    "out": "view: graphmem.view.graph_html(mem, path)",
 }
 
 

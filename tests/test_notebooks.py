@@ -22,7 +22,7 @@ IDS = [p.stem for p in NOTEBOOKS]
 PRIVATE = re.compile(r"\.\s*_[a-zA-Z]|graphmem\.[\w.]*\._")
 
 
-def test_the_seven_notebooks_exist() -> None:
+def test_the_eight_notebooks_exist() -> None:
     assert IDS == [
         "01-quickstart",
         "02-what-did-we-believe",
@@ -31,6 +31,7 @@ def test_the_seven_notebooks_exist() -> None:
         "05-text-memory",
         "06-episodic-recall",
         "07-topic-files",
+        "08-explore",
     ]
 
 
