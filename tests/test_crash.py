@@ -191,6 +191,7 @@ def _rounds(path: str, rounds: int, seed: int, *, past: int = -1) -> dict[str, i
         pytest.xfail(f"known checkpoint-kill defect: {exc}")
 
 
+@pytest.mark.slow
 def test_kill_rounds(db_path: str) -> None:
     stats = _rounds(db_path, rounds=30, seed=7, past=crash_child.BIG_EVERY)
     assert stats["rounds"] >= 30

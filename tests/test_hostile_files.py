@@ -61,6 +61,7 @@ def _export(mem: gm.Memory, target: str) -> None:
     export_memory(mem, target)
 
 
+@pytest.mark.slow
 def test_export_cli_refuses_the_database_a_link_to_it_and_devices(
     db_path: str, tmp_path: os.PathLike[str]
 ) -> None:

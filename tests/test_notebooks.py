@@ -53,6 +53,7 @@ def test_conventions(path: Path) -> None:
         assert "http" not in cell.source, "notebooks run offline"
 
 
+@pytest.mark.slow
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")
 @pytest.mark.filterwarnings("ignore::ResourceWarning")
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=IDS)

@@ -161,6 +161,7 @@ def test_purge_through_a_symlink_rewrites_the_real_file(tmp_path: Path) -> None:
         assert len(a.facts(predicate="works_at")) == 30
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kill", ["after-commit", 0.1, 0.2, 0.3, 0.6])
 def test_a_killed_purge_leaves_no_purged_bytes_after_the_next_open(
     tmp_path: Path, kill: str | float

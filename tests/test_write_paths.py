@@ -270,6 +270,7 @@ _CHILD = textwrap.dedent(
 )
 
 
+@pytest.mark.slow
 def test_kill_during_copy_with_closes_keeps_whole_calls(tmp_path) -> None:
     """Killed anywhere in a COPY with held-back closes, each call is whole or absent."""
     path = str(tmp_path / "k.kuzu")
