@@ -1,9 +1,10 @@
-"""Real temporal datasets: the bundled YAGO11k sample and loaders for the HyTE-format files.
+"""Temporal datasets: the bundled sample of careers and marriages, and loaders for HyTE files.
 
-The bundled sample (``graphmem/data/yago_sample.tsv``) holds the ``worksAt`` and ``isMarriedTo``
-facts of YAGO11k with the birth and death places of the same people, under the predicates
-``works_at``, ``married_to``, ``born_in`` and ``died_in``. YAGO3 is © Max Planck Institute for
-Informatics, CC BY 3.0 (see ``graphmem/data/ATTRIBUTION.md``).
+The bundled sample (``graphmem/data/sample.tsv``) is graphmem's own: careers, marriages, birth
+and death places of a few well-known scientists, written from public knowledge, and of a few
+hundred invented people, under the predicates ``works_at``, ``married_to``, ``born_in`` and
+``died_in``. ``scripts/make_sample.py`` writes it (seeded: the same file every time). The
+loaders read the public YAGO11k and Wikidata12k files (HyTE format) where a user has them.
 
 A data set brings its own vocabulary, and the shipped ontology holds general agent-memory
 relations only: define the predicates a data set needs before loading it
@@ -104,7 +105,7 @@ WIKIDATA_CARDINALITY: dict[str, Cardinality] = {
 }
 
 #: The predicates of the bundled sample: ``(name, cardinality, aliases)``, the aliases being
-#: YAGO's labels of the same relations.
+#: YAGO11k's labels of the same relations (so a YAGO11k file loads under the same names).
 SAMPLE_PREDICATES: tuple[tuple[str, Cardinality, tuple[str, ...]], ...] = (
     ("works_at", "one", ("worksAt",)),
     ("married_to", "one", ("isMarriedTo",)),
@@ -257,8 +258,8 @@ def load_hyte(
 
 
 def sample() -> list[TemporalFact]:
-    """Return the bundled YAGO11k sample (careers and marriages), in file order."""
-    text = resources.files("graphmem").joinpath("data/yago_sample.tsv").read_text("utf-8")
+    """Return the bundled sample (careers and marriages, see the module text), in file order."""
+    text = resources.files("graphmem").joinpath("data/sample.tsv").read_text("utf-8")
     out = []
     for line in text.splitlines()[1:]:
         s, p, o, a, b = line.split("\t")

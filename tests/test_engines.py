@@ -45,7 +45,7 @@ SCENARIO = textwrap.dedent(
         return sorted(rows, key=lambda d: json.dumps(d, sort_keys=True))
 
     with gm.open(engine=sys.argv[1], clock=clock) as mem:
-        # 1. Part of the YAGO11k sample, learned year by year (small batches, row by row).
+        # 1. Part of the bundled sample, learned year by year (small batches, row by row).
         decisions = {}
         for day, batch in demo_schedule()[:90]:
             clock.set(day)

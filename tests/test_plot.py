@@ -225,7 +225,7 @@ def test_timeline_labels_do_not_overlap(einstein: gm.Memory) -> None:
     fig = plot.timeline(einstein, "Albert Einstein")
     shown = assert_no_overlap(fig)
     learned = sorted(t.get_text() for t in shown if t.get_text().startswith("learned"))
-    # married_to's two revisions (the end YAGO gave, today's correction) are both readable
+    # married_to's two revisions (the end the sample gave, today's correction) are both readable
     assert {"learned 1920-01-01", "learned 2026-06-02"} <= set(learned)
     ticks = [t.get_text() for t in fig.axes[0].get_yticklabels()]
     assert "works_at: Humboldt University of Berlin\n(no current value)" in ticks

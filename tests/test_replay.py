@@ -18,9 +18,9 @@ depends on arrival order (an open-ended and an ended statement of it: docs/conce
 lets the end win when it arrives second; or another object starting inside the restated span). Every
 other single-valued history must be answered 100% right.
 
-The default run replays the bundled sample (all YAGO11k worksAt/isMarriedTo facts) and the
-smaller real relations from ``shared/data``; ``-m slow`` replays every single-valued relation of
-both data sets. Measured (kuzu, 2 cores): sample 8415/8415 checks; Wikidata12k employer, spouse,
+The default run replays the smaller real relations from ``shared/data``; ``-m slow`` replays
+the bundled sample's worksAt/isMarriedTo facts and every single-valued relation of both data
+sets. Measured (kuzu, 2 cores): bundled sample 1826/1826 checks; Wikidata12k employer, spouse,
 member of political party, residence, member of sports team, head of government 919 of 2358
 histories kept, 10564/10564; YAGO11k worksAt, isMarriedTo, playsFor, isAffiliatedTo,
 wasBornIn, diedIn 7862 of 8490 kept, 23445/23445.
@@ -151,9 +151,9 @@ def _report(capsys: pytest.CaptureFixture[str], what: str, hits: int, checks: in
 
 
 @pytest.mark.slow
-def test_replay_bundled_yago_sample(capsys):
+def test_replay_bundled_sample(capsys):
     # No shipped ontology: the sample's predicates are defined as any data set's would be, with
-    # YAGO's names as aliases, and the histories are probed through those aliases.
+    # YAGO11k's names as aliases, and the histories are probed through those aliases.
     clock = ManualClock("2026-01-01")
     with gm.open(clock=clock, ontology=None) as mem:
         define_predicates(mem, SAMPLE_PREDICATES)
@@ -167,8 +167,8 @@ def test_replay_bundled_yago_sample(capsys):
             "works_at",
             "married_to",
         }
-    _report(capsys, "YAGO11k sample (worksAt, isMarriedTo)", hits, checks, n)
-    assert checks > 5000
+    _report(capsys, "the bundled sample (worksAt, isMarriedTo)", hits, checks, n)
+    assert checks > 1000
     assert hits == checks
 
 

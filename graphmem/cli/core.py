@@ -336,7 +336,7 @@ def history(
 @json_option
 @click.pass_context
 def demo(ctx: click.Context, keep: bool, as_json: bool) -> None:
-    """Build a memory from real YAGO11k careers and marriages and ask it questions.
+    """Build a memory from the bundled careers and marriages and ask it questions.
 
     Uses --db if given, else a demo database next to the default one
     (~/.graphmem/demo.kuzu), rebuilt on each run.
@@ -367,7 +367,7 @@ def demo(ctx: click.Context, keep: bool, as_json: bool) -> None:
         schedule = demo_schedule()
         with click.progressbar(
             range(sum(len(rows) for _, rows in schedule)),
-            label="replaying YAGO11k",
+            label="replaying the sample",
             file=sys.stderr,
         ) as bar:
             report = run_demo(mem, clock.set, schedule=schedule, progress=bar.update)
