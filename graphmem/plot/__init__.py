@@ -7,8 +7,9 @@ or needs a display. matplotlib is imported on first use: ``pip install 'graphmem
 - :func:`bitemporal`: the classic bitemporal diagram (as XTDB and SQL:2011 texts draw it):
   valid time across, system time up; every stored version is a rectangle
   ``[valid_from, valid_to) × [recorded_at, expired_at)`` labelled with its object. Current
-  versions are solid, closed ones light and hatched, open ends fade out at the axis edge, and a
-  ``known_at`` / ``valid_at`` line shows (and outlines) the versions that query returns.
+  versions are solid and end at the now line with an arrow, closed ones light and hatched,
+  every version keeps a readable size, a backfilled import's writes are drawn in order of
+  recording, and a ``known_at`` / ``valid_at`` line outlines the versions that query returns.
 - :func:`timeline`: a subject's fact versions as bars over valid time; what was believed is
   coloured, versions closed in system time (superseded, corrected, retracted) are grey and
   hatched, open-ended bars fade out at the right edge, and the points where a belief was
@@ -17,9 +18,9 @@ or needs a display. matplotlib is imported on first use: ``pip install 'graphmem
 - :func:`graph`: a small snapshot graph (from ``to_networkx`` or ``neighborhood``) with entity
   names on the nodes, predicates on the edges and a legend of the node kinds.
 
-Labels never overlap: they are placed when the figure is drawn (so at its final size), inside
-their rectangle when they fit, else next to it; ``label:<fact id>`` is each label's ``gid`` and
-``version:<fact id>`` each rectangle's, for tests and tooling.
+Labels never overlap and never leave their axes: they are placed when the figure is drawn (so
+at its final size), inside their rectangle when they fit, else next to it; ``label:<fact id>``
+is each label's ``gid`` and ``version:<fact id>`` each rectangle's, for tests and tooling.
 """
 
 from __future__ import annotations
