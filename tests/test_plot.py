@@ -241,6 +241,12 @@ def rectangles(fig: Any) -> dict[str, Any]:
     }
 
 
+def now_line(ax: Any) -> float:
+    """The now line's place on the system-time axis (a date number)."""
+    (line,) = [ln for ln in ax.get_lines() if ln.get_gid() == "now"]
+    return float(line.get_ydata()[0])
+
+
 def test_bitemporal_rectangles_are_the_versions(einstein: gm.Memory) -> None:
     from matplotlib.dates import date2num
 
@@ -254,17 +260,22 @@ def test_bitemporal_rectangles_are_the_versions(einstein: gm.Memory) -> None:
         rect = drawn_[f.id]
         ax = rect.axes
         assert ax.get_title(loc="left") == f.predicate
-        right, top = ax.get_xlim()[1], ax.get_ylim()[1]
+        right, now = ax.get_xlim()[1], now_line(ax)
         x0, y0 = rect.get_xy()
         x1, y1 = x0 + rect.get_width(), y0 + rect.get_height()
         assert x0 == pytest.approx(date2num(f.valid_from))
         assert y0 == pytest.approx(date2num(f.recorded_at))
-        # open ends run to the axis edge; closed ones end at their time
+        # open valid ends run to the axis edge; still-believed versions up to the now line
         assert x1 == pytest.approx(right if f.valid_to is None else date2num(f.valid_to))
-        assert y1 == pytest.approx(top if f.expired_at is None else date2num(f.expired_at))
+        assert y1 == pytest.approx(now if f.expired_at is None else date2num(f.expired_at))
         assert bool(rect.get_hatch()) is (f.expired_at is not None)  # closed ones hatched
     # every version is labelled with its object
-    labels = {t.get_gid(): t.get_text() for ax in fig.axes for t in ax.texts if t.get_gid()}
+    labels = {
+        t.get_gid(): t.get_text()
+        for ax in fig.axes
+        for t in ax.texts
+        if (t.get_gid() or "").startswith("label:")
+    }
     assert labels == {f"label:{f.id}": f.object for f in versions}
     shown = assert_no_overlap(fig)
     assert {t.get_gid() for t in shown} >= set(labels)  # none left out for lack of room
@@ -295,10 +306,10 @@ def test_bitemporal_query_lines_outline_the_answer(einstein: gm.Memory) -> None:
     assert {"known_at 1925-01-01", "valid_at 1916-06-01"} <= {t.get_text() for t in ax.texts}
     legend = [t.get_text() for t in fig.legends[0].get_texts()]
     assert {
-        "known_at",
-        "valid_at",
+        "known_at (the query)",
+        "valid_at (the query)",
         "returned by the query",
-        "closed version (superseded or corrected)",
+        "light, hatched: closed version (superseded, corrected or retracted)",
     } <= set(legend)
     assert_no_overlap(fig)
     # known_at alone: every version believed then, over all valid time
