@@ -96,21 +96,123 @@ REAL: list[tuple[str, str, str, str, str]] = [
     ("Alan Turing", "died_in", "Wilmslow", "1954-06-07", ""),
 ]
 
-FIRST = (
-    "Ada Aino Anders Anja Aurelio Bea Bruno Carla Cyril Dalia Dmitri Edda Emil Esme Farid Frida "
-    "Gabor Greta Hana Hugo Ilse Ines Ivo Jana Jonas Kaito Klara Lars Lena Lucio Maren Mateo Mila "
-    "Nadia Nils Olga Omar Paula Pavel Quentin Rosa Rui Sanna Selim Tekla Teo Ulla Vera Viktor "
-    "Wanda Yara Yusuf Zofia"
-).split()
-LAST = (
-    "Abendroth Alvarez Bakker Berglund Castell Dahl Dvořák Eklund Ferrante Fischer Garamond "
-    "Halvorsen Ibarra Jansen Kovacs Lindqvist Marchetti Moreau Nakamura Novak Okafor Petrov "
-    "Quist Rahimi Salonen Schreiber Tanaka Ueda Valdés Varga Weiss Xu Yilmaz Zeller"
-).split()
-PLACES = (
-    "Amsterdam Basel Bergen Bologna Bremen Brno Edinburgh Geneva Ghent Graz Kraków Leiden "
-    "Lisbon Lyon Montreal Oslo Porto Prague Toronto Turin Uppsala Utrecht Vienna Zurich"
-).split()
+FIRST = [
+    "Ada",
+    "Aino",
+    "Anders",
+    "Anja",
+    "Aurelio",
+    "Bea",
+    "Bruno",
+    "Carla",
+    "Cyril",
+    "Dalia",
+    "Dmitri",
+    "Edda",
+    "Emil",
+    "Esme",
+    "Farid",
+    "Frida",
+    "Gabor",
+    "Greta",
+    "Hana",
+    "Hugo",
+    "Ilse",
+    "Ines",
+    "Ivo",
+    "Jana",
+    "Jonas",
+    "Kaito",
+    "Klara",
+    "Lars",
+    "Lena",
+    "Lucio",
+    "Maren",
+    "Mateo",
+    "Mila",
+    "Nadia",
+    "Nils",
+    "Olga",
+    "Omar",
+    "Paula",
+    "Pavel",
+    "Quentin",
+    "Rosa",
+    "Rui",
+    "Sanna",
+    "Selim",
+    "Tekla",
+    "Teo",
+    "Ulla",
+    "Vera",
+    "Viktor",
+    "Wanda",
+    "Yara",
+    "Yusuf",
+    "Zofia",
+]
+LAST = [
+    "Abendroth",
+    "Alvarez",
+    "Bakker",
+    "Berglund",
+    "Castell",
+    "Dahl",
+    "Dvořák",
+    "Eklund",
+    "Ferrante",
+    "Fischer",
+    "Garamond",
+    "Halvorsen",
+    "Ibarra",
+    "Jansen",
+    "Kovacs",
+    "Lindqvist",
+    "Marchetti",
+    "Moreau",
+    "Nakamura",
+    "Novak",
+    "Okafor",
+    "Petrov",
+    "Quist",
+    "Rahimi",
+    "Salonen",
+    "Schreiber",
+    "Tanaka",
+    "Ueda",
+    "Valdés",
+    "Varga",
+    "Weiss",
+    "Xu",
+    "Yilmaz",
+    "Zeller",
+]
+PLACES = [
+    "Amsterdam",
+    "Basel",
+    "Bergen",
+    "Bologna",
+    "Bremen",
+    "Brno",
+    "Edinburgh",
+    "Geneva",
+    "Ghent",
+    "Graz",
+    "Kraków",
+    "Leiden",
+    "Lisbon",
+    "Lyon",
+    "Montreal",
+    "Oslo",
+    "Porto",
+    "Prague",
+    "Toronto",
+    "Turin",
+    "Uppsala",
+    "Utrecht",
+    "Vienna",
+    "Zurich",
+]
 #: Places of work, real and invented, shared so that people meet (colleagues, two hops out),
 #: with the years each existed (an invented person works only where a job was possible then).
 WORK: list[tuple[str, int, int]] = [
@@ -198,6 +300,7 @@ def invented(rng: random.Random) -> list[tuple[str, str, str, str, str]]:
 
 
 def render() -> str:
+    """The file's text: a header, the real rows, then the invented ones."""
     rng = random.Random(SEED)
     rows = REAL + invented(rng)
     lines = ["subject\tpredicate\tobject\tvalid_from\tvalid_to"]
@@ -206,6 +309,7 @@ def render() -> str:
 
 
 def main() -> int:
+    """Write the sample (or, with ``--check``, compare it); the exit status."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--check", action="store_true", help="compare, do not write")
     args = parser.parse_args()
