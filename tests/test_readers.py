@@ -16,6 +16,7 @@ import graphmem as gm
 from graphmem.cli import cli
 from graphmem.sessions import add_sessions
 from graphmem.text.claims import Claim
+from graphmem.text.nlp import _said
 from graphmem.text.readers import BuiltinReader, Reader
 from graphmem.timeutil import ManualClock
 
@@ -451,3 +452,46 @@ def test_a_tables_cells_all_reach_the_reader(rows: list[list[str]]) -> None:
     lines += ["| " + " | ".join(r) + " |" for r in rows]
     read = " ".join(_tables(lines))
     assert all(cell.strip() in read for r in rows for cell in r)
+
+
+def test_a_card_of_key_value_items_is_settings_not_speakers(clock: ManualClock) -> None:
+    card = "Profile\n- City: Valencia\n- Diet: vegetarian\n- Editor: VS Code\n- APM: Datadog"
+    with gm.open(clock=clock) as mem:
+        mem.remember(card)
+        held = {f.object for f in mem.facts(subject="self")}
+        assert {"Valencia", "vegetarian", "VS Code", "Datadog"} <= held
+        assert not mem.facts(subject="City")  # "City" is a key, not a speaker
+
+
+@pytest.mark.parametrize(
+    "chat",
+    [
+        "- Tom: we moved the API to Go\n- Ana: ok",  # a reply: who speaks
+        "- Tom: the API runs on Go\n- Tom: and billing on Rust",  # a speaker comes back
+        "- Tom: the reporting API runs on Heroku, same dyno setup as last year\n- Ana: thanks",
+    ],
+)
+def test_a_chat_in_list_items_keeps_its_speakers(chat: str) -> None:
+    from graphmem.text.nlp import sentences
+
+    assert {s.speaker for s in sentences(chat)} <= {"Tom", "Ana"}
+    assert all(s.speaker for s in sentences(chat))
+
+
+_KEYS = st.sampled_from(["City", "Diet", "Editor", "Role", "Timezone", "Team", "Queue", "Stack"])
+_VALUES = st.from_regex(r"[A-Z][a-z]{2,8}( [A-Z0-9][a-z0-9]{0,5}){0,2}", fullmatch=True).filter(
+    lambda v: not _said(v)  # "Thanks", "Yes": a reply, which makes the list a chat
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.dictionaries(_KEYS, _VALUES, min_size=2, max_size=6))
+def test_a_cards_items_lose_no_value_and_name_no_speaker(card: dict[str, str]) -> None:
+    """Each item of a card reaches the reader whole, under its key, with no speaker."""
+    from graphmem.text.nlp import sentences
+
+    text = "\n".join(f"- {k}: {v}" for k, v in card.items())
+    got = sentences(text)
+    assert all(s.speaker is None for s in got)
+    said = " ".join(s.text for s in got)
+    assert all(f"{k.casefold()}: {v}" in said for k, v in card.items())

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from graphmem.errors import ExtraUnavailable
-from graphmem.text.lexicon import category, is_setting, is_speaker
+from graphmem.text.lexicon import ACRONYM, category, is_setting, is_speaker
 
 __all__ = ["MODEL_HASHES", "Sentence", "parse", "parser_name", "sentences"]
 
@@ -283,6 +283,49 @@ def _chat_labels(lines: list[str]) -> set[str]:
     return set(seen) if sum(words) / len(words) >= 4 else set()
 
 
+#: A list item "- Key: value" (docs/concepts/text.md#log-formats).
+_KEY_ITEM = re.compile(
+    r"^\s*(?:[-*•]|\d{1,3}[.)])\s+(?P<key>[A-Z][\w .'/-]{0,30}?)\s*:\s+(?P<value>\S.*)$"
+)
+
+
+def _key_items(lines: list[str]) -> set[int]:
+    """The lines of a list of "Key: value" items: a profile or a settings card, not a chat.
+
+    A list whose items each start with a label before a colon is a card when every label is
+    used once and every value is short and no question ("- Name: Tomás", "- City: Valencia",
+    "- Job: data analyst at Mercadona"); two or more such items make one. The same labels in a
+    chat say who speaks: a speaker comes back, or says a sentence.
+    """
+    items: dict[int, tuple[str, str]] = {}
+    for i, line in enumerate(lines):
+        m = _KEY_ITEM.match(line)
+        if m:
+            items[i] = (m.group("key").strip().casefold(), m.group("value").strip())
+    if len(items) < 2:
+        return set()
+    keys = [k for k, _ in items.values()]
+    if len(set(keys)) != len(keys):
+        return set()
+    if any(len(v.split()) > 8 or v.endswith(("?", "!")) or _said(v) for _, v in items.values()):
+        return set()
+    return set(items)
+
+
+#: First words of something said, not of a value ("Ana: ok", "Tom: we moved to Go").
+_SAYING = frozenset(
+    """i i'm im i've i'd we we're we've you he she they it it's its that this there ok okay
+    yes yeah yep no nope sure thanks thx ty lol hmm agreed nice cool great hey hi hello so
+    just also btw fyi""".split()  # noqa: SIM905
+)
+
+
+def _said(value: str) -> bool:
+    """Whether a value reads as a turn of a chat: it starts with a pronoun or a reply word."""
+    first = value.split()[0].casefold().strip(",.;:!?")
+    return first in _SAYING
+
+
 _ROW = re.compile(r"^\s*\|(.+)\|\s*$")
 _RULE_ROW = re.compile(r"^(?=.*-)[\s|:-]+$")
 #: A heading that names one thing after a colon: "## Service catalog: notifications".
@@ -341,10 +384,18 @@ def _turns(text: str) -> list[tuple[str | None, str]]:
     """
     lines = _tables(text.splitlines())
     chat = _chat_labels(lines)
+    card = _key_items(lines)
     turns: list[tuple[str | None, str]] = []
-    for raw in lines:
+    for k, raw in enumerate(lines):
         if not raw.strip():
             turns.append((None, ""))  # a paragraph break
+            continue
+        if k in card:  # "- City: Valencia" is a setting, "city: Valencia", not a speaker
+            m = _KEY_ITEM.match(raw)
+            assert m is not None
+            key = m.group("key").strip()
+            key = key if ACRONYM.fullmatch(key) else key.casefold()
+            turns.append((None, f"{key}: {m.group('value').strip()}"))
             continue
         line = _STAMP.sub("", raw, count=1)
         stamped = line != raw
