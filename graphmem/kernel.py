@@ -168,8 +168,11 @@ class UnitOfWork:
         or one microsecond after that write when the clock has not passed it yet (clocks of
         processes differ by the moment they are read; one write order gives one time order,
         docs/concurrency.md#many-writers-on-a-server). A clock more than
-        :data:`MAX_SKEW` behind it is refused as a clock gone back.
+        :data:`MAX_SKEW` behind it is refused as a clock gone back. Inside :meth:`learned`,
+        the time is its ``learned_at`` (:meth:`backdate`).
         """
+        if self.learned_at is not None:
+            return self.backdate(seen)
         self.writable()
         now = self.now()
         if seen is not None and (self.last_write is None or seen > self.last_write):
@@ -210,7 +213,7 @@ class UnitOfWork:
             # (docs/concurrency.md#many-writers-on-a-server).
             with self.store.exclusive() as seen:
                 if at is None:
-                    at = self.tick(seen) if self.learned_at is None else self.backdate(seen)
+                    at = self.tick(seen)
                 w = Write(ChangeSet(at=at, marker=marker))
                 yield w
                 w.applied = self.store.apply(w.changes)
