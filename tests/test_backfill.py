@@ -57,7 +57,8 @@ def test_learned_at_never_goes_back(mem: gm.Memory, clock: ManualClock) -> None:
     assert mem.count_versions() == before
     # the same instant as the newest write is ordered just after it
     again = mem.add_fact("web", "runs_on", "Rust", learned_at="2025-03-01")
-    assert first is not None and again.fact is not None
+    assert first is not None
+    assert again.fact is not None
     assert again.fact.recorded_at - first.recorded_at == dt.timedelta(microseconds=1)
 
 
@@ -72,7 +73,8 @@ def test_correct_replaces_a_version_from_its_start(mem: gm.Memory, clock: Manual
     assert fixed.fact is not None
     assert (fixed.fact.object, fixed.fact.valid_from) == ("Bergen", wrong.valid_from)
     [closed] = fixed.superseded
-    assert closed.id == wrong.id and closed.reason == "corrected to 'Bergen': misheard"
+    assert closed.id == wrong.id
+    assert closed.reason == "corrected to 'Bergen': misheard"
     assert closed.valid_to == wrong.valid_to  # the valid interval is untouched
     assert [f.object for f in mem.facts(subject="carol", predicate="lives_in")] == ["Bergen"]
     assert [f.object for f in mem.believed(on="2026-01-11", subject="carol")] == ["tea", "Oslo"]
@@ -95,7 +97,8 @@ def test_retract_by_id(mem: gm.Memory, clock: ManualClock) -> None:
     clock.set("2026-01-12")
     ended = mem.retract(fact_id=tea.id, at="2026-01-11", reason="switched")
     assert ended.decision is gm.Decision.INVALIDATE
-    assert ended.fact is not None and fmt(ended.fact.valid_to) == "2026-01-11"
+    assert ended.fact is not None
+    assert fmt(ended.fact.valid_to) == "2026-01-11"
     assert [f.object for f in mem.facts(subject="carol")] == ["coffee"]
     with pytest.raises(gm.InvalidInput, match="takes no subject"):
         mem.retract("carol", fact_id=tea.id)
@@ -141,7 +144,8 @@ def test_cli_ingest_backfill_answers_what_had_been_said(tmp_path: Path, db_path:
          "session"],
     )  # fmt: skip
     assert result.exit_code == 1
-    assert "BackfillOrderError" in result.stderr and "fresh memory" in result.stderr
+    assert "BackfillOrderError" in result.stderr
+    assert "fresh memory" in result.stderr
 
 
 def test_cli_correct_retract_by_id_and_learned_at(db_path: str) -> None:
@@ -151,10 +155,12 @@ def test_cli_correct_retract_by_id_and_learned_at(db_path: str) -> None:
     assert out["fact"]["recorded_at"].startswith("2025-01-01")
     fact_id = out["fact"]["id"]
     fixed = json.loads(_run(db_path, "correct", fact_id, "Bergen", "--reason", "typo", "--json"))
-    assert fixed["decision"] == "supersede" and fixed["fact"]["object"] == "Bergen"
+    assert fixed["decision"] == "supersede"
+    assert fixed["fact"]["object"] == "Bergen"
     assert fixed["superseded"][0]["reason"] == "corrected to 'Bergen': typo"
     ended = json.loads(_run(db_path, "retract", "--id", fixed["fact"]["id"], "--json"))
     assert ended["decision"] == "invalidate"
     assert json.loads(_run(db_path, "facts", "--subject", "carol", "--json")) == []
     result = CliRunner().invoke(cli, ["--db", db_path, "--engine", ENGINE, "retract"])
-    assert result.exit_code != 0 and "--id FACT_ID" in result.output
+    assert result.exit_code != 0
+    assert "--id FACT_ID" in result.output
