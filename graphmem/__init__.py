@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from graphmem.errors import (
+    BackfillOrderError,
     ClockError,
     ExtraUnavailable,
     GraphmemError,
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
 __version__ = "0.1.0"
 
 __all__ = [
+    "BackfillOrderError",
     "ClockError",
     "Context",
     "Decision",

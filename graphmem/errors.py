@@ -6,6 +6,7 @@ value and how to fix it. Nothing is written when an error is raised. The tree::
     GraphmemError
      ├── InvalidInput (ValueError)         bad argument: the message names the value and the fix
      │    ├── ClockError                    the injected clock moved backwards
+     │    │    └── BackfillOrderError       a learned_at before the newest recorded write
      │    └── RateLimited                   admission control: too many writes of a kind per hour
      ├── NotFound (KeyError)               nothing matched (retract, why, an entity name)
      ├── StoreError                        the storage engine failed
@@ -18,6 +19,7 @@ value and how to fix it. Nothing is written when an error is raised. The tree::
 from __future__ import annotations
 
 __all__ = [
+    "BackfillOrderError",
     "ClockError",
     "ExtraUnavailable",
     "GraphmemError",
@@ -52,6 +54,14 @@ class InvalidInput(GraphmemError, ValueError):
 
 class ClockError(InvalidInput):
     """The system clock reading is earlier than the newest recorded write."""
+
+
+class BackfillOrderError(ClockError):
+    """A ``learned_at`` is earlier than the newest recorded write (system time never goes back).
+
+    A backfill records each input as learned on its own date; it must run in date order into
+    a fresh memory (docs/concepts/time.md#backfilling-history).
+    """
 
 
 class RateLimited(InvalidInput):

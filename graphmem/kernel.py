@@ -23,7 +23,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, Union
 
-from graphmem.errors import ClockError, InvalidInput, StoreError
+from graphmem.errors import BackfillOrderError, ClockError, InvalidInput, StoreError
 from graphmem.models import Entity, Fact
 from graphmem.normalize import clean_name, entity_key
 from graphmem.store.base import Applied, ChangeSet, Store
@@ -79,17 +79,79 @@ class UnitOfWork:
         #: process wrote later than this clock read): "now" is at least that until the clock
         #: passes it, so a process reads its own writes.
         self.ahead: dt.datetime | None = None
+        #: Inside :meth:`learned`: the system time the writes are recorded at (a backfill).
+        self.learned_at: dt.datetime | None = None
+
+    @contextmanager
+    def learned(self, at: TimeLike | None) -> Iterator[None]:
+        """Record the writes of the block as learned at ``at`` instead of the clock's now.
+
+        A backfill (docs/concepts/time.md#backfilling-history): an old transcript is recorded
+        as learned on its own date, so ``believed(on=D)`` answers what it had said by ``D``.
+        Inside the block "now" (default ``valid_from``, time words) is ``at``. ``None``: the
+        clock, as usual. The memory's lock is held for the whole block.
+
+        Raises:
+            InvalidInput: ``at`` is not a time, or is later than the clock's now.
+        """
+        if at is None:
+            yield
+            return
+        when = to_utc(at, name="learned_at", clock=self.clock)
+        with self.lock:
+            clock_now = self._clock_now()
+            if when > clock_now:
+                raise InvalidInput(
+                    f"learned_at={when.isoformat()} is later than now ({clock_now.isoformat()});"
+                    " a backfill records what was learned in the past: pass a date up to today"
+                )
+            previous, self.learned_at = self.learned_at, when
+            try:
+                yield
+            finally:
+                self.learned_at = previous
+
+    def backdate(self, seen: dt.datetime | None) -> dt.datetime:
+        """Return the system time of a write inside :meth:`learned` (its ``learned_at``).
+
+        A ``learned_at`` equal to the newest recorded write is ordered one microsecond after
+        it (two sessions of the same day); an earlier one is refused.
+
+        Raises:
+            BackfillOrderError: ``learned_at`` is before the newest recorded write.
+        """
+        self.writable()
+        when = self.learned_at
+        assert when is not None
+        newest = max((t for t in (self.last_write, seen) if t is not None), default=None)
+        if newest is not None and when <= newest:
+            if when < newest:
+                raise BackfillOrderError(
+                    f"learned_at={when.isoformat()} is before the newest write already recorded"
+                    f" ({newest.isoformat()}); system time never moves backwards, so a "
+                    "backfill must run in date order: ingest the oldest input first, into a "
+                    "fresh memory (nothing was written)"
+                )
+            when = newest + dt.timedelta(microseconds=1)
+        return when
+
+    def _clock_now(self) -> dt.datetime:
+        value = self.clock()
+        if not isinstance(value, dt.datetime):
+            raise InvalidInput(f"clock() returned {value!r}; it must return an aware datetime")
+        return to_utc(value, name="clock()")
 
     def now(self) -> dt.datetime:
         """The clock's reading as aware UTC (at least this process's own ordered write).
 
+        Inside :meth:`learned`, its ``learned_at``.
+
         Raises:
             InvalidInput: the clock returned something that is not an aware datetime.
         """
-        value = self.clock()
-        if not isinstance(value, dt.datetime):
-            raise InvalidInput(f"clock() returned {value!r}; it must return an aware datetime")
-        now = to_utc(value, name="clock()")
+        if self.learned_at is not None:
+            return self.learned_at
+        now = self._clock_now()
         ahead = self.ahead
         if ahead is not None:
             if now < ahead:
@@ -106,8 +168,11 @@ class UnitOfWork:
         or one microsecond after that write when the clock has not passed it yet (clocks of
         processes differ by the moment they are read; one write order gives one time order,
         docs/concurrency.md#many-writers-on-a-server). A clock more than
-        :data:`MAX_SKEW` behind it is refused as a clock gone back.
+        :data:`MAX_SKEW` behind it is refused as a clock gone back. Inside :meth:`learned`,
+        the time is its ``learned_at`` (:meth:`backdate`).
         """
+        if self.learned_at is not None:
+            return self.backdate(seen)
         self.writable()
         now = self.now()
         if seen is not None and (self.last_write is None or seen > self.last_write):
@@ -147,7 +212,8 @@ class UnitOfWork:
             # Held from the write's first read to its commit: the plan stays true
             # (docs/concurrency.md#many-writers-on-a-server).
             with self.store.exclusive() as seen:
-                at = self.tick(seen) if at is None else at
+                if at is None:
+                    at = self.tick(seen)
                 w = Write(ChangeSet(at=at, marker=marker))
                 yield w
                 w.applied = self.store.apply(w.changes)

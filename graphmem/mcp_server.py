@@ -1,38 +1,27 @@
-"""The MCP server: graphmem's memory as tools for an agent, over stdio.
+"""The MCP server: graphmem's memory as tools for agents, over stdio or streamable HTTP.
 
-See docs/concepts/surfaces.md#rule-3.
+See docs/concepts/surfaces.md#rule-3 and docs/agents.md.
 
-Run it with ``graphmem --db PATH mcp`` (needs ``pip install 'graphmem[mcp]'``). Register it in an
-MCP client with the absolute path of the ``graphmem`` of your virtual environment, e.g. Claude
-Desktop's ``claude_desktop_config.json`` (docs/agents.md covers Claude Code and Cursor too)::
+Run it with ``graphmem --db PATH mcp`` (stdio, one client; needs ``pip install
+'graphmem[mcp]'``), or ``graphmem --db PATH mcp --transport http`` (streamable HTTP at
+``http://127.0.0.1:8765/mcp``: one server owns the store and any number of agent apps connect
+at once; a non-loopback address needs ``--token-file``, and requests without ``Authorization:
+Bearer <token>`` get 401). Register the stdio server in an MCP client with the absolute path
+of the ``graphmem`` of your virtual environment, e.g. Claude Desktop's
+``claude_desktop_config.json`` (docs/agents.md covers Claude Code, Cursor and HTTP)::
 
     {"mcpServers": {"memory": {"command": "/abs/path/.venv/bin/graphmem",
                                "args": ["--db", "/abs/path/agent.kuzu", "mcp"]}}}
 
-Tools (every time argument takes ``YYYY-MM-DD``, an ISO datetime with an offset, ``today``,
-``yesterday`` or ``now``):
-
-``remember``
-    Store a fact: structured (``subject``, ``predicate``, ``object``) or free text (``text``).
-    Contradictions are resolved as for ``add_fact`` (a new single-valued value supersedes the
-    old one, "no longer ..." invalidates).
-``context``
-    Recall: the facts relevant to a question, as a compact text block (``Memory.context``).
-``facts_as_of``
-    The facts true at ``valid_at`` as believed at ``known_at``.
-``history``
-    A subject's timeline, optionally with every superseded version.
-``forget``
-    Retract: end a fact at a time (history is kept).
-``hot_topics``
-    Topics ranked by hotness (recent, recurring mentions in sessions).
-``add_session``
-    Log a session's text: its mentions feed ``hot_topics``, its facts are remembered.
+The tools are the functions of :mod:`graphmem.mcp_tools` (:data:`TOOLS`); each returns a short
+text for people and a ``structuredContent`` matching its ``outputSchema``
+(:mod:`graphmem.mcp_output`).
 
 A :class:`~graphmem.errors.GraphmemError` becomes a tool error (``isError``) carrying the same
 message, so the agent can read what was wrong and fix its call; so does an unknown argument (the
 error lists the valid ones) and text that is not valid Unicode. This module is the only one that
-imports the ``mcp`` SDK (1.x ``FastMCP`` or 2.x ``MCPServer``), and only when a server is built.
+imports the ``mcp`` SDK (1.x ``FastMCP`` or 2.x ``MCPServer``), and only when a server is built;
+uvicorn only when the HTTP transport runs.
 The server holds the database (Kuzu allows one writing process), serialises tool calls, and
 lends the database to the CLI between calls, so that a person can look at (and write to) the
 agent's memory while it runs (docs/concurrency.md).
@@ -41,44 +30,41 @@ agent's memory while it runs (docs/concurrency.md).
 from __future__ import annotations
 
 import contextlib
-import functools
+import hmac
 import importlib
 import inspect
+import ipaddress
+import sys
 import threading
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 from graphmem.errors import ExtraUnavailable, GraphmemError, InvalidInput
+from graphmem.mcp_tools import TOOLS as _TOOLS
+from graphmem.mcp_tools import Tool
 from graphmem.mcp_wire import bad_text, unmark, wire
-from graphmem.models import Fact
-from graphmem.timeutil import fmt
 
 if TYPE_CHECKING:
     from graphmem.memory import Memory
     from graphmem.store.locks import Lender
 
-__all__ = ["TOOLS", "build_server", "serve"]
+__all__ = ["DEFAULT_PORT", "TOOLS", "build_server", "is_loopback", "serve"]
 
 #: The tool names, in the order they are registered.
-TOOLS = (
-    "remember",
-    "context",
-    "facts_as_of",
-    "history",
-    "forget",
-    "hot_topics",
-    "add_session",
-    "merge_entities",
-)
+TOOLS = tuple(_TOOLS)
+#: The HTTP transport's default port; its path is ``/mcp``.
+DEFAULT_PORT = 8765
 
 INSTRUCTIONS = (
     "graphmem is a long-term memory with time: every fact knows when it was true in the world "
     "and when it was learned. Call `context` with the user's question before answering to "
     "recall what is known; call `remember` when you learn something durable (a preference, a "
-    "decision, a change such as 'the api now runs on Go'); call `forget` when something stops "
-    "being true; call `add_session` with a conversation's text when it ends, so that hot topics "
-    "and recall know it. Superseded facts are kept as history, never served as current."
+    "decision, a change such as 'the api now runs on Go'); call `forget` or `retract` when "
+    "something stops being true and `correct` when a stored value was wrong; call `add_session` "
+    "with a conversation's text when it ends, so that hot topics and recall know it. Superseded "
+    "facts are kept as history, never served as current: `history`, `believed` and `why` show "
+    "what was believed before."
 )
 
 T = TypeVar("T")
@@ -103,54 +89,6 @@ def _sdk() -> tuple[Any, type[Exception]]:
     raise ExtraUnavailable(
         "the MCP server needs the official MCP SDK; install it with: pip install 'graphmem[mcp]'"
     )
-
-
-def _fact_line(f: Fact) -> str:
-    valid = f"{fmt(f.valid_from)} → {fmt(f.valid_to) if f.valid_to else 'open'}"
-    line = f"{f.subject} {f.predicate} {f.object} [valid {valid}]"
-    if f.expired_at is not None:
-        line += f" [superseded {fmt(f.expired_at)}: {f.reason or 'closed'}]"
-    if f.kind != "fact":
-        line += f" [{f.kind}]"
-    return f"{line} (id {f.id})"
-
-
-def _facts_text(facts: Sequence[Fact], empty: str) -> str:
-    if not facts:
-        return empty
-    return "\n".join(f"- {_fact_line(f)}" for f in facts)
-
-
-def _result_text(result: Any) -> str:
-    """Describe a write: the decision and fact, the versions it closed, any further results."""
-    lines = [str(result.decision)]
-    if result.fact is not None:
-        lines[0] += f": {_fact_line(result.fact)}"
-    lines += [f"closed: {_fact_line(f)}" for f in result.superseded]
-    main_id = None if result.fact is None else result.fact.id
-    for extra in getattr(result, "results", None) or ():
-        if extra is result or (extra.fact is not None and extra.fact.id == main_id):
-            continue
-        lines.append(_result_text(extra))
-    return "\n".join(lines)
-
-
-def _session_text(written: Any) -> str:
-    """Describe a logged session: id, date, mentions, and the decisions on its facts."""
-    session = getattr(written, "session", written)
-    mentions = ", ".join(
-        f"{name}×{n}" if n > 1 else name
-        for name, n in sorted(session.mentions.items(), key=lambda kv: (-kv[1], kv[0]))
-    )
-    head = f"session {session.id} logged ({fmt(session.started_at)})"
-    if session.title:
-        head += f": {session.title}"
-    lines = [head, f"mentions: {mentions or '(none)'}"]
-    results = list(getattr(written, "results", None) or ())
-    lines += [_result_text(r) for r in results]
-    if not results:
-        lines.append("no facts extracted")
-    return "\n".join(lines)
 
 
 # -- argument checks shared by every tool ---------------------------------------------------------
@@ -207,18 +145,13 @@ def _strict(
 # -- the server ------------------------------------------------------------------------------------
 
 
-class _Current:
-    """The memory of the tool call being served (tool calls run one at a time)."""
-
-    mem: Memory
-
-
 def build_server(mem: Memory | Lender[Memory], *, marked: bool = False) -> Any:
     """Return an MCP server (not yet running) whose tools act on ``mem``.
 
     ``mem`` is a memory, or a :class:`~graphmem.store.locks.Lender` that holds one and lends
     it to other processes between tool calls (what :func:`serve` uses). ``marked``: requests
-    come through the stdio screen of :func:`graphmem.mcp_wire.wire` (what :func:`serve` uses).
+    come through the stdio screen of :func:`graphmem.mcp_wire.wire` (what :func:`serve` uses
+    over stdio).
 
     Raises:
         ExtraUnavailable: the ``mcp`` extra is not installed.
@@ -227,6 +160,7 @@ def build_server(mem: Memory | Lender[Memory], *, marked: bool = False) -> Any:
     from graphmem.store.locks import Lender
 
     server_cls, tool_error = _sdk()
+    result_cls = importlib.import_module("mcp.types").CallToolResult
     valid: dict[str, tuple[str, ...]] = {}
     server = _strict(server_cls, tool_error, valid, marked=marked)(
         name="graphmem",
@@ -235,227 +169,113 @@ def build_server(mem: Memory | Lender[Memory], *, marked: bool = False) -> Any:
         log_level="WARNING",
     )
     lock = threading.Lock()  # the SDK runs sync tools in worker threads; one store connection
-    current = _Current()
     use: Callable[[], AbstractContextManager[Memory]] = (
         mem.use if isinstance(mem, Lender) else lambda: contextlib.nullcontext(mem)
     )
 
-    def tool(fn: Callable[..., str]) -> Callable[..., str]:
-        @functools.wraps(fn)
-        def wrapper(*args: Any, **kwargs: Any) -> str:
+    def register(t: Tool) -> None:
+        sig = inspect.signature(t.fn, eval_str=True, locals={"Memory": Any})
+        params = list(sig.parameters.values())[1:]  # the memory is the server's, not the agent's
+
+        def wrapper(**kwargs: Any) -> Any:
             with lock:
                 try:
-                    with use() as current.mem:
-                        return fn(*args, **kwargs)
+                    with use() as current:
+                        reply = t.fn(current, **kwargs)
                 except GraphmemError as exc:
                     raise tool_error(str(exc)) from exc
-
-        valid[fn.__name__] = tuple(inspect.signature(fn).parameters)
-        server.add_tool(wrapper, name=fn.__name__, description=fn.__doc__)
-        return wrapper
-
-    @tool
-    def remember(
-        text: str | None = None,
-        subject: str | None = None,
-        predicate: str | None = None,
-        object: str | None = None,  # noqa: A002 - the fact's field name
-        valid_from: str | None = None,
-        valid_to: str | None = None,
-        kind: str | None = None,
-        importance: float | None = None,
-        source: str | None = None,
-        source_ref: str | None = None,
-    ) -> str:
-        """Remember something durable: a structured fact or a free-text note.
-
-        Either subject + predicate + object (e.g. subject="api", predicate="runs_on",
-        object="Go"), or free text in `text`, read as claims: "The API runs on Laravel" stores
-        API runs_on Laravel, a later "We migrated the API to Go" replaces it (kept as history),
-        "Alice no longer works at Acme" ends that fact; questions and plans change nothing;
-        text without a claim is kept as a note. "we"/"our" mean `subject` (default: self).
-        valid_from / valid_to: when it is true in the world (YYYY-MM-DD, 'today'; default
-        now / open-ended; valid_to only for structured facts). kind: fact | event | insight |
-        directive | identity. importance: 0-10. source: the session id; source_ref: your own
-        key, remembering again with the same key replaces that fact. Returns the decision
-        (add, noop, supersede, invalidate) and the fact.
-        """
-        mem = current.mem
-        if predicate is not None or object is not None:
-            if subject is None or predicate is None or object is None:
-                raise InvalidInput(
-                    "a structured fact needs subject, predicate and object; for free text pass "
-                    "only text (and optionally subject)"
-                )
-            result = mem.add_fact(
-                subject,
-                predicate,
-                object,
-                valid_from=valid_from,
-                valid_to=valid_to,
-                kind=kind or "fact",
-                importance=importance,
-                source=source,
-                source_ref=source_ref,
-                statement=text,
+            return result_cls.model_validate(
+                {
+                    "content": [{"type": "text", "text": reply.text}],
+                    "structuredContent": reply.data.model_dump(mode="json"),
+                }
             )
-            return _result_text(result)
-        if not text or not text.strip():
-            raise InvalidInput("nothing to remember: pass text, or subject + predicate + object")
-        if valid_to is not None:
-            raise InvalidInput(
-                "valid_to applies to structured facts; a note ends when you forget it or "
-                "remember a text that negates it"
-            )
-        noted = mem.remember(
-            text,
-            subject=subject,
-            at=valid_from,
-            kind=kind or "insight",
-            source=source,
-            source_ref=source_ref,
-            importance=importance,
+
+        wrapper.__name__ = wrapper.__qualname__ = t.name
+        wrapper.__doc__ = t.fn.__doc__
+        # The SDK reads the arguments and the outputSchema (the model) from this signature.
+        wrapper.__signature__ = sig.replace(  # type: ignore[attr-defined]
+            parameters=params, return_annotation=Annotated[result_cls, t.output]
         )
-        return _result_text(noted)
+        valid[t.name] = tuple(p.name for p in params)
+        server.add_tool(wrapper, name=t.name, description=t.fn.__doc__)
 
-    @tool
-    def context(
-        query: str,
-        budget_tokens: int = 800,
-        valid_at: str | None = None,
-        known_at: str | None = None,
-    ) -> str:
-        """Recall what memory knows about a question or topic, as compact text for your prompt.
-
-        `query` is a question or topic, e.g. "what does the api run on?". Returns the current
-        facts about the entities it names, their
-        neighbours and notes matching its words, best first, as compact lines such as
-        "api runs_on Go (since 2026-06-01; was Laravel)". Fits in budget_tokens (~4 chars per
-        token). valid_at / known_at (YYYY-MM-DD) ask what was true then / what was believed
-        then; both default to now. Superseded facts are never presented as current.
-        """
-        return str(
-            current.mem.context(
-                query, budget_tokens=budget_tokens, valid_at=valid_at, known_at=known_at
-            )
-        )
-
-    @tool
-    def facts_as_of(
-        subject: str | None = None,
-        predicate: str | None = None,
-        object: str | None = None,  # noqa: A002 - the fact's field name
-        valid_at: str | None = None,
-        known_at: str | None = None,
-        limit: int = 100,
-    ) -> str:
-        """List the facts true at a date as believed at a date (bi-temporal query).
-
-        `valid_at` is world time, `known_at` what memory knew then; both YYYY-MM-DD and
-        defaulting to now. Filter by subject, predicate and/or
-        object. "What did we believe on D?" is valid_at=D, known_at=D. One line per fact with
-        its validity interval and id.
-        """
-        rows = current.mem.facts(
-            subject=subject,
-            predicate=predicate,
-            object=object,
-            valid_at=valid_at,
-            known_at=known_at,
-            limit=limit,
-        )
-        return _facts_text(rows, "No facts match.")
-
-    @tool
-    def history(
-        subject: str,
-        predicate: str | None = None,
-        include_expired: bool = False,
-        include_superseded: bool | None = None,
-    ) -> str:
-        """Show the timeline of a subject: every value it had and when, oldest first.
-
-        Optionally only one `predicate`. include_expired=true also shows versions that were
-        corrected or replaced, with the reason — the audit view. (include_superseded is the
-        deprecated old name of include_expired.)
-        """
-        note = ""
-        if include_superseded is not None:
-            include_expired = include_expired or include_superseded
-            note = "note: include_superseded is deprecated; use include_expired\n"
-        rows = current.mem.history(subject, predicate, include_expired=include_expired)
-        return note + _facts_text(rows, f"No history for {subject!r}.")
-
-    @tool
-    def forget(
-        subject: str,
-        predicate: str,
-        object: str | None = None,  # noqa: A002 - the fact's field name
-        at: str | None = None,
-        reason: str | None = None,
-    ) -> str:
-        """Record that a fact stopped being true (retract it; history is kept).
-
-        Ends subject + predicate (+ object, if given) at `at` (YYYY-MM-DD, default now).
-        Nothing is deleted; history keeps the old value and
-        the `reason`. Fails if no such fact is currently true.
-        """
-        return _result_text(current.mem.retract(subject, predicate, object, at=at, reason=reason))
-
-    @tool
-    def hot_topics(limit: int = 10, window_days: float = 30, now: str | None = None) -> str:
-        """List the hottest topics: entities mentioned in many recent sessions.
-
-        Each line gives the topic, its hotness score (0-1), band (HOT >= 0.6, WARM >= 0.3,
-        COLD) and the number of sessions in the window (default 30 days) that mention it.
-        `now` (YYYY-MM-DD) asks as of a past date.
-        """
-        topics = current.mem.hot_topics(now=now, window_days=window_days, limit=limit)
-        if not topics:
-            return "No topics yet: log sessions with add_session; their mentions make topics."
-        return "\n".join(
-            f"- {t.topic}: {t.score:.2f} {getattr(t.band, 'value', t.band)} ({t.hits} sessions)"
-            for t in topics
-        )
-
-    @tool
-    def add_session(
-        text: str,
-        started_at: str | None = None,
-        title: str | None = None,
-        session_id: str | None = None,
-    ) -> str:
-        """Log a session (a conversation or work episode) so hot topics and recall know it.
-
-        `text` is the transcript or a summary. The entities and topics it mentions are
-        recorded (they drive hot_topics), and its facts are extracted and remembered with this
-        session as their source. started_at: when it happened (YYYY-MM-DD or ISO datetime,
-        'today'; default now). session_id: your id for it (logging again with the same id
-        replaces the session); title: a short name. Returns the session, its mentions and the
-        decision for each fact.
-        """
-        mem = current.mem
-        written = mem.add_session(
-            text,
-            started_at=mem.now() if started_at is None else started_at,
-            session_id=session_id,
-            title=title,
-        )
-        return _session_text(written)
-
-    @tool
-    def merge_entities(keep: str, other: str) -> str:
-        """Merge two names for one thing: `other` into `keep` (e.g. "PostgreSQL" into "Postgres").
-
-        Every current fact about `other` (as subject or object) moves to `keep`; the old
-        versions are closed, not edited, so history and what was believed before stay. From
-        now on `other` resolves to `keep`. If both had a value of a single-valued relation,
-        the one that started later stays current and the other ends there; two starting at
-        the same time are refused (forget the wrong one first). Returns what moved.
-        """
-        return str(current.mem.merge_entities(keep, other))
-
+    for t in _TOOLS.values():
+        register(t)
     return server
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` is a loopback address (``localhost``, ``127.0.0.0/8``, ``::1``)."""
+    if host.strip().lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def check_http(host: str, token: str | None) -> None:
+    """Refuse to serve HTTP off loopback without a bearer token.
+
+    Raises:
+        InvalidInput: ``host`` is not a loopback address and there is no token.
+    """
+    if token is not None and not token.strip():
+        raise InvalidInput("the bearer token is empty; put a long random secret in the token file")
+    if token is None and not is_loopback(host):
+        raise InvalidInput(
+            f"host={host!r} is not a loopback address: anyone who reaches it could read and "
+            "write this memory; pass a bearer token (graphmem mcp --transport http --token-file "
+            "PATH, a file holding a long random secret) or bind 127.0.0.1"
+        )
+
+
+class _Bearer:
+    """ASGI middleware: a request without ``Authorization: Bearer <token>`` gets 401."""
+
+    def __init__(self, app: Any, token: str) -> None:
+        self.app = app
+        self.expected = f"Bearer {token.strip()}".encode()
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            sent = dict(scope.get("headers") or ()).get(b"authorization", b"")
+            if not hmac.compare_digest(sent, self.expected):
+                body = b'{"error": "unauthorized: send the header Authorization: Bearer <token>"}'
+                await send(
+                    {
+                        "type": "http.response.start",
+                        "status": 401,
+                        "headers": [
+                            (b"content-type", b"application/json"),
+                            (b"content-length", str(len(body)).encode()),
+                            (b"www-authenticate", b'Bearer realm="graphmem"'),
+                        ],
+                    }
+                )
+                await send({"type": "http.response.body", "body": body})
+                return
+        await self.app(scope, receive, send)
+
+
+def _run(server: Any, transport: str, host: str, port: int, token: str | None) -> None:
+    """Run ``server`` on stdio (through the screen of :mod:`graphmem.mcp_wire`) or HTTP."""
+    if transport == "stdio":
+        with wire():
+            server.run("stdio")
+        return
+    import uvicorn
+
+    try:
+        app = server.streamable_http_app(streamable_http_path="/mcp", host=host)
+    except TypeError:  # mcp 1.x: the path and host are settings
+        app = server.streamable_http_app()
+    if token is not None:
+        app = _Bearer(app, token)
+    shown = f"[{host}]" if ":" in host else host
+    print(f"graphmem MCP server on http://{shown}:{port}/mcp", file=sys.stderr, flush=True)
+    uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning")).run()
 
 
 def serve(
@@ -465,8 +285,15 @@ def serve(
     clock: Callable[[], Any] | None = None,
     ontology: str | None = "default",
     wait: float | None = None,
+    transport: str = "stdio",
+    host: str = "127.0.0.1",
+    port: int = DEFAULT_PORT,
+    token: str | None = None,
 ) -> None:
-    """Open the memory at ``path`` and serve it over stdio until the client disconnects.
+    """Open the memory at ``path`` and serve it until the client disconnects (or Ctrl-C).
+
+    ``transport``: ``"stdio"`` (one client) or ``"http"`` (streamable HTTP on ``host:port``,
+    path ``/mcp``, any number of clients; off loopback only with a bearer ``token``).
 
     ``ontology`` is :func:`graphmem.open`'s (``"default"``, ``None`` or a file). Between tool
     calls the database is lent to other processes that ask for it (the CLI does): see
@@ -476,12 +303,17 @@ def serve(
     Raises:
         ExtraUnavailable: the ``mcp`` extra is not installed.
         StoreBusy: another process holds the database.
+        InvalidInput: an unknown transport, or HTTP off loopback without a token.
     """
     from graphmem.context import prepare
     from graphmem.memory import Memory
     from graphmem.store import is_url
     from graphmem.store.locks import LEND_TIMEOUT, Lender
 
+    if transport not in ("stdio", "http"):
+        raise InvalidInput(f"transport={transport!r} is not one of 'stdio', 'http'")
+    if transport == "http":
+        check_http(host, token)
     _sdk()  # fail before opening the database
 
     def opener() -> Memory:
@@ -495,15 +327,15 @@ def serve(
             raise
         return mem
 
+    marked = transport == "stdio"  # requests come through the stdio screen
     if path is None or is_url(path):
         # In memory, or a server that takes any number of clients: nothing to lend.
-        with opener() as mem, wire():
-            build_server(mem, marked=True).run("stdio")
+        with opener() as mem:
+            _run(build_server(mem, marked=marked), transport, host, port, token)
         return
     lender = Lender(path, opener, wait=LEND_TIMEOUT if wait is None else wait)
     lender.start()
     try:
-        with wire():
-            build_server(lender, marked=True).run("stdio")
+        _run(build_server(lender, marked=marked), transport, host, port, token)
     finally:
         lender.close()

@@ -22,7 +22,7 @@ from graphmem.admission import AdmissionPolicy, RateLimiter, parse_window
 from graphmem.display import FactList, ResultList
 from graphmem.errors import InvalidInput, NotFound
 from graphmem.kernel import TIMELESS, Kernel, UnitOfWork
-from graphmem.models import Entity, Fact, Predicate, TextResult, WriteResult
+from graphmem.models import Entity, Fact, Predicate, Session, TextResult, WriteResult
 from graphmem.normalize import check_text
 from graphmem.ontology import Ontology
 from graphmem.rows import validate
@@ -351,6 +351,7 @@ class Memory:
         confidence: float = 1.0,
         pinned: bool = False,
         source_type: str | None = None,
+        learned_at: TimeLike | None = None,
     ) -> WriteResult:
         """Assert one fact and apply the write decision in one transaction.
 
@@ -373,6 +374,8 @@ class Memory:
             pinned: never decays in ranking.
             source_type: who says it: ``user`` (+1 importance), ``agent``, ``tool``,
                 ``system``, ``import`` or ``None``.
+            learned_at: record the write as learned then, not now (a backfill; default
+                ``valid_from``'s default too); see docs/concepts/time.md#backfilling-history.
 
         Returns:
             What the write did: ``WriteResult(decision, fact, superseded)``.
@@ -381,6 +384,7 @@ class Memory:
             InvalidInput: a bad value (the message names it and the fix); nothing is written.
             RateLimited: the kind's hourly write limit is reached; nothing is written.
             ClockError: the clock moved backwards.
+            BackfillOrderError: ``learned_at`` is before the newest recorded write.
         """
         item = {
             "subject": subject,
@@ -397,9 +401,12 @@ class Memory:
             "pinned": pinned,
             "source_type": source_type,
         }
-        return write_facts(self._kernel, [item])[0]
+        with self._kernel.uow.learned(learned_at):
+            return write_facts(self._kernel, [item])[0]
 
-    def add_facts(self, facts: Iterable[Mapping[str, Any] | Fact]) -> list[WriteResult]:
+    def add_facts(
+        self, facts: Iterable[Mapping[str, Any] | Fact], *, learned_at: TimeLike | None = None
+    ) -> list[WriteResult]:
         """Assert many facts in one transaction, in order, with a constant number of queries.
 
         A bulk import: admission control clamps importance and checks statement bounds but
@@ -407,12 +414,14 @@ class Memory:
 
         Args:
             facts: dictionaries with ``add_fact``'s parameters as keys, or Fact models.
+            learned_at: record the batch as learned then, not now (a backfill).
 
         Returns:
             One WriteResult per input, in order.
 
         Raises:
             InvalidInput: any bad item (the message gives its index); nothing is written.
+            BackfillOrderError: ``learned_at`` is before the newest recorded write.
         """
         if isinstance(facts, (str, bytes, Mapping, Fact)) or not isinstance(facts, Iterable):
             raise InvalidInput(
@@ -430,7 +439,7 @@ class Memory:
                     f"facts[{i}]={f!r} is neither a mapping nor a Fact; pass dicts with keys "
                     "subject, predicate, object (and optional valid_from, valid_to, ...)"
                 )
-        with paused_gc(len(items)):
+        with paused_gc(len(items)), self._kernel.uow.learned(learned_at):
             return write_facts(self._kernel, items, bulk=True)
 
     def validate_fact(self, item: Mapping[str, Any]) -> None:
@@ -443,10 +452,11 @@ class Memory:
 
     def retract(
         self,
-        subject: str,
-        predicate: str,
+        subject: str | None = None,
+        predicate: str | None = None,
         object: str | None = None,  # noqa: A002 - the SPEC's name
         *,
+        fact_id: str | None = None,
         at: TimeLike | None = None,
         reason: str | None = None,
     ) -> WriteResult:
@@ -459,6 +469,8 @@ class Memory:
             subject: the subject's name.
             predicate: the predicate name or alias.
             object: only versions with this object (default: any object).
+            fact_id: instead of subject and predicate, end this one current version (an id
+                from ``facts``, ``search`` or ``context``).
             at: when it stopped being true (default: now).
             reason: why, recorded on the closed versions.
 
@@ -466,12 +478,49 @@ class Memory:
             ``WriteResult(decision="invalidate", fact=first shortened version, superseded)``.
 
         Raises:
-            NotFound: no current version of that subject and predicate is valid at ``at``.
-            InvalidInput: bad names or times.
+            NotFound: no current version of that subject and predicate (or id) is valid at
+                ``at``.
+            InvalidInput: bad names or times, or both ``fact_id`` and a subject.
         """
-        from graphmem.writes import retract
+        from graphmem.writes import retract, retract_version
 
+        if fact_id is not None:
+            if subject is not None or predicate is not None or object is not None:
+                raise InvalidInput(
+                    f"retract(fact_id={fact_id!r}) takes no subject, predicate or object; "
+                    "pass either fact_id or subject and predicate"
+                )
+            return retract_version(self._kernel, fact_id, at=at, reason=reason)
+        if subject is None or predicate is None:
+            raise InvalidInput(
+                "retract needs subject and predicate (and optionally object), or fact_id=..."
+            )
         return retract(self._kernel, subject, predicate, object, at=at, reason=reason)
+
+    def correct(
+        self,
+        fact_id: str,
+        new_object: str,
+        *,
+        reason: str | None = None,
+        learned_at: TimeLike | None = None,
+    ) -> WriteResult:
+        """Correct a wrong fact: ``new_object`` replaces version ``fact_id`` from its start.
+
+        The old value was wrong, not outdated (docs/concepts/decisions.md#correcting-the-past):
+        the version is closed in system time with the reason ``corrected to ...`` and a version
+        with the same subject, predicate and valid interval but ``new_object`` is inserted.
+        ``known_at`` queries from before the correction still see the old value.
+
+        Raises:
+            NotFound: no current version has that id.
+            InvalidInput: the new object is blank or the same as the old one.
+            BackfillOrderError: ``learned_at`` is before the newest recorded write.
+        """
+        from graphmem.writes import correct
+
+        with self._kernel.uow.learned(learned_at):
+            return correct(self._kernel, fact_id, new_object, reason=reason)
 
     # -- reads --------------------------------------------------------------------------------
 
@@ -581,6 +630,7 @@ class Memory:
         importance: float | None = None,
         source_type: str | None = None,
         similarity: Similarity | None = None,
+        learned_at: TimeLike | None = None,
     ) -> TextResult:
         """Remember a text: its claims become facts (superseding what they replace), else a note.
 
@@ -588,26 +638,30 @@ class Memory:
         to Go" supersedes it. First-person words mean ``subject`` (default: the owner,
         ``"self"``). A text without claims is a note, deduplicated against the subject's notes.
 
+        ``learned_at``: record it as learned then, not now (a backfill).
+
         Raises:
             InvalidInput: blank or too long text, bad kind, time or importance.
             RateLimited: the kind's hourly write limit is reached.
+            BackfillOrderError: ``learned_at`` is before the newest recorded write.
 
         See :func:`graphmem.remember.remember`.
         """
         from graphmem.remember import remember
 
-        return remember(
-            self._kernel,
-            text,
-            subject=subject,
-            at=at,
-            kind=kind,
-            source=source,
-            source_ref=source_ref,
-            importance=importance,
-            source_type=source_type,
-            similarity=similarity,
-        )
+        with self._kernel.uow.learned(learned_at):
+            return remember(
+                self._kernel,
+                text,
+                subject=subject,
+                at=at,
+                kind=kind,
+                source=source,
+                source_ref=source_ref,
+                importance=importance,
+                source_type=source_type,
+                similarity=similarity,
+            )
 
     def why(self, fact_id: str) -> Explanation:
         """Explain a version: its supersession chain and the sessions that asserted it.
@@ -665,29 +719,52 @@ class Memory:
         ended_at: TimeLike | None = None,
         summary: str | None = None,
         extract: bool = True,
+        learned_at: TimeLike | None = None,
     ) -> Any:
         """Record a session (episode), the facts its text states and the topics it mentions.
 
         The text becomes claims written with the session as ``source`` ("Alice left Acme and
         joined Globex" closes ``Alice works_at Acme``); ``extract=False`` only logs it.
         Returns a :class:`~graphmem.sessions.SessionWrite` (``.session``, ``.results``).
+        ``learned_at``: record it as learned then, not now (a backfill of old transcripts:
+        ``learned_at=started_at``; docs/concepts/time.md#backfilling-history).
+
+        Raises:
+            BackfillOrderError: ``learned_at`` is before the newest recorded write.
 
         See :func:`graphmem.sessions.add_session`.
         """
         from graphmem.sessions import add_session
 
-        return add_session(
-            self._kernel,
-            text,
-            started_at=started_at,
-            session_id=session_id,
-            title=title,
-            mentions=mentions,
-            source=source,
-            ended_at=ended_at,
-            summary=summary,
-            extract=extract,
-        )
+        with self._kernel.uow.learned(learned_at):
+            return add_session(
+                self._kernel,
+                text,
+                started_at=started_at,
+                session_id=session_id,
+                title=title,
+                mentions=mentions,
+                source=source,
+                ended_at=ended_at,
+                summary=summary,
+                extract=extract,
+            )
+
+    def add_sessions(
+        self,
+        items: Iterable[Mapping[str, Any] | Session],
+        *,
+        extract: bool = True,
+        learned_at: TimeLike | None = None,
+    ) -> list[Session]:
+        """Record many sessions in one transaction. See :func:`graphmem.sessions.add_sessions`.
+
+        ``learned_at``: record them as learned then, not now (a backfill).
+        """
+        from graphmem.sessions import add_sessions
+
+        with self._kernel.uow.learned(learned_at):
+            return add_sessions(self, items, extract=extract)
 
     def sessions(self, *, since: TimeLike | None = None, until: TimeLike | None = None) -> Any:
         """Return recorded sessions, oldest first. See :func:`graphmem.sessions.sessions`."""
@@ -821,15 +898,22 @@ class Memory:
         )
 
     def ingest_text(
-        self, text: str, *, at: TimeLike | None = None, source: str | None = None
+        self,
+        text: str,
+        *,
+        at: TimeLike | None = None,
+        source: str | None = None,
+        learned_at: TimeLike | None = None,
     ) -> Any:
         """Extract facts from text (rule-based spaCy pipeline) and write them.
 
+        ``learned_at``: record them as learned then, not now (a backfill).
         See :func:`graphmem.extract.ingest_text`.
         """
         from graphmem.extract import ingest_text
 
-        return ingest_text(self._kernel, text, at=at, source=source)
+        with self._kernel.uow.learned(learned_at):
+            return ingest_text(self._kernel, text, at=at, source=source)
 
     def ingest_facts(
         self,

@@ -40,10 +40,12 @@ __all__ = [
     "Row",
     "WriteBatch",
     "build_fact",
+    "correct",
     "new_version",
     "open_rows",
     "paused_gc",
     "retract",
+    "retract_version",
     "write_facts",
 ]
 
@@ -437,3 +439,112 @@ def retract(
         result = batch.apply(sid, plan)
         batch.fill(w.changes)
     return result
+
+
+def _current_version(k: Kernel, fact_id: str) -> tuple[str, Fact, list[Fact]]:
+    """The subject id of the current version ``fact_id``, the version, its subject's versions.
+
+    Raises:
+        NotFound: no version has that id, or it is closed already.
+    """
+    check_text(fact_id, what="fact_id")
+    found = k.store.get_facts([fact_id])
+    if not found:
+        raise NotFound(
+            f"no fact version with id {fact_id!r} in memory {k.where!r}; take an id from "
+            "facts, search or context"
+        )
+    version = found[0]
+    sid = k.entity_id(version.subject, what="subject")
+    live = k.store.current_versions([sid]).get(sid, [])
+    if version.expired_at is not None or all(v.id != fact_id for v in live):
+        raise NotFound(
+            f"fact version {fact_id!r} ({version.subject} {version.predicate} "
+            f"{version.object}) is closed already ({version.reason or 'superseded'}); act on "
+            f"the current one: history({version.subject!r}, include_expired=True) shows it"
+        )
+    return sid, version, live
+
+
+def retract_version(
+    k: Kernel, fact_id: str, *, at: TimeLike | None, reason: str | None
+) -> WriteResult:
+    """End the current version ``fact_id`` at ``at`` (``Memory.retract(fact_id=...)``).
+
+    As :func:`retract`, for one version named by its id (docs/concepts/decisions.md#rule-3).
+    """
+    from graphmem.temporal import plan_retract
+
+    with k.uow.write() as w:
+        now = w.at
+        when = k.time(at, "at", now)
+        if reason is not None:
+            check_text(reason, what="reason")
+        sid, version, live = _current_version(k, fact_id)
+        what = f"reason: {reason}" if reason else "retracted"
+        plan = plan_retract([version], at=when, now=now, reason=what)
+        if plan.decision is Decision.NOOP:
+            raise NotFound(
+                f"fact version {fact_id!r} is not valid at {when.isoformat()} (valid from "
+                f"{version.valid_from.isoformat()}"
+                + (f" to {version.valid_to.isoformat()}" if version.valid_to else "")
+                + "); pass an `at` inside its valid interval"
+            )
+        batch = WriteBatch(now, {sid: live})
+        result = batch.apply(sid, plan)
+        batch.fill(w.changes)
+    return result
+
+
+def correct(k: Kernel, fact_id: str, new_object: str, *, reason: str | None) -> WriteResult:
+    """Replace the current version ``fact_id`` by one with ``new_object``, from its start.
+
+    The old value was wrong, not outdated (docs/concepts/decisions.md#correcting-the-past):
+    the version is closed in system time (its valid interval untouched, so ``known_at``
+    queries from before still see it), and the same subject and predicate with
+    ``new_object`` over the same valid interval is asserted in the same write by the decision
+    rules (a value already current is reinforced, a single-valued rival superseded).
+    """
+    from graphmem.normalize import clean_name
+    from graphmem.temporal import Close, plan_assert
+
+    new_object = clean_name(new_object, what="new_object")
+    if reason is not None:
+        check_text(reason, what="reason")
+    with k.uow.write() as w:
+        _sid, old, _live = _current_version(k, fact_id)
+        if entity_key(new_object) == entity_key(old.object):
+            raise InvalidInput(
+                f"new_object={new_object!r} is the value of fact {fact_id!r} already; to "
+                "change its dates re-assert it with the right valid_from/valid_to, to end it "
+                "retract it"
+            )
+        item = {
+            "subject": old.subject,
+            "predicate": old.predicate,
+            "object": new_object,
+            "valid_from": old.valid_from,
+            "valid_to": old.valid_to,
+            "kind": old.kind,
+            "importance": old.importance,
+            "confidence": old.confidence,
+            "pinned": old.pinned,
+            "source_ref": old.source_ref,
+        }
+        rows = open_rows(k, w, [item])
+        why = f"corrected to {new_object!r}" + (f": {reason}" if reason else "")
+        for row in rows:
+            fact, pred = row.fact, row.predicate
+            others = [
+                v
+                for v in rows.versions(row.subject_id, None if fact.source_ref else pred.name)
+                if v.id != old.id
+            ]
+            plan = plan_assert(fact, others, cardinality=pred.cardinality)
+            heir = plan.fact.id if plan.fact is not None else None
+            plan.closes.insert(0, Close(old, heir, why))
+            plan.decision = Decision.SUPERSEDE  # the old version is replaced, in any case
+            rows.apply(row, plan)
+        rows.fill(w.changes)
+    rows.committed()
+    return rows.results[0]

@@ -184,6 +184,10 @@ ALLOWED = {
     "from": "migrate: the source store, a path or URL (no Python call: export + import)",
     "to": "migrate: the target store, a path or URL",
     "out": "view: graphmem.view.graph_html(mem, path)",
+    "transport": "mcp: graphmem.mcp_server.serve(transport=)",
+    "host": "mcp --transport http: serve(host=)",
+    "port": "mcp --transport http: serve(port=)",
+    "token_file": "mcp --transport http: the file holding serve(token=)",
 }
 
 

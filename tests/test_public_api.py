@@ -25,6 +25,7 @@ def test_errors_form_one_tree_with_builtin_bases():
         "StoreBusy",
         "SchemaVersionError",
         "ClockError",
+        "BackfillOrderError",
         "RateLimited",
         "IntegrityError",
         "ExtraUnavailable",

@@ -8,7 +8,15 @@ from typing import IO, Any
 import click
 
 from graphmem.cli import cli
-from graphmem.cli.common import CommandError, Settings, db_path, echo_json, json_option, open_memory
+from graphmem.cli.common import (
+    CommandError,
+    Settings,
+    db_path,
+    echo_json,
+    json_option,
+    learned_at_option,
+    open_memory,
+)
 
 
 @cli.command("context")
@@ -112,21 +120,56 @@ def search_cmd(
 
 
 @cli.command("mcp")
+@click.option(
+    "--transport",
+    type=click.Choice(["stdio", "http"]),
+    default="stdio",
+    show_default=True,
+    help="stdio: one client; http: streamable HTTP at http://HOST:PORT/mcp, any number of apps.",
+)
+@click.option("--host", default="127.0.0.1", show_default=True, help="HTTP: address to bind.")
+@click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True)
+@click.option(
+    "--token-file",
+    type=click.Path(exists=True, dir_okay=False),
+    help="HTTP: a file holding the bearer token clients must send (needed off loopback).",
+)
 @click.pass_context
-def mcp_cmd(ctx: click.Context) -> None:
-    """Serve the memory to an agent over MCP (stdio) until the client disconnects.
+def mcp_cmd(
+    ctx: click.Context, transport: str, host: str, port: int, token_file: str | None
+) -> None:
+    """Serve the memory to agents over MCP until the client disconnects (stdio) or Ctrl-C.
 
     Needs pip install 'graphmem[mcp]'. The server lends the database to the CLI between tool
     calls, so other graphmem commands work while it runs (docs/concurrency.md). Client
     config (docs/agents.md), with the absolute path of your virtual environment's graphmem:
     {"command": "/abs/path/.venv/bin/graphmem", "args": ["--db", "/abs/path/mem.kuzu", "mcp"]}
+    With --transport http one server owns the memory and several apps share it at
+    {"url": "http://127.0.0.1:8765/mcp"}; binding another address than loopback needs
+    --token-file (requests without "Authorization: Bearer <token>" get 401).
     """
-    from graphmem.mcp_server import serve
+    from graphmem.mcp_server import check_http, serve
 
     settings: Settings = ctx.find_object(Settings)  # type: ignore[assignment]
     if settings.read_only:
         raise click.ClickException("the MCP server writes (remember, forget); drop --read-only")
-    serve(db_path(settings), engine=settings.engine, ontology=settings.ontology)
+    token = None
+    if token_file is not None:
+        if transport != "http":
+            raise click.UsageError("--token-file applies to --transport http")
+        with open(token_file, encoding="utf-8") as fh:
+            token = fh.read().strip()
+    if transport == "http":
+        check_http(host, token)  # before the database is opened
+    serve(
+        db_path(settings),
+        engine=settings.engine,
+        ontology=settings.ontology,
+        transport=transport,
+        host=host,
+        port=port,
+        token=token,
+    )
 
 
 @cli.command("ingest-text")
@@ -134,6 +177,7 @@ def mcp_cmd(ctx: click.Context) -> None:
 @click.option("--at", help="When the text's facts became true, unless it says (default now).")
 @click.option("--source", help="Session/episode id stored on every fact.")
 @click.option("--dry-run", is_flag=True, help="Print the extracted facts without writing.")
+@learned_at_option
 @json_option
 @click.pass_context
 def ingest_text_cmd(
@@ -142,6 +186,7 @@ def ingest_text_cmd(
     at: str | None,
     source: str | None,
     dry_run: bool,
+    learned_at: str | None,
     as_json: bool,
 ) -> None:
     """Read the text in FILE ('-' for stdin) as claims and write them (like remember).
@@ -191,7 +236,7 @@ def ingest_text_cmd(
             click.echo(f"{len(found)} claim(s) found (dry run, nothing written)", err=True)
         return
     with open_memory(ctx) as mem:
-        results = mem.ingest_text(text, at=at, source=source)
+        results = mem.ingest_text(text, at=at, source=source, learned_at=learned_at)
     seconds = time.perf_counter() - started
     if as_json:
         echo_json(

@@ -11,7 +11,7 @@ import sys
 import click
 
 from graphmem.cli import cli
-from graphmem.cli.common import echo_json, json_option, open_memory
+from graphmem.cli.common import echo_json, json_option, learned_at_option, open_memory
 
 
 @cli.command()
@@ -37,6 +37,7 @@ from graphmem.cli.common import echo_json, json_option, open_memory
     type=click.Choice(["user", "agent", "tool", "system", "import"]),
     help="Who says it ('user' adds +1 importance).",
 )
+@learned_at_option
 @json_option
 @click.pass_context
 def remember(
@@ -49,6 +50,7 @@ def remember(
     source_ref: str | None,
     importance: float | None,
     source_type: str | None,
+    learned_at: str | None,
     as_json: bool,
 ) -> None:
     """Remember TEXT ('-': standard input): its claims become facts, else it is a note.
@@ -69,6 +71,7 @@ def remember(
             source_ref=source_ref,
             importance=importance,
             source_type=source_type,
+            learned_at=learned_at,
         )
     if as_json:
         echo_json(result)

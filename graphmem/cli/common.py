@@ -31,6 +31,7 @@ __all__ = [
     "echo_json",
     "fact_table",
     "json_option",
+    "learned_at_option",
     "open_memory",
 ]
 
@@ -263,6 +264,13 @@ def open_path(
 
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for machines.")
+#: ``--learned-at DATE``: record the write as learned then (a backfill, in date order;
+#: docs/concepts/time.md#backfilling-history).
+learned_at_option = click.option(
+    "--learned-at",
+    metavar="DATE",
+    help="Record it as learned then, not now (backfill old inputs oldest first).",
+)
 
 
 def _default(value: Any) -> Any:

@@ -1,4 +1,4 @@
-"""Core CLI verbs: add, add-many, retract, facts, believed, history, demo."""
+"""Core CLI verbs: add, add-many, retract, correct, facts, believed, history, demo."""
 
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ from graphmem.cli.common import (
     fact_table,
     fmt_when,
     json_option,
+    learned_at_option,
     open_memory,
 )
 from graphmem.errors import GraphmemError
@@ -59,6 +60,7 @@ def _result_json(result: Any) -> dict[str, Any]:
     type=click.Choice(["fact", "event", "insight", "directive", "identity"]),
 )
 @click.option("--importance", type=float, help="0-10.")
+@learned_at_option
 @json_option
 @click.pass_context
 def add(
@@ -73,6 +75,7 @@ def add(
     statement: str | None,
     kind: str,
     importance: float | None,
+    learned_at: str | None,
     as_json: bool,
 ) -> None:
     """Assert one fact: SUBJECT PREDICATE OBJECT."""
@@ -88,6 +91,7 @@ def add(
             statement=statement,
             kind=kind,
             importance=importance,
+            learned_at=learned_at,
         )
     if as_json:
         echo_json(_result_json(result))
@@ -145,9 +149,12 @@ def read_jsonl(path: str) -> tuple[list[tuple[int, dict[str, Any]]], list[str]]:
 @cli.command("add-many")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, allow_dash=True))
 @click.option("--skip-bad", is_flag=True, help="Write the good lines even if some are bad.")
+@learned_at_option
 @json_option
 @click.pass_context
-def add_many(ctx: click.Context, file: str, skip_bad: bool, as_json: bool) -> None:
+def add_many(
+    ctx: click.Context, file: str, skip_bad: bool, learned_at: str | None, as_json: bool
+) -> None:
     """Assert the facts of a JSONL FILE ('-': standard input), one fact object per line.
 
     Keys are add's fields: subject, predicate, object, valid_from, valid_to, source,
@@ -183,7 +190,7 @@ def add_many(ctx: click.Context, file: str, skip_bad: bool, as_json: bool) -> No
             for i in range(0, len(checked), CHUNK):
                 chunk = checked[i : i + CHUNK]
                 bar.step(len(chunk))
-                for result in mem.add_facts(chunk):
+                for result in mem.add_facts(chunk, learned_at=learned_at):
                     counts[result.decision.value] = counts.get(result.decision.value, 0) + 1
                 bar.done(len(chunk))
         seconds = time.perf_counter() - started
@@ -204,31 +211,74 @@ def add_many(ctx: click.Context, file: str, skip_bad: bool, as_json: bool) -> No
 
 
 @cli.command()
-@click.argument("subject")
-@click.argument("predicate")
+@click.argument("subject", required=False)
+@click.argument("predicate", required=False)
 @click.argument("object", required=False)
+@click.option("--id", "fact_id", metavar="FACT_ID", help="End this one fact version instead.")
 @click.option("--at", help="When it stopped being true (default: now).")
 @click.option("--reason", help="Why; recorded on the closed versions.")
 @json_option
 @click.pass_context
 def retract(
     ctx: click.Context,
-    subject: str,
-    predicate: str,
+    subject: str | None,
+    predicate: str | None,
     object: str | None,  # noqa: A002
+    fact_id: str | None,
     at: str | None,
     reason: str | None,
     as_json: bool,
 ) -> None:
-    """End SUBJECT PREDICATE [OBJECT] at a time (default now); history is kept."""
+    """End SUBJECT PREDICATE [OBJECT], or --id FACT_ID, at a time (default now).
+
+    History is kept: the version is closed and replaced by one ending at --at. For a value
+    that was never true, use correct.
+    """
+    if fact_id is None and (subject is None or predicate is None):
+        raise click.UsageError("pass SUBJECT PREDICATE [OBJECT], or --id FACT_ID")
     with open_memory(ctx) as mem:
-        result = mem.retract(subject, predicate, object, at=at, reason=reason)
+        result = mem.retract(subject, predicate, object, fact_id=fact_id, at=at, reason=reason)
     if as_json:
         echo_json(_result_json(result))
         return
     click.echo(f"invalidate: closed {len(result.superseded)} version(s)")
     for f in result.superseded:
         click.echo(f"  {f.subject} {f.predicate} {f.object}: {f.reason}")
+
+
+@cli.command()
+@click.argument("fact_id")
+@click.argument("new_object")
+@click.option("--reason", help="Why; recorded on the corrected version.")
+@learned_at_option
+@json_option
+@click.pass_context
+def correct(
+    ctx: click.Context,
+    fact_id: str,
+    new_object: str,
+    reason: str | None,
+    learned_at: str | None,
+    as_json: bool,
+) -> None:
+    """Correct a wrong fact: NEW_OBJECT replaces version FACT_ID's value from its start.
+
+    The old value was never true (a mistake), not outdated: the version is closed as
+    corrected (what was believed before stays answerable with --known-at), and the same
+    subject, predicate and dates get NEW_OBJECT.
+    """
+    with open_memory(ctx) as mem:
+        result = mem.correct(fact_id, new_object, reason=reason, learned_at=learned_at)
+    if as_json:
+        echo_json(_result_json(result))
+        return
+    f = result.fact
+    click.echo(
+        f"{result.decision.value}: "
+        + (f"{f.subject} {f.predicate} {f.object} (id {f.id})" if f else "(no new version)")
+    )
+    for old in result.superseded:
+        click.echo(f"  closed {old.id}: {old.reason}")
 
 
 @cli.command()

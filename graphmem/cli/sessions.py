@@ -18,8 +18,16 @@ from typing import Any
 import click
 
 from graphmem.cli import cli
-from graphmem.cli.common import CommandError, echo_json, fmt_when, json_option, open_memory
+from graphmem.cli.common import (
+    CommandError,
+    echo_json,
+    fmt_when,
+    json_option,
+    learned_at_option,
+    open_memory,
+)
 from graphmem.errors import GraphmemError
+from graphmem.timeutil import to_utc
 
 #: Keys of one JSONL line of ``ingest`` (``id`` is ``session_id``'s short form).
 JSONL_KEYS = ("text", "started_at", "id", "session_id", "title", "mentions", "source", "ended_at")
@@ -85,8 +93,8 @@ def _echo_written(written: Any) -> None:
         click.echo("  no facts extracted")
 
 
-def _write(mem: Any, args: dict[str, Any], *, extract: bool) -> Any:
-    return mem.add_session(**args, extract=extract)
+def _write(mem: Any, args: dict[str, Any], *, extract: bool, learned_at: Any = None) -> Any:
+    return mem.add_session(**args, extract=extract, learned_at=learned_at)
 
 
 # -- add-session -----------------------------------------------------------------------------------
@@ -111,6 +119,7 @@ def _write(mem: Any, args: dict[str, Any], *, extract: bool) -> Any:
 @click.option(
     "--extract/--no-extract", default=True, show_default=True, help="Write the facts it states."
 )
+@learned_at_option
 @json_option
 @click.pass_context
 def add_session_cmd(
@@ -123,6 +132,7 @@ def add_session_cmd(
     source: str | None,
     ended_at: str | None,
     extract: bool,
+    learned_at: str | None,
     as_json: bool,
 ) -> None:
     """Log a session TEXT ('-' or none: standard input) so hot topics and recall know it.
@@ -137,7 +147,7 @@ def add_session_cmd(
             mem,
             {
                 "text": text,
-                "started_at": mem.now() if started_at is None else started_at,
+                "started_at": (learned_at or mem.now()) if started_at is None else started_at,
                 "session_id": session_id,
                 "title": title,
                 "mentions": list(mentions) or None,
@@ -145,6 +155,7 @@ def add_session_cmd(
                 "ended_at": ended_at,
             },
             extract=extract,
+            learned_at=learned_at,
         )
     if as_json:
         echo_json(_written_json(written))
@@ -284,10 +295,22 @@ def _check(item: Item) -> str | None:
 @click.option(
     "--extract/--no-extract", default=True, show_default=True, help="Write the facts they state."
 )
+@click.option(
+    "--learned-at",
+    metavar="DATE|session",
+    help="Record them as learned then, not now; 'session': each on its own start date "
+    "(a backfill: oldest first, into a fresh memory).",
+)
 @json_option
 @click.pass_context
 def ingest_cmd(
-    ctx: click.Context, path: str, skip_bad: bool, dry_run: bool, extract: bool, as_json: bool
+    ctx: click.Context,
+    path: str,
+    skip_bad: bool,
+    dry_run: bool,
+    extract: bool,
+    learned_at: str | None,
+    as_json: bool,
 ) -> None:
     """Log many sessions: a JSONL file ('-': stdin) or a folder of transcripts.
 
@@ -297,6 +320,8 @@ def ingest_cmd(
     (2026-06-01-standup.md); its id is the file's path in the folder, so ingesting again
     replaces instead of duplicating. Bad lines or files are reported with their line numbers
     or names; by default nothing is written when any is bad (--skip-bad writes the good ones).
+    With --learned-at session the sessions are written oldest first, each recorded as learned
+    on its own date, so believed --on DATE answers what they had said by then.
     """
     is_jsonl = path == "-" or (os.path.isfile(path) and path.lower().endswith((".jsonl", ".json")))
     items, bad = _jsonl_items(path) if is_jsonl else _folder_items(path)
@@ -319,6 +344,9 @@ def ingest_cmd(
             kind="InvalidInput",
             bad_lines=bad,
         )
+    by_session = learned_at is not None and learned_at.strip().lower() == "session"
+    if by_session:
+        good.sort(key=lambda i: to_utc(i.args["started_at"], name=f"{i.where}: started_at"))
     if dry_run:
         plan = [
             {
@@ -350,7 +378,12 @@ def ingest_cmd(
     ):
         for item in bar:
             try:
-                result = _write(mem, item.args, extract=extract)
+                result = _write(
+                    mem,
+                    item.args,
+                    extract=extract,
+                    learned_at=item.args["started_at"] if by_session else learned_at,
+                )
             except GraphmemError as exc:
                 raise CommandError(
                     f"{item.where}: {exc} ({len(written)} session(s) before it were written)",
