@@ -31,7 +31,9 @@ from graphmem.timeutil import to_utc
 
 if TYPE_CHECKING:
     from graphmem.episodic import Context, SearchItem
+    from graphmem.explain import Readings
     from graphmem.memory import Memory, open
+    from graphmem.trust import Trust
 
 __version__ = "0.1.0"
 
@@ -49,11 +51,13 @@ __all__ = [
     "NotFound",
     "Predicate",
     "RateLimited",
+    "Readings",
     "SchemaVersionError",
     "SearchItem",
     "Session",
     "StoreBusy",
     "StoreError",
+    "Trust",
     "WriteResult",
     "__version__",
     "open",
@@ -64,6 +68,8 @@ _LAZY = {
     "Context": "graphmem.episodic",
     "Memory": "graphmem.memory",
     "SearchItem": "graphmem.episodic",
+    "Readings": "graphmem.explain",
+    "Trust": "graphmem.trust",
     "open": "graphmem.memory",
 }
 #: Submodules reachable as ``gm.<name>`` without an explicit import (loaded on first use).
@@ -77,6 +83,7 @@ _SUBMODULES = frozenset(
         "decay",
         "demo",
         "episodic",
+        "explain",
         "export",
         "graphs",
         "hotness",
@@ -89,6 +96,7 @@ _SUBMODULES = frozenset(
         "timeutil",
         "topics",
         "triage",
+        "trust",
     }
 )
 

@@ -62,6 +62,7 @@ FIELDS = frozenset(
         "importance",
         "confidence",
         "pinned",
+        "source_type",
     }
 )
 
@@ -169,7 +170,8 @@ class WriteBatch:
                 self.closed_subject[fid] = subject_id
         for fact in plan.inserts:
             self.pending[fact.id] = fact
-            groups.setdefault(fact.predicate, []).append(fact)
+            if fact.expired_at is None:  # a dispute is closed at birth: never current
+                groups.setdefault(fact.predicate, []).append(fact)
         reinforced: Fact | None = None
         for fact in plan.reinforce:
             bumped = fact.model_copy(
@@ -287,8 +289,14 @@ class FactRows:
         return self.batch.versions(subject_id, predicate)
 
     def apply(self, row: Row, plan: Plan) -> WriteResult:
-        """Apply the plan of ``row`` to the working set; return what the write did."""
-        result = self.batch.apply(row.subject_id, plan)
+        """Apply the plan of ``row`` to the working set; return what the write did.
+
+        A plan that would close a version the memory's :class:`~graphmem.trust.Trust` protects
+        becomes a dispute (docs/concepts/decisions.md#authority-and-disputes).
+        """
+        from graphmem.trust import gate
+
+        result = self.batch.apply(row.subject_id, gate(plan, row.fact, self.k.trust))
         self.results.append(result)
         # Rate limits count what changed knowledge; a noop only reinforces
         # (docs/concepts/hotness.md).

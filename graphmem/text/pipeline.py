@@ -45,7 +45,13 @@ if TYPE_CHECKING:
 
 __all__ = ["Reading", "Segment", "TextPlan", "plan", "read", "read_texts", "summarize", "write"]
 
-_RANK = {Decision.SUPERSEDE: 0, Decision.INVALIDATE: 1, Decision.ADD: 2, Decision.NOOP: 3}
+_RANK = {
+    Decision.SUPERSEDE: 0,
+    Decision.INVALIDATE: 1,
+    Decision.DISPUTE: 2,
+    Decision.ADD: 3,
+    Decision.NOOP: 4,
+}
 
 
 @dataclass(frozen=True)
