@@ -70,6 +70,9 @@ TOOLS = (
     "hot_topics",
     "add_session",
     "merge_entities",
+    "disputes",
+    "resolve_dispute",
+    "explain",
 )
 
 INSTRUCTIONS = (
@@ -108,7 +111,17 @@ def _sdk() -> tuple[Any, type[Exception]]:
 def _fact_line(f: Fact) -> str:
     valid = f"{fmt(f.valid_from)} → {fmt(f.valid_to) if f.valid_to else 'open'}"
     line = f"{f.subject} {f.predicate} {f.object} [valid {valid}]"
-    if f.expired_at is not None:
+    # who said it (docs/concepts/decisions.md#authority-and-disputes)
+    said = [f"by {f.source_type}"] if f.source_type else []
+    if f.confidence != 1.0:
+        said.append(f"confidence {f.confidence:g}")
+    if f.source:
+        said.append(f"session {f.source}")
+    if said:
+        line += f" [{', '.join(said)}]"
+    if f.expired_at is not None and f.expired_at == f.recorded_at and f.reason:
+        line += f" [{f.reason}]"
+    elif f.expired_at is not None:
         line += f" [superseded {fmt(f.expired_at)}: {f.reason or 'closed'}]"
     if f.kind != "fact":
         line += f" [{f.kind}]"
@@ -266,6 +279,8 @@ def build_server(mem: Memory | Lender[Memory], *, marked: bool = False) -> Any:
         importance: float | None = None,
         source: str | None = None,
         source_ref: str | None = None,
+        source_type: str | None = "agent",
+        confidence: float = 1.0,
     ) -> str:
         """Remember something durable: a structured fact or a free-text note.
 
@@ -277,8 +292,12 @@ def build_server(mem: Memory | Lender[Memory], *, marked: bool = False) -> Any:
         valid_from / valid_to: when it is true in the world (YYYY-MM-DD, 'today'; default
         now / open-ended; valid_to only for structured facts). kind: fact | event | insight |
         directive | identity. importance: 0-10. source: the session id; source_ref: your own
-        key, remembering again with the same key replaces that fact. Returns the decision
-        (add, noop, supersede, invalidate) and the fact.
+        key, remembering again with the same key replaces that fact. source_type: who said
+        it: agent (default: your own conclusion), user (the user told you), tool, system,
+        import; confidence 0-1 (structured facts). A fact said by a higher authority (the user
+        outranks the agent) or more confidently is not replaced: your write is kept as a
+        dispute beside it (see `disputes`). Returns the decision (add, noop, supersede,
+        invalidate, dispute) and the fact.
         """
         mem = current.mem
         if predicate is not None or object is not None:
@@ -298,6 +317,8 @@ def build_server(mem: Memory | Lender[Memory], *, marked: bool = False) -> Any:
                 source=source,
                 source_ref=source_ref,
                 statement=text,
+                source_type=source_type,
+                confidence=confidence,
             )
             return _result_text(result)
         if not text or not text.strip():
@@ -315,6 +336,7 @@ def build_server(mem: Memory | Lender[Memory], *, marked: bool = False) -> Any:
             source=source,
             source_ref=source_ref,
             importance=importance,
+            source_type=source_type,
         )
         return _result_text(noted)
 
@@ -454,6 +476,31 @@ def build_server(mem: Memory | Lender[Memory], *, marked: bool = False) -> Any:
         the same time are refused (forget the wrong one first). Returns what moved.
         """
         return str(current.mem.merge_entities(keep, other))
+
+    @tool
+    def disputes(subject: str | None = None) -> str:
+        """List open disputes: writes kept beside a current fact they may not replace (said
+        by a lower authority, or below the confidence floor). Never served as current; one
+        line per dispute with its id, who said it and why it is disputed.
+        """
+        rows = current.mem.disputes(subject=subject)
+        return _facts_text(rows, "No open disputes.")
+
+    @tool
+    def resolve_dispute(fact_id: str, accept: bool, reason: str | None = None) -> str:
+        """Settle one dispute (an id from `disputes`): accept=true lets the disputed value
+        replace the current one from its valid_from; accept=false keeps the current value.
+        Only do this when the user decided. Returns what the write did.
+        """
+        return _result_text(current.mem.resolve_dispute(fact_id, accept=accept, reason=reason))
+
+    @tool
+    def explain(subject: str, predicate: str, at: str) -> str:
+        """Three readings of a subject's predicate at a date `at` (YYYY-MM-DD): what is true
+        now, what we now know was true at `at`, and what we believed at `at` — each with who
+        said it (source type, confidence, session).
+        """
+        return str(current.mem.explain(subject, predicate, at=at))
 
     return server
 

@@ -379,3 +379,58 @@ def check_filter(source_type: object) -> str | None:
 def at_or_now(k: Kernel, value: TimeLike | None, name: str) -> dt.datetime:
     """``value`` as aware UTC, or the memory's now."""
     return k.now() if value is None else to_utc(value, name=name)
+
+
+#: The metadata key set by the first dispute written: reads skip the dispute lookups until then.
+HAS_DISPUTES = "has_disputes"
+
+
+def dispute_notes(
+    k: Kernel, slots: Sequence[tuple[str, str]], at: dt.datetime
+) -> dict[tuple[str, str], str]:
+    """``(subject id, predicate)`` -> ``"disputed by agent on D: X"`` for the disputes open at
+    ``at`` (``context()``'s notes; docs/concepts/decisions.md#authority-and-disputes).
+
+    One query per distinct slot, and none at all in a memory that never stored a dispute.
+    """
+    wanted = list(dict.fromkeys(slots))
+    if not wanted or k.store.get_meta(HAS_DISPUTES) is None:
+        return {}
+    out: dict[tuple[str, str], str] = {}
+    for sid, pred in wanted:
+        versions = [
+            v
+            for v in k.store.query_facts(subject_id=sid, predicate=pred)
+            if v.expired_at is not None and v.expired_at == v.recorded_at
+        ]
+        found = open_at(k, versions, at)
+        if found:
+            out[(sid, pred)] = "; ".join(
+                f"disputed by {who(d)} on {fmt(d.recorded_at)}: {d.object}" for d in found[:2]
+            ) + (f"; +{len(found) - 2} more" if len(found) > 2 else "")
+    return out
+
+
+_SPEAKERS = {
+    "user": "user",
+    "human": "user",
+    "me": "user",
+    "assistant": "agent",
+    "ai": "agent",
+    "agent": "agent",
+    "bot": "agent",
+    "system": "system",
+    "tool": "tool",
+}
+
+
+def speaker_source_type(speaker: str | None) -> str | None:
+    """The source type of a transcript speaker (``user:`` -> ``user``, ``assistant:`` ->
+    ``agent``); ``None`` for anyone else.
+
+    >>> speaker_source_type("User"), speaker_source_type("assistant"), speaker_source_type("Kim")
+    ('user', 'agent', None)
+    """
+    if not speaker:
+        return None
+    return _SPEAKERS.get(speaker.strip().casefold())

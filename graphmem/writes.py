@@ -313,6 +313,11 @@ class FactRows:
         k, admitted = self.k, self.admitted
         k.rate.check(admitted, now=self.now)
         changes.predicates.extend(self.new_predicates.values())
+        if any(f.expired_at is not None for f in self.batch.pending.values()):
+            # docs/concepts/decisions.md#authority-and-disputes: reads look for disputes now
+            from graphmem.trust import HAS_DISPUTES
+
+            changes.meta[HAS_DISPUTES] = "1"
         self.batch.fill(changes)
         if any(k.admission.rate_limit(kind) is not None for kind in admitted):
             changes.meta["rate_window"] = k.rate.dumps(admitted, now=self.now)

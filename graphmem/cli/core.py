@@ -59,6 +59,12 @@ def _result_json(result: Any) -> dict[str, Any]:
     type=click.Choice(["fact", "event", "insight", "directive", "identity"]),
 )
 @click.option("--importance", type=float, help="0-10.")
+@click.option("--confidence", type=float, default=1.0, show_default=True, help="0-1.")
+@click.option(
+    "--source-type",
+    type=click.Choice(["user", "agent", "tool", "system", "import"]),
+    help="Who says it; decides what it may replace (see 'graphmem disputes').",
+)
 @json_option
 @click.pass_context
 def add(
@@ -73,6 +79,8 @@ def add(
     statement: str | None,
     kind: str,
     importance: float | None,
+    confidence: float,
+    source_type: str | None,
     as_json: bool,
 ) -> None:
     """Assert one fact: SUBJECT PREDICATE OBJECT."""
@@ -88,6 +96,8 @@ def add(
             statement=statement,
             kind=kind,
             importance=importance,
+            confidence=confidence,
+            source_type=source_type,
         )
     if as_json:
         echo_json(_result_json(result))
@@ -238,6 +248,11 @@ def retract(
 @click.option("--valid-at", help="World time (default now).")
 @click.option("--known-at", help="System time: what we believed then (default now).")
 @click.option("--limit", type=click.IntRange(min=0), help="At most this many rows.")
+@click.option(
+    "--source-type",
+    type=click.Choice(["user", "agent", "tool", "system", "import"]),
+    help="Only the facts said by this source.",
+)
 @json_option
 @click.pass_context
 def facts(
@@ -248,6 +263,7 @@ def facts(
     valid_at: str | None,
     known_at: str | None,
     limit: int | None,
+    source_type: str | None,
     as_json: bool,
 ) -> None:
     """List facts true at --valid-at as believed at --known-at (both default to now)."""
@@ -259,6 +275,7 @@ def facts(
             valid_at=valid_at,
             known_at=known_at,
             limit=limit,
+            source_type=source_type,
         )
     if as_json:
         echo_json(rows)
