@@ -729,6 +729,8 @@ def context(
             c.said_ended = ended.get(c.fact.id, "")
         said, same = _dedupe(found)
         if not ranked and not said:
+            if replay:  # what the store holds now is not what was known at known_at
+                return done([f'Nothing in memory matches "{shown_query}"{when}.'])
             has_lines = store.has_lines()
             if not has_lines and not store.has_facts():
                 return done(["Memory is empty: no facts stored yet."])
