@@ -379,10 +379,10 @@ def test_cli(db_path: str) -> None:
     readings = json.loads(run("explain", "api", "runs_on", "--at", "2025-01-01", "--json"))
     assert [f["object"] for f in readings["now"]] == ["Go"]
     assert "now:" in run("explain", "api", "runs_on", "--at", "2025-01-01")
-    out = run("resolve-dispute", listed[0]["id"], "--accept")
+    out = run("resolve-dispute", listed[0]["id"], "--accept", "true")
     assert out.startswith("accepted: supersede")
     assert "(no disputes)" in run("disputes")
-    bad = runner.invoke(cli, ["--db", db_path, "resolve-dispute", listed[0]["id"], "--reject"])
+    bad = runner.invoke(cli, ["--db", db_path, "resolve-dispute", listed[0]["id"], "--accept", "false"])
     assert bad.exit_code == 1 and "already settled" in bad.output
 
 

@@ -35,9 +35,11 @@ def disputes(
 @cli.command("resolve-dispute")
 @click.argument("fact_id")
 @click.option(
-    "--accept/--reject",
+    "--accept",
+    type=click.BOOL,
     required=True,
-    help="Accept: the disputed value supersedes the current one. Reject: the current stays.",
+    metavar="true|false",
+    help="true: the disputed value supersedes the current one; false: the current one stays.",
 )
 @click.option("--reason", help="Why (kept with the settled dispute).")
 @json_option
