@@ -479,26 +479,29 @@ def build_server(mem: Memory | Lender[Memory], *, marked: bool = False) -> Any:
 
     @tool
     def disputes(subject: str | None = None) -> str:
-        """List open disputes: writes kept beside a current fact they may not replace (said
-        by a lower authority, or below the confidence floor). Never served as current; one
-        line per dispute with its id, who said it and why it is disputed.
+        """List open disputes: writes kept beside a current fact they may not replace.
+
+        A dispute was said by a lower authority, or below the confidence floor. Never served
+        as current; one line per dispute with its id, who said it and why it is disputed.
         """
         rows = current.mem.disputes(subject=subject)
         return _facts_text(rows, "No open disputes.")
 
     @tool
     def resolve_dispute(fact_id: str, accept: bool, reason: str | None = None) -> str:
-        """Settle one dispute (an id from `disputes`): accept=true lets the disputed value
-        replace the current one from its valid_from; accept=false keeps the current value.
-        Only do this when the user decided. Returns what the write did.
+        """Settle one dispute (an id from `disputes`) once the user decided.
+
+        accept=true lets the disputed value replace the current one from its valid_from;
+        accept=false keeps the current value. Returns what the write did.
         """
         return _result_text(current.mem.resolve_dispute(fact_id, accept=accept, reason=reason))
 
     @tool
     def explain(subject: str, predicate: str, at: str) -> str:
-        """Three readings of a subject's predicate at a date `at` (YYYY-MM-DD): what is true
-        now, what we now know was true at `at`, and what we believed at `at` — each with who
-        said it (source type, confidence, session).
+        """Three readings of a subject's predicate at a date `at` (YYYY-MM-DD).
+
+        What is true now, what we now know was true at `at`, and what we believed at `at` —
+        each with who said it (source type, confidence, session).
         """
         return str(current.mem.explain(subject, predicate, at=at))
 

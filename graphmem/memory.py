@@ -34,10 +34,10 @@ from graphmem.writes import FIELDS, paused_gc, write_facts
 
 if TYPE_CHECKING:
     from graphmem.audit import Change, Explanation, PurgeSummary
+    from graphmem.explain import Readings
     from graphmem.merge import MergeResult
     from graphmem.similarity import Similarity
     from graphmem.store.base import Store
-    from graphmem.explain import Readings
     from graphmem.text.readers import Reader
     from graphmem.trust import Trust
 
@@ -640,11 +640,11 @@ class Memory:
             similarity=similarity,
         )
 
-    def disputes(
-        self, *, subject: str | None = None, include_settled: bool = False
-    ) -> list[Fact]:
-        """Return the disputed versions, oldest first: writes that contradicted a current
-        version of higher authority or confidence and were stored beside it, never current.
+    def disputes(self, *, subject: str | None = None, include_settled: bool = False) -> list[Fact]:
+        """Return the disputed versions, oldest first (never current).
+
+        Writes that contradicted a current version of higher authority or confidence and were
+        stored beside it.
 
         See docs/concepts/decisions.md#authority-and-disputes and
         :func:`graphmem.trust.disputes`.
@@ -656,8 +656,10 @@ class Memory:
     def resolve_dispute(
         self, fact_id: str, *, accept: bool, reason: str | None = None
     ) -> WriteResult:
-        """Settle one dispute in one audited write: ``accept=True`` lets the disputed value
-        supersede the current one (from its ``valid_from``), ``False`` keeps the current one.
+        """Settle one dispute in one audited write.
+
+        ``accept=True`` lets the disputed value supersede the current one (from its
+        ``valid_from``), ``False`` keeps the current one.
 
         See :func:`graphmem.trust.resolve_dispute`.
 

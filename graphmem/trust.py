@@ -110,10 +110,10 @@ class Trust:
     (True, False)
     >>> Trust(order=("agent", "user")).outranks("user", "agent")
     False
-    >>> Trust(order=("usr",))
+    >>> Trust(order=("usr",))  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    graphmem.errors.InvalidInput: Trust(order=...) names 'usr', not a source type; use some of ['user', 'agent', 'tool', 'system', 'import'], highest first
+    graphmem.errors.InvalidInput: Trust(order=...) names 'usr', not a source type; use some of ...
     """
 
     order: tuple[str, ...] = DEFAULT_ORDER
@@ -171,8 +171,7 @@ class Trust:
 
 
 def is_disputed(f: Fact) -> bool:
-    """Whether ``f`` is a disputed version, open or settled (closed at birth, with a dispute
-    reason)."""
+    """Whether ``f`` is a disputed version, open or settled (closed at birth, dispute reason)."""
     return (
         f.expired_at is not None
         and f.expired_at == f.recorded_at
@@ -311,9 +310,7 @@ def resolve_dispute(
         if not accept:
             text = f"{_REJECTED} on {fmt(now)}{why}; was {d.reason}"
             w.changes.settles.append((dsid, d.id, text))
-            result = WriteResult(
-                decision=Decision.NOOP, fact=d.model_copy(update={"reason": text})
-            )
+            result = WriteResult(decision=Decision.NOOP, fact=d.model_copy(update={"reason": text}))
             new_fid = None
         else:
             sid = k.entity_id(d.subject, what="subject")
@@ -322,7 +319,11 @@ def resolve_dispute(
             if (d.reason or "").startswith(DISPUTED_END):
                 okey = entity_key(d.object)
                 plan = plan_retract(
-                    [v for v in current if v.predicate == pred.name and entity_key(v.object) == okey],
+                    [
+                        v
+                        for v in current
+                        if v.predicate == pred.name and entity_key(v.object) == okey
+                    ],
                     at=d.valid_from,
                     now=now,
                     reason=f"dispute {d.id} accepted{why} ({who(d)} ended it)",
@@ -388,8 +389,9 @@ HAS_DISPUTES = "has_disputes"
 def dispute_notes(
     k: Kernel, slots: Sequence[tuple[str, str]], at: dt.datetime
 ) -> dict[tuple[str, str], str]:
-    """``(subject id, predicate)`` -> ``"disputed by agent on D: X"`` for the disputes open at
-    ``at`` (``context()``'s notes; docs/concepts/decisions.md#authority-and-disputes).
+    """``(subject id, predicate)`` -> ``"disputed by agent on D: X"``, for disputes open at ``at``.
+
+    ``context()``'s notes (docs/concepts/decisions.md#authority-and-disputes).
 
     One query per distinct slot, and none at all in a memory that never stored a dispute.
     """
@@ -425,8 +427,9 @@ _SPEAKERS = {
 
 
 def speaker_source_type(speaker: str | None) -> str | None:
-    """The source type of a transcript speaker (``user:`` -> ``user``, ``assistant:`` ->
-    ``agent``); ``None`` for anyone else.
+    """The source type of a transcript speaker; ``None`` for anyone else.
+
+    ``user:`` turns are the user's, ``assistant:`` turns the agent's.
 
     >>> speaker_source_type("User"), speaker_source_type("assistant"), speaker_source_type("Kim")
     ('user', 'agent', None)

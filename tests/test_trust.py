@@ -32,10 +32,12 @@ def test_lower_authority_is_disputed_and_never_current(mem: gm.Memory, clock: Ma
     r = mem.add_fact("api", "runs_on", "Rust", source_type="agent", source="s-9")
     assert r.decision is gm.Decision.DISPUTE
     assert r.superseded == ()
-    assert r.fact is not None and is_open_dispute(r.fact)
+    assert r.fact is not None
+    assert is_open_dispute(r.fact)
     assert r.fact.expired_at == r.fact.recorded_at  # closed at birth
     assert "user outranks agent" in (r.fact.reason or "")
-    assert first.fact is not None and first.fact.id in (r.fact.reason or "")
+    assert first.fact is not None
+    assert first.fact.id in (r.fact.reason or "")
     assert objects(mem) == ["Go"]
     assert objects(mem, known_at="2026-03-01") == ["Go"]
     assert [f.object for f in mem.history("api")] == ["Go"]
@@ -162,8 +164,10 @@ def test_gate_is_pure() -> None:
                 "valid_from": t + dt.timedelta(days=1), "recorded_at": t + dt.timedelta(days=1)}
     )  # fmt: skip
     plan = gate(plan_assert(new, [cur], cardinality="one"), new, Trust())
-    assert plan.decision is gm.Decision.DISPUTE and not plan.closes
-    assert plan.fact is not None and is_disputed(plan.fact)
+    assert plan.decision is gm.Decision.DISPUTE
+    assert not plan.closes
+    assert plan.fact is not None
+    assert is_disputed(plan.fact)
     assert gate(plan_assert(new, [cur], cardinality="one"), new, Trust(order=("agent",))).closes
 
 
@@ -177,19 +181,22 @@ def test_accept_supersedes_from_the_disputed_valid_from(mem: gm.Memory, clock: M
     clock.set("2026-03-01")
     done = mem.resolve_dispute(r.fact.id, accept=True, reason="user confirmed")  # type: ignore[union-attr]
     assert done.decision is gm.Decision.SUPERSEDE
-    assert done.fact is not None and done.fact.object == "Rust"
+    assert done.fact is not None
+    assert done.fact.object == "Rust"
     assert done.fact.source_type == "agent"
     assert done.fact.valid_from == gm.to_utc("2025-06-01")
     assert objects(mem) == ["Rust"]
     assert objects(mem, valid_at="2025-03-01") == ["Go"]
     assert mem.disputes() == []
     settled = mem.disputes(include_settled=True)
-    assert len(settled) == 1 and (settled[0].reason or "").startswith("dispute accepted")
+    assert len(settled) == 1
+    assert (settled[0].reason or "").startswith("dispute accepted")
     assert "user confirmed" in (settled[0].reason or "")
     # what we believed before the resolution is unchanged
     assert objects(mem, known_at="2026-02-15") == ["Go"]
     actions = [c.action for c in mem.changes(since="2026-01-01")]
-    assert actions.count("disputed") == 1 and actions.count("resolved") == 1
+    assert actions.count("disputed") == 1
+    assert actions.count("resolved") == 1
 
 
 def test_reject_closes_with_a_reason(mem: gm.Memory, clock: ManualClock) -> None:
@@ -199,11 +206,11 @@ def test_reject_closes_with_a_reason(mem: gm.Memory, clock: ManualClock) -> None
     clock.set("2026-02-02")
     done = mem.resolve_dispute(r.fact.id, accept=False, reason="wrong service")  # type: ignore[union-attr]
     assert done.decision is gm.Decision.NOOP
-    assert done.fact is not None and (done.fact.reason or "").startswith(
-        "dispute rejected on 2026-02-02: wrong service"
-    )
+    assert done.fact is not None
+    assert (done.fact.reason or "").startswith("dispute rejected on 2026-02-02: wrong service")
     assert mem.get_fact(r.fact.id).reason == done.fact.reason  # type: ignore[union-attr]
-    assert objects(mem) == ["Go"] and mem.disputes() == []
+    assert objects(mem) == ["Go"]
+    assert mem.disputes() == []
     assert "dispute rejected" in str(mem.history("api", include_expired=True))
 
 
@@ -301,7 +308,8 @@ def test_explain_three_readings(mem: gm.Memory, clock: ManualClock) -> None:
     assert r.believed[0].source_type == "tool"
     assert r.predicate == "runs_on"
     early = mem.explain("api", "runs_on", at="2024-06-01")
-    assert [f.object for f in early.then] == ["Laravel"] and early.believed == ()
+    assert [f.object for f in early.then] == ["Laravel"]
+    assert early.believed == ()
     assert "believed: nothing" in str(early)
     assert json.loads(json.dumps(r.to_json()))["believed"][0]["source_type"] == "tool"
 
@@ -323,7 +331,8 @@ def test_context_notes_open_disputes(mem: gm.Memory, clock: ManualClock) -> None
     mem.resolve_dispute(r.fact.id, accept=False)  # type: ignore[union-attr]
     assert "disputed" not in str(mem.context("what does the api run on?"))
     after = str(mem.context("api", known_at="2026-02-01T12:00Z", valid_at="2026-02-01T12:00Z"))
-    assert after == during and "disputed by agent" in after
+    assert after == during
+    assert "disputed by agent" in after
 
 
 def test_context_as_of_bumps_no_counter(mem: gm.Memory, clock: ManualClock) -> None:
@@ -372,7 +381,8 @@ def test_cli(db_path: str) -> None:
     out = run("add", "api", "runs_on", "Rust", "--source-type", "agent", "--confidence", "0.9")
     assert out.startswith("dispute: api runs_on Rust")
     listed = json.loads(run("disputes", "--json"))
-    assert [d["object"] for d in listed] == ["Rust"] and listed[0]["source_type"] == "agent"
+    assert [d["object"] for d in listed] == ["Rust"]
+    assert listed[0]["source_type"] == "agent"
     assert "disputed: agent says 'Rust'" in run("disputes")
     assert "Go" in run("facts", "--source-type", "user")
     assert "(no facts)" in run("facts", "--source-type", "agent")
@@ -382,8 +392,11 @@ def test_cli(db_path: str) -> None:
     out = run("resolve-dispute", listed[0]["id"], "--accept", "true")
     assert out.startswith("accepted: supersede")
     assert "(no disputes)" in run("disputes")
-    bad = runner.invoke(cli, ["--db", db_path, "resolve-dispute", listed[0]["id"], "--accept", "false"])
-    assert bad.exit_code == 1 and "already settled" in bad.output
+    bad = runner.invoke(
+        cli, ["--db", db_path, "resolve-dispute", listed[0]["id"], "--accept", "false"]
+    )
+    assert bad.exit_code == 1
+    assert "already settled" in bad.output
 
 
 def test_mcp_tools(clock: ManualClock) -> None:
@@ -405,9 +418,11 @@ def test_mcp_tools(clock: ManualClock) -> None:
         facts = call_tool(server, "facts_as_of", subject="api")
         assert "[by user, session s-1]" in facts
         readings = call_tool(server, "explain", subject="api", predicate="runs_on", at="2026-01-15")
-        assert "believed: 'Go'" in readings and "disputed: 'Rust'" in readings
+        assert "believed: 'Go'" in readings
+        assert "disputed: 'Rust'" in readings
         out = call_tool(server, "resolve_dispute", fact_id=fid, accept=False)
-        assert out.startswith("noop") and "dispute rejected" in out
+        assert out.startswith("noop")
+        assert "dispute rejected" in out
         assert call_tool(server, "disputes") == "No open disputes."
         said = call_tool(
             server,

@@ -90,7 +90,8 @@ def test_lower_authority_never_changes_the_current_value(history: list[tuple]) -
             snapshot = current(mem)
             result = apply(mem, step)
             if protected and step[2] == "works_at":
-                assert result is not None and result.decision is gm.Decision.DISPUTE
+                assert result is not None
+                assert result.decision is gm.Decision.DISPUTE
                 assert current(mem) == snapshot
 
 
@@ -107,9 +108,7 @@ def test_known_at_answers_survive_disputes_and_resolutions(
             apply(mem, step)
             k = mem.now()
             for v in PROBES:
-                answers[(k, v)] = [
-                    (f.id, f.object) for f in mem.facts(valid_at=v, known_at=k)
-                ]
+                answers[(k, v)] = [(f.id, f.object) for f in mem.facts(valid_at=v, known_at=k)]
         for (k, v), seen in answers.items():
             assert [(f.id, f.object) for f in mem.facts(valid_at=v, known_at=k)] == seen
             assert all(f.reason is None or f.expired_at is not None for f in mem.facts(known_at=k))

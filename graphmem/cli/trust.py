@@ -16,9 +16,7 @@ from graphmem.cli.common import echo_json, json_option, open_memory
 @click.option("--all", "include_settled", is_flag=True, help="Also the settled disputes.")
 @json_option
 @click.pass_context
-def disputes(
-    ctx: click.Context, subject: str | None, include_settled: bool, as_json: bool
-) -> None:
+def disputes(ctx: click.Context, subject: str | None, include_settled: bool, as_json: bool) -> None:
     """List disputed versions: writes kept beside a current fact they may not replace."""
     with open_memory(ctx, read_only=True) as mem:
         rows = mem.disputes(subject=subject, include_settled=include_settled)

@@ -156,7 +156,9 @@ class FalkorStore(FalkorFacts, FalkorSessions, FalkorSearch, FalkorTransfer, Fal
                     )
             elif found == "2" and not self.read_only:
                 # Schema 3 adds Fact.source_type, a property older edges simply lack (NULL).
-                self._w("MATCH (m:Meta {key: 'schema_version'}) SET m.value = $v", {"v": SCHEMA_VERSION})
+                self._w(
+                    "MATCH (m:Meta {key: 'schema_version'}) SET m.value = $v", {"v": SCHEMA_VERSION}
+                )
             elif found != SCHEMA_VERSION:
                 raise SchemaVersionError(
                     f"graph {self.path} has graphmem schema version {found!r}, this graphmem "

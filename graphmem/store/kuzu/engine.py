@@ -130,9 +130,27 @@ def _fact_from_row(row: Sequence[Any]) -> Fact:
     current versions of every subject it touches: 75k versions cost 1.7 s through
     ``model_validate`` in a 10k append (issue 18), a tenth of that through ``trusted``.
     """
-    (fid, pred, obj, vf, vt, rec, exp, stmt, kind, imp, conf, src, ref, by, why, n, last, pin, st) = (
-        row[1:]
-    )
+    (
+        fid,
+        pred,
+        obj,
+        vf,
+        vt,
+        rec,
+        exp,
+        stmt,
+        kind,
+        imp,
+        conf,
+        src,
+        ref,
+        by,
+        why,
+        n,
+        last,
+        pin,
+        st,
+    ) = row[1:]
     utc = _UTC
     return trusted(
         Fact,
