@@ -433,3 +433,19 @@ def test_mcp_tools(clock: ManualClock) -> None:
             source_type="user",
         )
         assert said.startswith("supersede")
+
+
+def test_falkordb_schema_2_graph_is_upgraded(falkordb_url: str, clock: ManualClock) -> None:
+    with gm.open(falkordb_url, clock=clock) as mem:
+        mem.add_fact("api", "runs_on", "Go")
+        mem._store._w("MATCH (m:Meta {key: 'schema_version'}) SET m.value = '2'", {})  # type: ignore[attr-defined]
+    clock.set("2026-02-01")
+    with gm.open(falkordb_url, clock=clock) as mem:
+        assert mem._store.get_meta("schema_version") == "3"
+        assert [(f.object, f.source_type) for f in mem.facts()] == [("Go", None)]
+        mem.add_fact("api", "runs_on", "Rust", source_type="agent", confidence=0.2)
+        assert [d.object for d in mem.disputes()] == ["Rust"]
+        d = mem.disputes()[0]
+        mem.resolve_dispute(d.id, accept=False)
+        assert (mem.get_fact(d.id).reason or "").startswith("dispute rejected")
+        assert [f.object for f in mem.facts()] == ["Go"]
