@@ -44,6 +44,9 @@ def test_lower_authority_is_disputed_and_never_current(mem: gm.Memory, clock: Ma
     assert "Rust" in [f.object for f in mem.history("api", include_expired=True)]
     assert [d.id for d in mem.disputes()] == [r.fact.id]
     assert mem.search("what does the api run on?", kinds="fact")[0].text.count("Rust") == 0
+    report = gm.check.check(mem)
+    assert report.ok
+    assert not [p for p in report.problems if p.code == "empty-system-interval"]
 
 
 @pytest.mark.parametrize(
