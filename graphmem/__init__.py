@@ -32,7 +32,9 @@ from graphmem.timeutil import to_utc
 
 if TYPE_CHECKING:
     from graphmem.episodic import Context, SearchItem
+    from graphmem.explain import Readings
     from graphmem.memory import Memory, open
+    from graphmem.trust import Trust
 
 __version__ = "0.1.0"
 
@@ -51,11 +53,13 @@ __all__ = [
     "NotFound",
     "Predicate",
     "RateLimited",
+    "Readings",
     "SchemaVersionError",
     "SearchItem",
     "Session",
     "StoreBusy",
     "StoreError",
+    "Trust",
     "WriteResult",
     "__version__",
     "open",
@@ -66,6 +70,8 @@ _LAZY = {
     "Context": "graphmem.episodic",
     "Memory": "graphmem.memory",
     "SearchItem": "graphmem.episodic",
+    "Readings": "graphmem.explain",
+    "Trust": "graphmem.trust",
     "open": "graphmem.memory",
 }
 #: Submodules reachable as ``gm.<name>`` without an explicit import (loaded on first use).
@@ -79,6 +85,7 @@ _SUBMODULES = frozenset(
         "decay",
         "demo",
         "episodic",
+        "explain",
         "export",
         "graphs",
         "hotness",
@@ -91,6 +98,7 @@ _SUBMODULES = frozenset(
         "timeutil",
         "topics",
         "triage",
+        "trust",
     }
 )
 

@@ -43,6 +43,7 @@ from graphmem.models import Fact, Predicate, Session
 from graphmem.normalize import entity_key
 from graphmem.store.base import Purge
 from graphmem.timeutil import TimeLike, fmt, to_utc
+from graphmem.trust import AUDIT_ACTION, is_disputed
 
 if TYPE_CHECKING:
     from graphmem.kernel import MemoryLike
@@ -59,7 +60,16 @@ __all__ = [
 ]
 
 ChangeAction = Literal[
-    "learned", "superseded", "corrected", "retracted", "merged", "purged", "defined", "redefined"
+    "learned",
+    "superseded",
+    "corrected",
+    "retracted",
+    "merged",
+    "purged",
+    "defined",
+    "redefined",
+    "disputed",
+    "resolved",
 ]
 _RANK = {
     "defined": 0,
@@ -69,6 +79,8 @@ _RANK = {
     "superseded": 3,
     "retracted": 4,
     "merged": 4,
+    "disputed": 4,
+    "resolved": 4,
     "purged": 5,
 }
 # Leading phrases of the reasons graphmem writes (graphmem.temporal, graphmem.remember).
@@ -79,6 +91,8 @@ _PREFIXES: tuple[tuple[str, ChangeAction], ...] = (
     ("ended at", "retracted"),
     ("retracted from", "retracted"),
     ("merged into", "merged"),
+    ("disputed", "disputed"),  # docs/concepts/decisions.md#authority-and-disputes
+    ("dispute ", "disputed"),
 )
 
 
@@ -119,7 +133,17 @@ class Explanation(_Frozen):
         events: list[tuple[dt.datetime, int, int, str]] = []
         for i, v in enumerate(self.chain):
             src = f" from session {v.source}" if v.source else ""
-            text = f"  {fmt(v.recorded_at)} learned  {_short(v.object)!r} valid {_interval(v)}{src}"
+            # who said it (docs/concepts/decisions.md#authority-and-disputes)
+            said = f" by {v.source_type}" if v.source_type else ""
+            if v.confidence != 1.0:
+                said += f", confidence {v.confidence:g}"
+            what = f"{_short(v.object)!r} valid {_interval(v)}{said}{src}"
+            if is_disputed(v):
+                pad = " " * len(fmt(v.recorded_at))
+                text = f"  {fmt(v.recorded_at)} disputed {what}\n  {pad} {v.reason}"
+                events.append((v.recorded_at, 1, i, text))
+                continue
+            text = f"  {fmt(v.recorded_at)} learned  {what}"
             events.append((v.recorded_at, 1, i, text))
             if v.expired_at is not None:
                 events.append((v.expired_at, 0, i, f"  {fmt(v.expired_at)} closed   {v.reason}"))
@@ -158,7 +182,9 @@ class Change(_Frozen):
             ``merge_entities``, or the merge itself with ``detail``), ``purged`` (erased; no
             content), ``defined`` (a
             predicate was defined by ``define_predicate`` or an ontology file) or ``redefined``
-            (an existing predicate changed, or names moved to it from other predicates).
+            (an existing predicate changed, or names moved to it from other predicates),
+            ``disputed`` (a write stored beside a current version it may not replace) or
+            ``resolved`` (a dispute accepted or rejected; ``detail`` says which).
         fact: the version learned, or the version closed (with ``reason`` and
             ``superseded_by``); ``None`` for ``purged``, ``defined``, ``redefined`` and the
             record of a merge.
@@ -185,6 +211,9 @@ class Change(_Frozen):
             return f"{fmt(self.at)} {self.action}: {self.detail or ''}{why}"
         f = self.fact
         what = f"{f.subject} {f.predicate} {_short(f.object, 60)!r} {_interval(f)}"
+        if self.action == "resolved":
+            why = f" ({self.reason})" if self.reason else ""
+            return f"{fmt(self.at)} resolved: {self.detail}: {what}{why}"
         tail = f" — {self.reason}" if self.reason and self.action != "learned" else ""
         return f"{fmt(self.at)} {self.action}: {what}{tail}"
 
@@ -405,6 +434,8 @@ def changes(mem: MemoryLike, *, since: TimeLike, until: TimeLike | None = None) 
                     reason=f.reason,
                 )
             )
+        if is_disputed(f):
+            continue  # one record: "disputed" at its recorded_at
         if (
             inside(f.recorded_at)
             and (_slot(f), f.recorded_at) not in closed_slots
@@ -420,6 +451,21 @@ def changes(mem: MemoryLike, *, since: TimeLike, until: TimeLike | None = None) 
             change = _predicate_change(at, info)
             if change is not None:
                 out.append(change)
+            continue
+        if action == AUDIT_ACTION and isinstance(info, dict):
+            fid = str(info.get("fact"))
+            settled = kernel.store.get_facts([fid])
+            verdict = "accepted" if info.get("accept") else "rejected"
+            out.append(
+                Change(
+                    at=at,
+                    action="resolved",
+                    fact=settled[0] if settled else None,
+                    reason=info.get("reason") if isinstance(info.get("reason"), str) else None,
+                    detail=f"dispute {fid} {verdict}"
+                    + (f": now version {info['version']}" if info.get("version") else ""),
+                )
+            )
             continue
         if action == "merge" and isinstance(info, dict):
             out.append(Change(at=at, action="merged", detail=_merge_detail(info)))

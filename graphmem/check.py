@@ -343,7 +343,11 @@ def _check_versions(
                 [fid],
             )
             flagged.add(i)
-        elif exp is not None and exp == rec:
+        elif (
+            exp is not None
+            and exp == rec
+            and not str(row.get("reason") or "").startswith(("disputed", "dispute "))
+        ):  # a dispute is closed at birth on purpose (docs/concepts/decisions.md#rule-9)
             empty.append(fid)
         if marker is not None and not lag_ok:
             late = [(n, t) for n, t in (("recorded_at", rec), ("expired_at", exp)) if t]

@@ -125,6 +125,7 @@ from graphmem.said_ended import fact_marks
 from graphmem.store.base import Store
 from graphmem.store.records import FactView, LineRow
 from graphmem.timeutil import TimeLike, to_utc
+from graphmem.trust import dispute_notes
 
 if TYPE_CHECKING:
     from graphmem.kernel import Kernel, MemoryLike
@@ -258,6 +259,7 @@ class _Candidate:
     score: float = 0.0
     was: tuple[str, ...] = ()
     said_ended: str = ""  # a later line says its value ended (docs/concepts/recall.md#said-ended)
+    disputed: str = ""  # docs/concepts/decisions.md#authority-and-disputes
 
     def sort_key(self) -> tuple[float, str, str, str, dt.datetime, str]:
         f = self.fact
@@ -341,7 +343,12 @@ def _age_days(f: FactView, *, valid_at: dt.datetime, known_at: dt.datetime) -> f
 
 
 def _score(
-    c: _Candidate, query_terms: set[str], *, valid_at: dt.datetime, known_at: dt.datetime
+    c: _Candidate,
+    query_terms: set[str],
+    *,
+    valid_at: dt.datetime,
+    known_at: dt.datetime,
+    replay: bool = False,
 ) -> float:
     f = c.fact
     overlap = 0.0
@@ -358,7 +365,9 @@ def _score(
         f.importance,
         kind=f.kind,
         age_days=_age_days(f, valid_at=valid_at, known_at=known_at),
-        access_count=f.access_count,
+        # The counters are not versioned: a reading as of a known_at ranks without them, so
+        # it is the same however much is read later (docs/concepts/time.md#what-the-agent-was-told).
+        access_count=0 if replay else f.access_count,
         pinned=f.pinned,
     )
     importance = min(eff / 10.0, 1.0)
@@ -389,7 +398,8 @@ def _line(c: _Candidate) -> str:
         when += "; was " + ", ".join(_clip(w, 60) for w in c.was)
     if c.said_ended:
         when += "; " + c.said_ended
-    return f"- {tags}{body} ({when})"
+    disputed = f" ({c.disputed})" if c.disputed else ""
+    return f"- {tags}{body} ({when}){disputed}"
 
 
 def _predecessors(
@@ -451,7 +461,7 @@ def _check_query(query: object) -> str:
 
 
 def _gather_facts(
-    kernel: Kernel, query: str, *, v_at: dt.datetime, k_at: dt.datetime
+    kernel: Kernel, query: str, *, v_at: dt.datetime, k_at: dt.datetime, replay: bool = False
 ) -> tuple[list[_Candidate], dict[str, list[FactView]], dict[str, str]]:
     """Find and rank the fact candidates; return them, the subjects' timelines, the anchors."""
     store = kernel.store
@@ -486,7 +496,7 @@ def _gather_facts(
         offer(row, "in", rel)
     terms = _terms(query)
     for c in candidates.values():
-        c.score = _score(c, terms, valid_at=v_at, known_at=k_at)
+        c.score = _score(c, terms, valid_at=v_at, known_at=k_at, replay=replay)
     ranked = sorted(candidates.values(), key=_Candidate.sort_key)
     # "was" notes for the best facts (free for anchored subjects; WAS_LOOKUPS queries else).
     _predecessors(kernel, ranked[:WAS_FOR], timelines, known_at=k_at)
@@ -697,7 +707,11 @@ def context(
         return Context(_fit(lines, budget_chars), items, query)
 
     with kernel.lock:
-        ranked, _, anchors = _gather_facts(kernel, query, v_at=v_at, k_at=k_at)
+        replay = known_at is not None
+        ranked, _, anchors = _gather_facts(kernel, query, v_at=v_at, k_at=k_at, replay=replay)
+        notes = dispute_notes(kernel, [(c.fact.subject_id, c.fact.predicate) for c in ranked], k_at)
+        for c in ranked:
+            c.disputed = notes.get((c.fact.subject_id, c.fact.predicate), "")
         found = line_candidates(
             kernel,
             query,
@@ -715,6 +729,8 @@ def context(
             c.said_ended = ended.get(c.fact.id, "")
         said, same = _dedupe(found)
         if not ranked and not said:
+            if replay:  # what the store holds now is not what was known at known_at
+                return done([f'Nothing in memory matches "{shown_query}"{when}.'])
             has_lines = store.has_lines()
             if not has_lines and not store.has_facts():
                 return done(["Memory is empty: no facts stored yet."])
@@ -815,7 +831,8 @@ def context(
         items = [_fact_item(c) for c in facts_in]
         items += [_line_item(lines_in[i]) for i in line_order if i in lines_in]
         items += [_line_item(c, 0.0) for i, c in sorted(lines_in.items()) if i not in everything]
-        _bump(kernel, facts_in, now)
+        if not replay:  # a reading as of a known_at is not a use of current knowledge
+            _bump(kernel, facts_in, now)
         return done(out, items)
 
 
@@ -867,7 +884,9 @@ def search(
     v_at = now if valid_at is None else to_utc(valid_at, name="valid_at")
     k_at = now if known_at is None else to_utc(known_at, name="known_at")
     with kernel.lock:
-        ranked, _, anchors = _gather_facts(kernel, query, v_at=v_at, k_at=k_at)
+        ranked, _, anchors = _gather_facts(
+            kernel, query, v_at=v_at, k_at=k_at, replay=known_at is not None
+        )
         items = [_fact_item(c) for c in ranked] if "fact" in wanted else []
         if "line" in wanted:
             found = line_candidates(

@@ -115,6 +115,12 @@ def fact_text(f: Fact) -> str:
     'api runs_on Go [2026-06-01 → 2026-06-04) learned 2026-06-01, closed 2026-06-06'
     """
     closed = f", closed {fmt(f.expired_at)}" if f.expired_at is not None else ""
+    if f.expired_at is not None and f.expired_at == f.recorded_at and f.reason:
+        # docs/concepts/decisions.md#authority-and-disputes: stored beside, never current
+        if f.reason.startswith("disputed"):
+            closed = f", disputed by {f.source_type or 'an unnamed source'}"
+        elif f.reason.startswith("dispute "):
+            closed = f", {' '.join(f.reason.split()[:2])}"
     return f"{f.subject} {f.predicate} {f.object} {_valid(f)} learned {fmt(f.recorded_at)}{closed}"
 
 

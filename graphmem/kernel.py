@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from graphmem.ontology import Ontology
     from graphmem.similarity import Similarity
     from graphmem.text.readers import Reader
+    from graphmem.trust import Trust
 
 #: The time of writes that record no system time (predicate seeds, entity declarations).
 TIMELESS = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
@@ -221,6 +222,12 @@ class UnitOfWork:
                 self.last_write = at
 
 
+def _default_trust() -> Trust:
+    from graphmem.trust import Trust
+
+    return Trust()
+
+
 @dataclass
 class Kernel:
     """What a service needs of a memory (see the module docstring)."""
@@ -236,6 +243,8 @@ class Kernel:
     #: A caller's reader of text (docs/concepts/text.md#readers); ``None``: the built-in one.
     reader: Reader | None = None
     aliases: dict[str, str] = field(default_factory=dict)
+    #: Who may replace whom (docs/concepts/decisions.md#authority-and-disputes).
+    trust: Trust = field(default_factory=lambda: _default_trust())
 
     @property
     def where(self) -> str:

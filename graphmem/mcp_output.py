@@ -24,6 +24,7 @@ __all__ = [
     "ChangeOut",
     "ChangesOut",
     "ContextOut",
+    "ExplainOut",
     "FactOut",
     "FactsOut",
     "ItemOut",
@@ -73,6 +74,9 @@ class FactOut(_Out):
     reason: str | None = None
     statement: str | None = None
     source: str | None = Field(default=None, description="The session it came from.")
+    source_type: str | None = Field(
+        default=None, description="Who said it: user, import, tool, system or agent."
+    )
     source_ref: str | None = None
     importance: float
     confidence: float
@@ -94,6 +98,7 @@ class FactOut(_Out):
             reason=f.reason,
             statement=f.statement,
             source=f.source,
+            source_type=f.source_type,
             source_ref=f.source_ref,
             importance=f.importance,
             confidence=f.confidence,
@@ -114,6 +119,19 @@ class FactsOut(_Out):
     def of(cls, rows: Sequence[Fact]) -> FactsOut:
         """The model of a list of versions."""
         return cls(facts=_facts(rows), count=len(rows))
+
+
+class ExplainOut(_Out):
+    """The three readings of a slot at a date (``explain``), each a list of versions."""
+
+    subject: str
+    predicate: str
+    at: str
+    asked_at: str
+    now: list[FactOut] = Field(description="True now, as known now.")
+    then: list[FactOut] = Field(description="True at `at`, as known now.")
+    believed: list[FactOut] = Field(description="True at `at`, as believed at `at`.")
+    disputed: list[FactOut] = Field(description="Open disputes about the slot (never current).")
 
 
 class WriteStep(_Out):
@@ -342,10 +360,20 @@ class Reply(NamedTuple):
 
 
 def fact_line(f: Fact) -> str:
-    """One line for a version: triple, valid interval, closing, kind, id."""
+    """One line for a version: triple, valid interval, who said it, closing, kind, id."""
     valid = f"{fmt(f.valid_from)} → {fmt(f.valid_to) if f.valid_to else 'open'}"
     line = f"{f.subject} {f.predicate} {f.object} [valid {valid}]"
-    if f.expired_at is not None:
+    # who said it (docs/concepts/decisions.md#authority-and-disputes)
+    said = [f"by {f.source_type}"] if f.source_type else []
+    if f.confidence != 1.0:
+        said.append(f"confidence {f.confidence:g}")
+    if f.source:
+        said.append(f"session {f.source}")
+    if said:
+        line += f" [{', '.join(said)}]"
+    if f.expired_at is not None and f.expired_at == f.recorded_at and f.reason:
+        line += f" [{f.reason}]"  # a dispute: kept beside the current version, never current
+    elif f.expired_at is not None:
         line += f" [superseded {fmt(f.expired_at)}: {f.reason or 'closed'}]"
     if f.kind != "fact":
         line += f" [{f.kind}]"

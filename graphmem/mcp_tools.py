@@ -21,6 +21,7 @@ from graphmem.mcp_output import (
     ChangeOut,
     ChangesOut,
     ContextOut,
+    ExplainOut,
     FactOut,
     FactsOut,
     ItemOut,
@@ -112,6 +113,8 @@ def remember(
     source: str | None = None,
     source_ref: str | None = None,
     learned_at: str | None = None,
+    source_type: str | None = "agent",
+    confidence: float = 1.0,
 ) -> Reply:
     """Remember something durable: a structured fact or a free-text note.
 
@@ -124,8 +127,12 @@ def remember(
     now / open-ended; valid_to only for structured facts). kind: fact | event | insight |
     directive | identity. importance: 0-10. source: the session id; source_ref: your own
     key, remembering again with the same key replaces that fact. learned_at: when memory
-    learned it, for importing old notes in date order (default now). Returns the decision
-    (add, noop, supersede, invalidate) and the fact.
+    learned it, for importing old notes in date order (default now). source_type: who said
+    it: agent (default: your own conclusion), user (the user told you), tool, system, import;
+    confidence 0-1 (structured facts). A fact said by a higher authority (the user outranks
+    the agent) or more confidently is not replaced: your write is kept as a dispute beside it
+    (see `disputes`). Returns the decision (add, noop, supersede, invalidate, dispute) and the
+    fact.
     """
     if predicate is not None or object is not None:
         if subject is None or predicate is None or object is None:
@@ -145,6 +152,8 @@ def remember(
             source_ref=source_ref,
             statement=text,
             learned_at=learned_at,
+            source_type=source_type,
+            confidence=confidence,
         )
         return _write(result)
     if not text or not text.strip():
@@ -163,6 +172,7 @@ def remember(
         source_ref=source_ref,
         importance=importance,
         learned_at=learned_at,
+        source_type=source_type,
     )
     return _write(noted)
 
@@ -533,3 +543,47 @@ def predicates(mem: Memory) -> Reply:
         for p in found
     )
     return Reply(text, data)
+
+
+# -- provenance (docs/concepts/decisions.md#authority-and-disputes) --------------------------------
+
+
+@tool(FactsOut)
+def disputes(mem: Memory, subject: str | None = None) -> Reply:
+    """List open disputes: writes kept beside a current fact they may not replace.
+
+    A dispute was said by a lower authority, or below the confidence floor. Never served as
+    current; one line per dispute with its id, who said it and why it is disputed.
+    """
+    return _facts(mem.disputes(subject=subject), "No open disputes.")
+
+
+@tool(WriteOut)
+def resolve_dispute(mem: Memory, fact_id: str, accept: bool, reason: str | None = None) -> Reply:
+    """Settle one dispute (an id from `disputes`) once the user decided.
+
+    accept=true lets the disputed value replace the current one from its valid_from;
+    accept=false keeps the current value. Returns what the write did.
+    """
+    return _write(mem.resolve_dispute(fact_id, accept=accept, reason=reason))
+
+
+@tool(ExplainOut)
+def explain(mem: Memory, subject: str, predicate: str, at: str) -> Reply:
+    """Three readings of a subject's predicate at a date `at` (YYYY-MM-DD).
+
+    What is true now, what we now know was true at `at`, and what we believed at `at` — each
+    with who said it (source type, confidence, session).
+    """
+    r = mem.explain(subject, predicate, at=at)
+    data = ExplainOut(
+        subject=r.subject,
+        predicate=r.predicate,
+        at=r.at.isoformat(),
+        asked_at=r.asked_at.isoformat(),
+        now=[FactOut.of(f) for f in r.now],
+        then=[FactOut.of(f) for f in r.then],
+        believed=[FactOut.of(f) for f in r.believed],
+        disputed=[FactOut.of(f) for f in r.disputed],
+    )
+    return Reply(str(r), data)

@@ -34,10 +34,12 @@ from graphmem.writes import FIELDS, paused_gc, write_facts
 
 if TYPE_CHECKING:
     from graphmem.audit import Change, Explanation, PurgeSummary
+    from graphmem.explain import Readings
     from graphmem.merge import MergeResult
     from graphmem.similarity import Similarity
     from graphmem.store.base import Store
     from graphmem.text.readers import Reader
+    from graphmem.trust import Trust
 
 __all__ = ["Memory", "open"]
 
@@ -63,6 +65,7 @@ def open(  # noqa: A001 - the public name is part of the contract: gm.open()
     similarity: Similarity | None = None,
     ontology: str | os.PathLike[str] | None = "default",
     reader: Reader | None = None,
+    trust: Trust | None = None,
 ) -> Memory:
     """Open a memory: on disk at ``path``, or in memory when ``path`` is ``None``.
 
@@ -91,6 +94,10 @@ def open(  # noqa: A001 - the public name is part of the contract: gm.open()
             and a dependency parse). Any object with a ``read(text, *, at, owner)`` method
             returning claims plugs in (:class:`graphmem.text.readers.Reader`, e.g. one that
             asks an LLM); its claims go through the same resolution and time rules.
+        trust: who may replace whom: a :class:`~graphmem.trust.Trust` (order of source types,
+            confidence floor); default ``user > import > tool > system > agent``, floor 0.5.
+            Per open, not stored with the database
+            (docs/concepts/decisions.md#authority-and-disputes).
 
     Returns:
         A :class:`Memory`, usable as a context manager.
@@ -110,6 +117,7 @@ def open(  # noqa: A001 - the public name is part of the contract: gm.open()
         similarity=similarity,
         ontology=ontology,
         reader=reader,
+        trust=trust,
     )
 
 
@@ -128,11 +136,14 @@ class Memory:
         similarity: Similarity | None = None,
         ontology: str | os.PathLike[str] | None = "default",
         reader: Reader | None = None,
+        trust: Trust | None = None,
     ) -> None:
         from graphmem.ontology import choose_ontology
         from graphmem.similarity import default_similarity
+        from graphmem.trust import check_trust
 
         chosen = choose_ontology(ontology)  # before the store: a bad value creates nothing
+        checked_trust = check_trust(trust)
         if reader is not None and not callable(getattr(reader, "read", None)):
             raise InvalidInput(
                 f"reader={reader!r} has no read() method; pass an object with "
@@ -160,6 +171,7 @@ class Memory:
                 ),
                 similarity=similarity or default_similarity(),
                 reader=reader,
+                trust=checked_trust,
             )
             stored = store.load_predicates()
             seeded = not stored
@@ -533,15 +545,34 @@ class Memory:
         valid_at: TimeLike | None = None,
         known_at: TimeLike | None = None,
         limit: int | None = None,
+        source_type: str | None = None,
     ) -> list[Fact]:
         """Return the fact versions true at ``valid_at`` as believed at ``known_at``.
 
         Both default to now: ``recorded_at <= known_at < expired_at`` and
-        ``valid_from <= valid_at < valid_to`` (docs/concepts/time.md#rule-3).
+        ``valid_from <= valid_at < valid_to`` (docs/concepts/time.md#rule-3). ``source_type``
+        keeps only the versions said by that source (``user``, ``agent``, ...).
 
         Raises:
-            InvalidInput: bad names, times or limit.
+            InvalidInput: bad names, times, limit or source type.
         """
+        if source_type is not None:
+            from graphmem.trust import check_filter
+
+            wanted = check_filter(source_type)
+            rows = self.facts(
+                subject=subject,
+                predicate=predicate,
+                object=object,
+                valid_at=valid_at,
+                known_at=known_at,
+            )
+            kept = [f for f in rows if f.source_type == wanted]
+            if limit is not None and not (isinstance(limit, bool) or not isinstance(limit, int)):
+                kept = kept[: max(limit, 0)]
+            elif limit is not None:
+                raise InvalidInput(f"limit={limit!r} must be a non-negative integer or None")
+            return FactList(kept)
         now = self.now()
         if limit is not None and (
             # the store takes a 64-bit LIMIT: a bigger int failed as a StoreError (#7 fuzz)
@@ -662,6 +693,46 @@ class Memory:
                 source_type=source_type,
                 similarity=similarity,
             )
+
+    def disputes(self, *, subject: str | None = None, include_settled: bool = False) -> list[Fact]:
+        """Return the disputed versions, oldest first (never current).
+
+        Writes that contradicted a current version of higher authority or confidence and were
+        stored beside it.
+
+        See docs/concepts/decisions.md#authority-and-disputes and
+        :func:`graphmem.trust.disputes`.
+        """
+        from graphmem.trust import disputes
+
+        return FactList(disputes(self._kernel, subject=subject, include_settled=include_settled))
+
+    def resolve_dispute(
+        self, fact_id: str, *, accept: bool, reason: str | None = None
+    ) -> WriteResult:
+        """Settle one dispute in one audited write.
+
+        ``accept=True`` lets the disputed value supersede the current one (from its
+        ``valid_from``), ``False`` keeps the current one.
+
+        See :func:`graphmem.trust.resolve_dispute`.
+
+        Raises:
+            NotFound: no version has that id.
+            graphmem.trust.NotDisputed: the version is not an open dispute.
+        """
+        from graphmem.trust import resolve_dispute
+
+        return resolve_dispute(self._kernel, fact_id, accept=accept, reason=reason)
+
+    def explain(self, subject: str, predicate: str, *, at: TimeLike) -> Readings:
+        """Return the three readings of a slot at ``at``: ``.now``, ``.then``, ``.believed``.
+
+        See :func:`graphmem.explain.explain`.
+        """
+        from graphmem.explain import explain
+
+        return explain(self._kernel, subject, predicate, at=at)
 
     def why(self, fact_id: str) -> Explanation:
         """Explain a version: its supersession chain and the sessions that asserted it.

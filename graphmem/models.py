@@ -23,12 +23,15 @@ __all__ = [
     "FactKind",
     "Predicate",
     "Session",
+    "SourceType",
     "TextResult",
     "WriteResult",
     "trusted",
 ]
 
 FactKind = Literal["fact", "event", "insight", "directive", "identity"]
+#: Who said a fact (docs/concepts/decisions.md#authority-and-disputes).
+SourceType = Literal["user", "agent", "tool", "system", "import"]
 Cardinality = Literal["one", "many"]
 
 
@@ -58,6 +61,9 @@ class Decision(str, Enum):
     NOOP = "noop"
     SUPERSEDE = "supersede"
     INVALIDATE = "invalidate"
+    #: stored beside the current version as a disputed claim, which stays current
+    #: (docs/concepts/decisions.md#authority-and-disputes)
+    DISPUTE = "dispute"
 
     def __str__(self) -> str:
         return self.value
@@ -109,6 +115,7 @@ class Fact(_Model):
     access_count: int = Field(default=0, ge=0)
     last_accessed_at: UTCDateTime | None = None
     pinned: bool = False
+    source_type: SourceType | None = None
 
     @model_validator(mode="after")
     def _intervals(self) -> Fact:

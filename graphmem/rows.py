@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 __all__ = ["INPUT_FIELDS", "KINDS", "session_starts", "validate"]
 
 KINDS: tuple[str, ...] = ("fact", "event", "insight", "directive", "identity")
-#: Keys accepted by :func:`validate`: the fact fields plus ``source_type`` (admission only) and
+#: Keys accepted by :func:`validate`: the fact fields (``source_type`` included) and
 #: ``cardinality`` (of a predicate the memory does not know yet: the text reader's open
 #: relations, docs/concepts/text.md#open-relations).
 INPUT_FIELDS = FIELDS | {"source_type", "cardinality"}
@@ -169,4 +169,5 @@ def validate(
         "access_count": 0,
         "last_accessed_at": None,
         "pinned": pinned,
+        "source_type": source_type,
     }

@@ -64,6 +64,7 @@ FIELDS = frozenset(
         "importance",
         "confidence",
         "pinned",
+        "source_type",
     }
 )
 
@@ -171,7 +172,8 @@ class WriteBatch:
                 self.closed_subject[fid] = subject_id
         for fact in plan.inserts:
             self.pending[fact.id] = fact
-            groups.setdefault(fact.predicate, []).append(fact)
+            if fact.expired_at is None:  # a dispute is closed at birth: never current
+                groups.setdefault(fact.predicate, []).append(fact)
         reinforced: Fact | None = None
         for fact in plan.reinforce:
             bumped = fact.model_copy(
@@ -289,8 +291,14 @@ class FactRows:
         return self.batch.versions(subject_id, predicate)
 
     def apply(self, row: Row, plan: Plan) -> WriteResult:
-        """Apply the plan of ``row`` to the working set; return what the write did."""
-        result = self.batch.apply(row.subject_id, plan)
+        """Apply the plan of ``row`` to the working set; return what the write did.
+
+        A plan that would close a version the memory's :class:`~graphmem.trust.Trust` protects
+        becomes a dispute (docs/concepts/decisions.md#authority-and-disputes).
+        """
+        from graphmem.trust import gate
+
+        result = self.batch.apply(row.subject_id, gate(plan, row.fact, self.k.trust))
         self.results.append(result)
         # Rate limits count what changed knowledge; a noop only reinforces
         # (docs/concepts/hotness.md).
@@ -307,6 +315,11 @@ class FactRows:
         k, admitted = self.k, self.admitted
         k.rate.check(admitted, now=self.now)
         changes.predicates.extend(self.new_predicates.values())
+        if any(f.expired_at is not None for f in self.batch.pending.values()):
+            # docs/concepts/decisions.md#authority-and-disputes: reads look for disputes now
+            from graphmem.trust import HAS_DISPUTES
+
+            changes.meta[HAS_DISPUTES] = "1"
         self.batch.fill(changes)
         if any(k.admission.rate_limit(kind) is not None for kind in admitted):
             changes.meta["rate_window"] = k.rate.dumps(admitted, now=self.now)

@@ -190,6 +190,18 @@ def test_every_tool_returns_structured_content_matching_its_schema(db_path: str)
             await call("forget", subject="Alice", predicate="works_at")
             await call("remember", subject="Apache Kafka", predicate="uses", object="ZooKeeper")
             await call("merge_entities", keep="Kafka", other="Apache Kafka")
+            await call(
+                "remember", subject="dana", predicate="lives_in", object="Rome",
+                source_type="user",
+            )  # fmt: skip
+            await call(  # the agent's guess is kept beside the user's word, as a dispute
+                "remember", subject="dana", predicate="lives_in", object="Milan",
+                source_type="agent",
+            )  # fmt: skip
+            open_ = await call("disputes", subject="dana")
+            assert open_["count"] == 1, open_
+            await call("resolve_dispute", fact_id=open_["facts"][0]["id"], accept=False)
+            await call("explain", subject="dana", predicate="lives_in", at="today")
 
     with _server(db_path) as url:
         anyio.run(run, url)

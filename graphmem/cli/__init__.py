@@ -97,6 +97,7 @@ def _register() -> None:
         sessions,  # noqa: F401
         topic_files,  # noqa: F401
         topics,  # noqa: F401
+        trust,  # noqa: F401
         view,  # noqa: F401
     )
 

@@ -61,6 +61,12 @@ def _result_json(result: Any) -> dict[str, Any]:
 )
 @click.option("--importance", type=float, help="0-10.")
 @learned_at_option
+@click.option("--confidence", type=float, default=1.0, show_default=True, help="0-1.")
+@click.option(
+    "--source-type",
+    type=click.Choice(["user", "agent", "tool", "system", "import"]),
+    help="Who says it; decides what it may replace (see 'graphmem disputes').",
+)
 @json_option
 @click.pass_context
 def add(
@@ -76,6 +82,8 @@ def add(
     kind: str,
     importance: float | None,
     learned_at: str | None,
+    confidence: float,
+    source_type: str | None,
     as_json: bool,
 ) -> None:
     """Assert one fact: SUBJECT PREDICATE OBJECT."""
@@ -92,6 +100,8 @@ def add(
             kind=kind,
             importance=importance,
             learned_at=learned_at,
+            confidence=confidence,
+            source_type=source_type,
         )
     if as_json:
         echo_json(_result_json(result))
@@ -288,6 +298,11 @@ def correct(
 @click.option("--valid-at", help="World time (default now).")
 @click.option("--known-at", help="System time: what we believed then (default now).")
 @click.option("--limit", type=click.IntRange(min=0), help="At most this many rows.")
+@click.option(
+    "--source-type",
+    type=click.Choice(["user", "agent", "tool", "system", "import"]),
+    help="Only the facts said by this source.",
+)
 @json_option
 @click.pass_context
 def facts(
@@ -298,6 +313,7 @@ def facts(
     valid_at: str | None,
     known_at: str | None,
     limit: int | None,
+    source_type: str | None,
     as_json: bool,
 ) -> None:
     """List facts true at --valid-at as believed at --known-at (both default to now)."""
@@ -309,6 +325,7 @@ def facts(
             valid_at=valid_at,
             known_at=known_at,
             limit=limit,
+            source_type=source_type,
         )
     if as_json:
         echo_json(rows)

@@ -134,6 +134,9 @@ class ChangeSet:
             (``direction`` is ``"out"`` from a subject or ``"in"`` to an object).
         closes: ``(subject id, fact id, superseded_by, reason)``; ``expired_at = at``.
         inserts: new versions as ``(subject id, object id, fact)``.
+        settles: ``(subject id, fact id, reason)``: the new reason of a disputed version (one
+            closed at birth, ``expired_at = recorded_at``), set when the dispute is settled
+            (docs/concepts/decisions.md#authority-and-disputes). Applied after the inserts.
         sessions: ``(session, {entity id: mention count})`` to create or replace.
         audit: ``(audit id, action, JSON detail)`` records at ``at``.
         meta: metadata keys to set.
@@ -151,6 +154,7 @@ class ChangeSet:
     access: dict[tuple[str, str], list[str]] = field(default_factory=dict)
     closes: list[tuple[str, str, str | None, str]] = field(default_factory=list)
     inserts: list[tuple[str, str, Fact]] = field(default_factory=list)
+    settles: list[tuple[str, str, str]] = field(default_factory=list)
     sessions: list[tuple[Session, Mapping[str, int]]] = field(default_factory=list)
     audit: list[tuple[str, str, str]] = field(default_factory=list)
     meta: dict[str, str] = field(default_factory=dict)
@@ -168,6 +172,7 @@ class ChangeSet:
             or self.access
             or self.closes
             or self.inserts
+            or self.settles
             or self.sessions
             or self.audit
             or self.meta

@@ -24,7 +24,7 @@ line by line, for episodic recall (and a purge redacts it in one place).
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -45,7 +45,13 @@ if TYPE_CHECKING:
 
 __all__ = ["Reading", "Segment", "TextPlan", "plan", "read", "read_texts", "summarize", "write"]
 
-_RANK = {Decision.SUPERSEDE: 0, Decision.INVALIDATE: 1, Decision.ADD: 2, Decision.NOOP: 3}
+_RANK = {
+    Decision.SUPERSEDE: 0,
+    Decision.INVALIDATE: 1,
+    Decision.DISPUTE: 2,
+    Decision.ADD: 3,
+    Decision.NOOP: 4,
+}
 
 
 @dataclass(frozen=True)
@@ -223,6 +229,7 @@ def _resolved(
     )
     for i, seg in enumerate(segments):
         reading = readings[i]
+        said_by = _speakers(seg.text)
         written = 0
         unread: list[str] = []  # sentences no write came from, in text order
         for sentence, claims in reading:
@@ -235,8 +242,9 @@ def _resolved(
                     unresolved.append(claim)
                     continue
                 ended += [a for a in actions if a.op == "end"]
+                who = said_by(claim.sentence or sentence) or source_type
                 for a in actions:
-                    rows.append(_row(a, seg, kind, importance, source_type, kernel))
+                    rows.append(_row(a, seg, kind, importance, who, kernel))
                     meta.append(_Row(a.op, claim, i))
                     written += 1
                 wrote = wrote or bool(actions)
@@ -245,7 +253,8 @@ def _resolved(
             for a in resolver.said_ended(
                 sentence, claims, seg.at, unresolved=unresolved, ended=ended
             ):
-                rows.append(_row(a, seg, kind, importance, source_type, kernel))
+                who = said_by(a.claim.sentence or sentence) or source_type
+                rows.append(_row(a, seg, kind, importance, who, kernel))
                 meta.append(_Row(a.op, a.claim, i))
                 written += 1
                 wrote = True
@@ -278,6 +287,32 @@ def _resolved(
             )
             meta.append(_Row("note", None, i))
     return rows, meta
+
+
+def _speakers(text: str) -> Callable[[str], str | None]:
+    """Who said a sentence of ``text``: the source type of its turn's speaker, if known.
+
+    ``user:`` turns are the user's, ``assistant:`` (``ai``, ``agent``, ``bot``) turns the
+    agent's; other speakers (named people) and plain text give ``None``
+    (docs/concepts/decisions.md#authority-and-disputes).
+    """
+    from graphmem.text.nlp import _turns
+    from graphmem.trust import speaker_source_type
+
+    if ":" not in text:
+        return lambda sentence: None
+    turns = [(speaker_source_type(who), body) for who, body in _turns(text) if who]
+    if not turns:
+        return lambda sentence: None
+
+    def said_by(sentence: str) -> str | None:
+        probe = " ".join(sentence.split())[:60]
+        for kind, body in turns:
+            if probe and probe in " ".join(body.split()):
+                return kind
+        return None
+
+    return said_by
 
 
 def _plan(m: _Row, fact: Fact, versions: list[Fact], kernel: Kernel, sim: Similarity) -> Plan:

@@ -116,6 +116,7 @@ def test_every_fact_field_round_trips(pair: Pair) -> None:
         access_count=3,
         last_accessed_at=h(0.5),
         pinned=True,
+        source_type="user",
     )
     minimal = fact("f-min", "Bob", "Initech", pred="likes", vf=-10)
     pair.apply(ins(0, full, minimal))
@@ -123,6 +124,27 @@ def test_every_fact_field_round_trips(pair: Pair) -> None:
     assert got == [full, minimal]
     assert got[0].valid_from.tzinfo == dt.timezone.utc
     assert pair.ask(lambda x: by_id(x.query_facts())) == [full, minimal]
+
+
+def test_settles_rewrite_only_the_reason_of_a_dispute(pair: Pair) -> None:
+    """``ChangeSet.settles`` (docs/concepts/decisions.md#authority-and-disputes)."""
+    current = fact("f-cur", "Alice", "Acme", source_type="user")
+    disputed = fact(
+        "f-dis", "Alice", "Globex", rec=1, source_type="agent", reason="disputed: x"
+    ).model_copy(update={"expired_at": h(1)})
+    pair.apply(ins(0, current))
+    pair.apply(ins(1, disputed))
+    assert pair.ask(lambda x: by_id(x.get_facts(["f-dis"]))) == [disputed]
+    assert pair.ask(lambda x: x.query_facts(known_at=h(1), current_only=True)) == [current]
+    # only a version closed at birth is touched: a current one keeps its reason
+    pair.apply(
+        ChangeSet(
+            at=h(2),
+            settles=[("alice", "f-dis", "dispute rejected"), ("alice", "f-cur", "nope")],
+        )
+    )
+    got = pair.ask(lambda x: by_id(x.get_facts(["f-cur", "f-dis"])))
+    assert got == [current, disputed.model_copy(update={"reason": "dispute rejected"})]
 
 
 def test_a_nul_character_round_trips(pair: Pair) -> None:

@@ -154,6 +154,11 @@ class FalkorStore(FalkorFacts, FalkorSessions, FalkorSearch, FalkorTransfer, Fal
                         f"{' (labels ' + ', '.join(str(u[0]) for u in used) + ')' if used else ''}"
                         "; use another graph name in the URL"
                     )
+            elif found == "2" and not self.read_only:
+                # Schema 3 adds Fact.source_type, a property older edges simply lack (NULL).
+                self._w(
+                    "MATCH (m:Meta {key: 'schema_version'}) SET m.value = $v", {"v": SCHEMA_VERSION}
+                )
             elif found != SCHEMA_VERSION:
                 raise SchemaVersionError(
                     f"graph {self.path} has graphmem schema version {found!r}, this graphmem "

@@ -356,6 +356,12 @@ class FalkorWrites(FalkorOrder):
         )
         if changes.inserts:
             self._plan_inserts(plan, changes.inserts, changes.new_entities)
+        # docs/concepts/decisions.md#authority-and-disputes: only a version closed at birth
+        plan.add(
+            "MATCH (a:Entity {id: row.s})-[r:Fact]->() WHERE r.fid = row.f "
+            "AND r.expired_at = r.recorded_at SET r.reason = row.reason",
+            [{"s": s, "f": f, "reason": why} for s, f, why in changes.settles],
+        )
         if changes.sessions:
             self._plan_sessions(plan, changes.sessions, at)
             lines_changed = True

@@ -79,6 +79,8 @@ class KuzuBackend(KuzuSessions, KuzuSearch, KuzuAudit, KuzuTransfer, KuzuIntegri
                 self.close_versions(changes.closes, at=at)
             if changes.inserts:
                 self.insert_facts(changes.inserts, entities=changes.new_entities)
+            if changes.settles:
+                self.settle_versions(changes.settles)
             if changes.sessions:
                 self.write_sessions(changes.sessions, recorded_at=at)
             if changes.purge is not None:

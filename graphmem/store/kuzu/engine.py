@@ -130,9 +130,27 @@ def _fact_from_row(row: Sequence[Any]) -> Fact:
     current versions of every subject it touches: 75k versions cost 1.7 s through
     ``model_validate`` in a 10k append (issue 18), a tenth of that through ``trusted``.
     """
-    fid, pred, obj, vf, vt, rec, exp, stmt, kind, imp, conf, src, ref, by, why, n, last, pin = row[
-        1:
-    ]
+    (
+        fid,
+        pred,
+        obj,
+        vf,
+        vt,
+        rec,
+        exp,
+        stmt,
+        kind,
+        imp,
+        conf,
+        src,
+        ref,
+        by,
+        why,
+        n,
+        last,
+        pin,
+        st,
+    ) = row[1:]
     utc = _UTC
     return trusted(
         Fact,
@@ -156,6 +174,7 @@ def _fact_from_row(row: Sequence[Any]) -> Fact:
             "access_count": n or 0,
             "last_accessed_at": last if last is None or last.tzinfo else last.replace(tzinfo=utc),
             "pinned": bool(pin),
+            "source_type": st,
         },
     )
 
@@ -827,11 +846,15 @@ class KuzuStore:
         with self.transaction():
             for stmt in UPGRADES[found]:
                 self.run(stmt)
-            self._upgrade_data()
+            self._upgrade_data(found)
             self.set_meta("schema_version", str(SCHEMA_VERSION))
 
-    def _upgrade_data(self) -> None:
-        """Fill what an upgrade's DDL added (the lines topic overrides it: KuzuLines)."""
+    def _upgrade_data(self, found: str) -> None:
+        """Fill what an upgrade's DDL added (the lines topic overrides it: KuzuLines).
+
+        ``found`` is the version upgraded from; schema 3's ``Fact.source_type`` stays NULL on
+        the versions written before it (nobody said who said them).
+        """
 
     def _recover(self) -> int:
         """Return how many entities and versions are stored; repair a lagging marker.
@@ -1319,6 +1342,23 @@ class KuzuStore:
                 params["by"] = b
             query = body.format(p="$", w="", by="" if b is None else by.format(p="$"))
             self._q(query, params, write=True)
+
+    def settle_versions(self, rows: Sequence[tuple[str, str, str]]) -> None:
+        """Set the reason of disputed versions: rows of ``(subject id, fid, reason)``.
+
+        Only a version closed at birth (``expired_at = recorded_at``: a dispute, never part of
+        any ``known_at`` answer) is touched (docs/concepts/decisions.md#authority-and-disputes).
+        """
+        if not rows:
+            return
+        self._materialize()
+        for s, f, why in rows:
+            self._q(
+                "MATCH (a:Entity {id: $s})-[r:Fact]->() WHERE r.fid = $f "
+                "AND r.expired_at = r.recorded_at SET r.reason = $reason",
+                {"s": s, "f": f, "reason": why},
+                write=True,
+            )
 
     def bump_access(self, rows: Sequence[tuple[str, str, int]], *, at: dt.datetime) -> None:
         """Set access counters: rows of ``(subject id, fid, new access_count)``."""

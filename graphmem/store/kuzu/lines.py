@@ -137,8 +137,9 @@ def _fts_search(
 class KuzuLines(KuzuStore):
     """Session lines and episodic search on Kuzu (half of SearchStore)."""
 
-    def _upgrade_data(self) -> None:
-        self.upgrade_data()
+    def _upgrade_data(self, found: str) -> None:
+        if found == "1":
+            self.upgrade_data()
 
     def has_lines(self) -> bool:
         """Return whether any session line is stored."""

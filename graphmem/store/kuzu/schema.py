@@ -15,7 +15,8 @@ __all__ = ["DDL", "FACT_COLUMNS", "SCHEMA_VERSION", "UPGRADES"]
 #: Bump when the DDL changes; a database of an older version listed in :data:`UPGRADES` is
 #: upgraded on a writable open, any other version refuses to open.
 #: 2: ``Session.recorded_at`` (system time of the write) and the ``SessionLine`` table (#14).
-SCHEMA_VERSION = 2
+#: 3: ``Fact.source_type`` (who said it; docs/concepts/decisions.md#authority-and-disputes).
+SCHEMA_VERSION = 3
 
 #: Fact edge properties in storage order (after the FROM/TO endpoints).
 FACT_COLUMNS: tuple[tuple[str, str], ...] = (
@@ -37,6 +38,7 @@ FACT_COLUMNS: tuple[tuple[str, str], ...] = (
     ("access_count", "INT64"),
     ("last_accessed_at", "TIMESTAMP"),
     ("pinned", "BOOLEAN"),
+    ("source_type", "STRING"),
 )
 
 DDL: tuple[str, ...] = (
@@ -65,5 +67,7 @@ UPGRADES: dict[str, tuple[str, ...]] = {
     "1": (
         "ALTER TABLE Session ADD recorded_at TIMESTAMP",
         DDL[4],  # SessionLine
+        "ALTER TABLE Fact ADD source_type STRING",
     ),
+    "2": ("ALTER TABLE Fact ADD source_type STRING",),
 }
