@@ -42,6 +42,7 @@ import contextlib
 import datetime as dt
 import math
 import re
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -121,13 +122,15 @@ class FalkorLines(FalkorBase):
         found = self._fulltext(label)
         if found is None or field not in found.fields:
             return False
-        # A full-text index not yet activated can survive one drop (FalkorDB issue #1622,
-        # fixed in FalkorDB 4.20): drop again while it is listed.
-        for _ in range(3):
+        # A full-text index not yet activated can survive a drop (fixed in FalkorDB 4.20):
+        # drop again while it is listed, for up to about 2 s on a busy server.
+        for attempt in range(40):
             self._w("CALL db.idx.fulltext.drop($label)", {"label": label})
             found = self._fulltext(label)
             if found is None or field not in found.fields:
                 break
+            if attempt >= 2:
+                time.sleep(0.05)
         return True
 
     def line_index_exists(self) -> bool:
