@@ -103,6 +103,12 @@ CODES: dict[str, tuple[Severity, str]] = {
         "an entity a lookup by its id does not find, or finds twice: versions written to it "
         "were lost (a value the server's index could not look up; docs/falkordb.md)",
     ),
+    "checkpoint-restored": (
+        "info",
+        "this open found a Kuzu checkpoint killed half-way and replayed the write-ahead log over "
+        "the copy of the file taken before it: no commit was lost "
+        "(docs/concepts/storage.md#checkpoint-base)",
+    ),
     "entity-orphan": (
         "warning",
         "an entity no fact, session mention or alias refers to (left by a session write cut "
@@ -646,6 +652,9 @@ def check(mem: MemoryLike) -> CheckReport:
     more, more_omitted = check_sessions(sessions, mentions, loose_mentions=loose, orphans=orphans)
     problems += more
     problems += _unfindable(unfindable)
+    recovered = getattr(store, "recovered", None)  # Kuzu: what this open repaired
+    if isinstance(recovered, str):
+        problems.append(Problem("checkpoint-restored", recovered))
     for code, n in more_omitted.items():
         omitted[code] = omitted.get(code, 0) + n
     stats = {

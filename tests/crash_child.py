@@ -12,6 +12,12 @@
   (export targets, import databases, the source export).
 - ``python tests/crash_child.py hold PATH write|read``: open the store (and write one fact when
   writing), print ``ready``, keep it open until stdin closes, then close it and exit 0.
+- ``python tests/crash_child.py checkpoint PATH``: read START from stdin once graphmem is
+  imported; then for n = START, START+1, ...: one ``add_facts`` call of :data:`CKPT_ENTITIES`
+  new entities (logged node inserts), print ``c n`` once it returned, run an explicit
+  checkpoint, print ``k n``. With ``GRAPHMEM_TEST_NO_BASE=1`` the copy taken before each
+  checkpoint is skipped (the defect the copy fixes comes back:
+  docs/concepts/storage.md#checkpoint-base).
 - ``python tests/crash_child.py writer PATH NAME COUNT``: write COUNT facts about NAME, opening
   and closing the store for each; on ``StoreBusy`` wait a little and retry. Prints
   ``done <busy retries>``.
@@ -329,12 +335,54 @@ def run_ops(kind: str, path: str, work: str) -> None:
             n += 1
 
 
+#: New entities of one ``checkpoint`` batch (each one a logged node insert).
+CKPT_ENTITIES = 400
+
+
+def checkpoint_rows(n: int) -> list[dict[str, Any]]:
+    """Return the facts of ``checkpoint`` batch ``n``: each about a new entity."""
+    return [
+        {"subject": f"ck{n}-{i}", "predicate": "tag", "object": f"ck{n}-o{i}", "source": f"c{n}"}
+        for i in range(CKPT_ENTITIES)
+    ]
+
+
+def checkpoints(path: str) -> None:
+    """Commit a batch of new entities, then checkpoint, until killed (module docstring)."""
+    import os
+
+    import graphmem as gm
+    from graphmem.admission import AdmissionPolicy
+    from graphmem.timeutil import ManualClock
+
+    if os.environ.get("GRAPHMEM_TEST_NO_BASE") == "1":
+        from graphmem.store.kuzu import checkpoint
+
+        checkpoint.Checkpointer.before = lambda self: None  # type: ignore[method-assign]
+
+    start = int(sys.stdin.readline())
+    clock = ManualClock(op_time(start))
+    with gm.open(path, clock=clock, admission=AdmissionPolicy.unlimited()) as mem:
+        if start == 0:
+            setup(mem)
+        n = start
+        while True:
+            clock.set(op_time(n))
+            mem.add_facts(checkpoint_rows(n))
+            print(f"c {n}", flush=True)
+            mem._store._checkpoint_now()  # noqa: SLF001 - the checkpoint under test
+            print(f"k {n}", flush=True)
+            n += 1
+
+
 def main(argv: list[str]) -> None:
     """Dispatch on the first argument (see the module docstring)."""
     if argv[0] == "op":
         run_ops(argv[1], argv[2], argv[3])
     elif argv[0] == "hold":
         hold(argv[1], argv[2])
+    elif argv[0] == "checkpoint":
+        checkpoints(argv[1])
     elif argv[0] == "writer":
         writer(argv[1], argv[2], int(argv[3]))
     else:

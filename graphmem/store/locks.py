@@ -30,9 +30,12 @@ from typing import Generic, NoReturn, TypeVar
 from graphmem.errors import StoreBusy, StoreError
 
 __all__ = [
+    "GATE_SUFFIX",
+    "GATE_TIMEOUT",
     "LEND_TIMEOUT",
     "Claim",
     "ClosedStore",
+    "Gate",
     "Lender",
     "borrow",
     "claim",
@@ -511,3 +514,87 @@ def borrow(path: str, *, timeout: float = LEND_TIMEOUT) -> Iterator[str | None]:
         yield reply.partition(" ")[2] or "another process"
     finally:
         sock.close()
+
+
+# -- the gate: one process at a time before an open, and during a checkpoint -------------------
+#
+# Kuzu 0.11.3 looks at a database's write-ahead log and shadow file (stat, open) *before* it
+# takes its own lock on the database file. An open that lands while another process
+# checkpoints and closes then takes the lock with a stale view of those files: "Reading past
+# the end of the file ....wal with size 0", a log replayed twice ("Found duplicated primary
+# key value"), a crash of the engine. graphmem's own steps before an open (the probe, putting
+# back a killed checkpoint's copy) have the same problem. So every graphmem process takes the
+# gate, an ``flock`` on ``<db>.graphmem-lock``, around the steps that look at or change these
+# files: before an open until the engine holds its lock, and around each checkpoint (the
+# copy, ``CHECKPOINT``, dropping the copy) and the close (docs/concepts/storage.md#the-gate).
+
+#: The gate's lock file (next to the database file).
+GATE_SUFFIX = ".graphmem-lock"
+#: How long a process waits for the gate before it reports the database as busy.
+GATE_TIMEOUT = LEND_TIMEOUT
+
+
+class Gate:
+    """An exclusive ``flock`` on ``<db>.graphmem-lock``, re-entrant within one holder.
+
+    Without ``fcntl`` (Windows), or where the lock file cannot be created (a read-only
+    directory: then no process can write there, nor checkpoint), the gate is a no-op.
+    """
+
+    def __init__(self, path: str) -> None:
+        self.path = path + GATE_SUFFIX
+        self._depth = 0
+        self._fd: int | None = None
+        self._mutex = threading.RLock()
+
+    @contextmanager
+    def held(self, *, timeout: float = GATE_TIMEOUT, required: bool = True) -> Iterator[None]:
+        """Hold the gate for the block (wait up to ``timeout`` seconds for it).
+
+        ``required=False``: after ``timeout`` seconds, run the block without the gate.
+
+        Raises:
+            StoreBusy: another process held it for more than ``timeout`` seconds.
+        """
+        with self._mutex:
+            if self._depth == 0:
+                try:
+                    self._fd = self._acquire(timeout)
+                except StoreBusy:
+                    if required:
+                        raise
+            self._depth += 1
+            try:
+                yield
+            finally:
+                self._depth -= 1
+                if self._depth == 0:
+                    fd, self._fd = self._fd, None
+                    if fd is not None:
+                        os.close(fd)  # releases the flock
+
+    def _acquire(self, timeout: float) -> int | None:
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - Windows: no flock (nor Kuzu's fcntl lock)
+            return None
+        try:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
+        except OSError:
+            return None  # a read-only directory: nothing there is written, nor checkpointed
+        deadline = time.monotonic() + timeout
+        delay = 0.002
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return fd
+            except OSError:
+                if time.monotonic() + delay > deadline:
+                    os.close(fd)
+                    raise StoreBusy(
+                        f"database {self.path[: -len(GATE_SUFFIX)]!r} is being opened or "
+                        f"checkpointed by {describe_holder(self.path)} for more than "
+                        f"{timeout:g} s; try again when it has finished"
+                    ) from None
+                time.sleep(delay * (0.5 + random.random()))
+                delay = min(delay * 2, 0.05)

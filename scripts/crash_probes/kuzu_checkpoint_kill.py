@@ -1,4 +1,4 @@
-"""Diagnostic probe (docs/concepts/storage.md#known-copy-defect), plain Kuzu 0.11.3: logged node
+"""Diagnostic probe (docs/concepts/storage.md#checkpoint-base), plain Kuzu 0.11.3: logged node
 inserts, COMMIT, CHECKPOINT; SIGKILL inside the CHECKPOINT; reopen (MODE=copy adds a rel COPY).
 
 Usage: python scripts/crash_probes/kuzu_checkpoint_kill.py ROUNDS OUTDIR SEED

@@ -4,7 +4,8 @@
 (:mod:`graphmem.store.base`): the engine, transactions and fact versions are
 :mod:`~graphmem.store.kuzu.engine`; each other topic is a mixin of its own module (``sessions``,
 ``lines``, ``search``, ``audit``, ``transfer``, ``integrity``); ``guard`` checks a file before
-the engine opens it, ``vacuum`` rebuilds it after a purge, ``schema`` is the DDL.
+the engine opens it, ``checkpoint`` copies it before each checkpoint (and puts the copy back
+after a killed one), ``vacuum`` rebuilds it after a purge, ``schema`` is the DDL.
 """
 
 from graphmem.store.kuzu.backend import KuzuBackend

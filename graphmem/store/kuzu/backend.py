@@ -13,9 +13,11 @@ import os
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 
+from graphmem.store import locks
 from graphmem.store.base import Applied, Capabilities, ChangeSet, Purge, Snapshot
 from graphmem.store.kuzu import guard
 from graphmem.store.kuzu.audit import KuzuAudit
+from graphmem.store.kuzu.checkpoint import BASE_SUFFIX
 from graphmem.store.kuzu.integrity import KuzuIntegrity
 from graphmem.store.kuzu.search import KuzuSearch
 from graphmem.store.kuzu.sessions import KuzuSessions
@@ -45,7 +47,8 @@ class KuzuBackend(KuzuSessions, KuzuSearch, KuzuAudit, KuzuTransfer, KuzuIntegri
         if self.path is None:
             return ()
         path = os.fspath(self.path)
-        return (path, *(path + s for s in (".wal", ".shadow", ".tmp", guard.SEAL_SUFFIX)))
+        beside = (".wal", ".shadow", ".tmp", guard.SEAL_SUFFIX, BASE_SUFFIX, locks.GATE_SUFFIX)
+        return (path, *(path + s for s in beside))
 
     def vacuum(self) -> None:
         """Rebuild the database file from its live rows (a purge's bytes leave the disk)."""

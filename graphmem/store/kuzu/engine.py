@@ -69,7 +69,7 @@ from typing import Any
 from graphmem.errors import SchemaVersionError, StoreBusy, StoreError
 from graphmem.models import Entity, Fact, Predicate, trusted
 from graphmem.store import locks
-from graphmem.store.kuzu import guard
+from graphmem.store.kuzu import checkpoint, guard
 from graphmem.store.kuzu.schema import DDL, FACT_COLUMNS, SCHEMA_VERSION, UPGRADES
 from graphmem.timeutil import to_store
 
@@ -286,6 +286,9 @@ def _fact_table(rows: Sequence[tuple[str, str, Fact]]) -> Any:
 
 #: Opens tried while another process is closing the database (:meth:`KuzuStore._open_settled`).
 SETTLE_TRIES = 10
+#: How long an open waits for another process's lock on the file to go before it reports the
+#: database as busy without probing it (:meth:`KuzuStore._held_elsewhere`).
+HELD_WAIT = 0.5
 
 
 def _closing_elsewhere(message: str) -> bool:
@@ -360,6 +363,12 @@ class KuzuStore:
         #: The last checkpoint's failure (``None`` when it worked): commits stay in the log.
         self.checkpoint_error: str | None = None
         self._commits = 0  # commits since the last checkpoint (CHECKPOINT_COMMITS)
+        #: What the open recovered (a killed checkpoint's copy put back), or ``None``.
+        self.recovered: str | None = None
+        self._ckpt: checkpoint.Checkpointer | None = None  # Kuzu files: copy, then checkpoint
+        # One graphmem process at a time before an open and during a checkpoint or the close
+        # (docs/concepts/storage.md#the-gate).
+        self._gate = None if path is None else locks.Gate(os.fspath(path))
         # Kuzu's file lock only excludes other processes: refuse a second handle in this one.
         self._claim = locks.claim(path, read_only=read_only, owner=self)
         self._connect()
@@ -378,29 +387,41 @@ class KuzuStore:
     def _connect(self) -> None:
         """Open the database and the connection (the store is closed on failure).
 
-        A file that may be damaged is probed first (:mod:`graphmem.store.kuzu.guard`).
+        A file that may be damaged is probed first (:mod:`graphmem.store.kuzu.guard`). The
+        probe, a recovery and the engine's open hold the gate
+        (docs/concepts/storage.md#the-gate): Kuzu looks at the log before it takes its lock.
         """
+        try:
+            with self._gated():
+                self._connect_gated()
+        except StoreBusy:
+            self.close()
+            raise
+
+    def _connect_gated(self) -> None:
         path = self.path
         target = ":memory:" if path is None else os.fspath(path)
         if path is not None:
+            if self._held_elsewhere(target):
+                self.close()
+                raise self._busy(target, "Could not set lock on file")
             try:
-                guard.check_before_open(target, self.engine, ENGINES[self.engine])
+                note = guard.check_before_open(target, self.engine, ENGINES[self.engine])
             except BaseException:
                 self.close()
                 raise
+            if note is not None:
+                self.recovered = note
         try:
             self._db = self._open_settled(target)
             self._conn = self._mod.Connection(self._db)
+            if path is not None and self.engine == "kuzu" and not self.read_only:
+                self._ckpt = checkpoint.Checkpointer(target)
         except RuntimeError as exc:
             self.close()
             msg = " ".join(str(exc).split())  # one line: the CLI prints errors on one line
             if "lock" in msg.lower() or _closing_elsewhere(msg):
-                raise StoreBusy(
-                    f"database {path!r} is in use by {locks.describe_holder(target)}; Kuzu "
-                    "allows one process that writes or several that only read (read_only=True "
-                    "/ --read-only), not both: stop that process (e.g. the MCP server) or wait "
-                    f"for it to finish (docs/concurrency.md) [{msg}]"
-                ) from exc
+                raise self._busy(target, msg) from exc
             hint = ""
             if path is not None and os.path.exists(target):
                 hint = (
@@ -409,12 +430,43 @@ class KuzuStore:
                 )
             raise StoreError(f"cannot open database {path!r}: {msg}{hint}") from exc
 
+    def _held_elsewhere(self, target: str) -> bool:
+        """Whether another process holds the file as this open cannot share (Linux).
+
+        The engine would refuse the open: it is refused before the probe, which would hold the
+        gate for a while. A writer refuses at once; readers count once they have stayed
+        :data:`HELD_WAIT` seconds: the probe (a reader) of a process killed while it opened
+        lives a moment longer than its parent.
+        """
+        deadline = time.monotonic() + HELD_WAIT
+        while True:
+            modes = {mode for _, mode in locks.lock_holders(target)}
+            if "WRITE" in modes:
+                return True
+            if self.read_only or not modes:
+                return False
+            if time.monotonic() >= deadline:
+                return True
+            time.sleep(0.02)
+
+    def _busy(self, target: str, msg: str) -> StoreBusy:
+        return StoreBusy(
+            f"database {self.path!r} is in use by {locks.describe_holder(target)}; Kuzu "
+            "allows one process that writes or several that only read (read_only=True "
+            "/ --read-only), not both: stop that process (e.g. the MCP server) or wait "
+            f"for it to finish (docs/concurrency.md) [{msg}]"
+        )
+
     def _detach(self) -> None:
         """Close the engine's handles but keep this store's claim (vacuum swaps the file)."""
         self._stmts.clear()
-        for obj in (self._conn, self._db):
-            with contextlib.suppress(RuntimeError):
-                obj.close()
+        with self._gated(required=False):
+            self._checkpoint_before_close()
+            for obj in (self._conn, self._db):
+                with contextlib.suppress(RuntimeError):
+                    obj.close()
+            if self._ckpt is not None:
+                self._ckpt.after(True)  # the close checkpointed what was left: the copy goes
 
     def _attach(self) -> None:
         """Reopen the engine's handles after :meth:`_detach`.
@@ -464,8 +516,15 @@ class KuzuStore:
                 raise
         # Killed during a checkpoint, ladybug ("recovery is pending") and Kuzu ("couldn't replay
         # shadow pages") refuse read-only opens until a writable open has finished the recovery:
-        # do that (it fails with a lock error if a writer is alive).
+        # do that (it fails with a lock error if a writer is alive). Its close checkpoints:
+        # the data file is copied first (docs/concepts/storage.md#checkpoint-base).
+        ckpt = checkpoint.Checkpointer(target) if self.engine == "kuzu" else None
+        if ckpt is not None:
+            with contextlib.suppress(OSError):  # a full disk: Kuzu's close checkpoints alone
+                ckpt.before()
         self._mod.Database(target).close()
+        if ckpt is not None:
+            ckpt.after(True)
         return self._mod.Database(target, read_only=True)
 
     def _commit(self) -> None:
@@ -512,28 +571,80 @@ class KuzuStore:
         if size < CHECKPOINT_BYTES and self._commits < CHECKPOINT_COMMITS:
             return
         try:
-            self._conn.execute("CHECKPOINT")
+            self._checkpoint_now()
             self._commits = 0
             self.checkpoint_error = None
-        except RuntimeError as exc:
+        except (RuntimeError, OSError, StoreBusy) as exc:
             # The commits are safe in the log; the next commit retries.
             self.checkpoint_error = " ".join(str(exc).split())
 
+    def _checkpoint_now(self) -> None:
+        """Run ``CHECKPOINT``; on a Kuzu file, copy the data file first.
+
+        A checkpoint killed after node inserts can leave a file the log no longer replays
+        over; the copy taken before it is put back on open
+        (docs/concepts/storage.md#checkpoint-base).
+
+        The copy, the checkpoint and dropping the copy hold the gate
+        (docs/concepts/storage.md#the-gate).
+
+        Raises:
+            RuntimeError: the engine's checkpoint failed (the commits stay in the log).
+            OSError: the copy could not be written; nothing was checkpointed.
+            StoreBusy: another process held the gate too long; nothing was checkpointed.
+        """
+        conn = self._conn
+        if conn is None:
+            raise StoreError(f"store {self.path!r} is closed; open it again")
+        with self._gated():
+            if self._ckpt is None:
+                conn.execute("CHECKPOINT")
+            else:
+                self._ckpt.run(lambda: conn.execute("CHECKPOINT"))
+
+    def _gated(self, *, required: bool = True) -> contextlib.AbstractContextManager[None]:
+        """Hold the gate of a file store (docs/concepts/storage.md#the-gate); none in memory.
+
+        ``required=False`` (closing): after waiting in vain, go on without it.
+        """
+        gate: locks.Gate | None = getattr(self, "_gate", None)
+        if gate is None:
+            return contextlib.nullcontext()
+        return gate.held(required=required)
+
+    def _checkpoint_before_close(self) -> None:
+        """Kuzu checkpoints a file with a log on close: do it here, with the copy first."""
+        ckpt = getattr(self, "_ckpt", None)
+        if ckpt is None or getattr(self, "_conn", None) is None:
+            return
+        if checkpoint.log_pending(ckpt.path):
+            with contextlib.suppress(RuntimeError, OSError, StoreError):
+                self._checkpoint_now()  # failing, the copy is kept and the close checkpoints
+
     def close(self) -> None:
-        """Close the connection and the database; seal a file left whole (guard)."""
+        """Close the connection and the database; seal a file left whole (guard).
+
+        The checkpoint, the close and the seal hold the gate
+        (docs/concepts/storage.md#the-gate).
+        """
         self._stmts.clear()
         closed = getattr(self, "_db", None) is not None
-        for obj in (getattr(self, "_conn", None), getattr(self, "_db", None)):
-            if obj is not None:
-                try:
-                    obj.close()
-                except RuntimeError:  # closing twice, or the final checkpoint failed
-                    closed = False
-        self._conn = self._db = None
-        if closed and self.path is not None and not self.read_only:
-            target = os.fspath(self.path)
-            if os.path.isfile(target) and not os.path.exists(target + ".wal"):
-                guard.seal(target, self.engine)
+        with self._gated(required=False) if closed else contextlib.nullcontext():
+            self._checkpoint_before_close()
+            for obj in (getattr(self, "_conn", None), getattr(self, "_db", None)):
+                if obj is not None:
+                    try:
+                        obj.close()
+                    except RuntimeError:  # closing twice, or the final checkpoint failed
+                        closed = False
+            self._conn = self._db = None
+            ckpt, self._ckpt = getattr(self, "_ckpt", None), None
+            if closed and ckpt is not None:
+                ckpt.after(True)  # dropped when the close left no log
+            if closed and self.path is not None and not self.read_only:
+                target = os.fspath(self.path)
+                if os.path.isfile(target) and not os.path.exists(target + ".wal"):
+                    guard.seal(target, self.engine)
         if getattr(self, "_claim", None) is not None:
             self._claim.release()
 
@@ -759,7 +870,14 @@ class KuzuStore:
             self._after_copy = list(ops)
         self._commit()
         try:
-            self._execute("CHECKPOINT", {})
+            try:
+                self._checkpoint_now()
+            except (RuntimeError, OSError) as exc:
+                msg = " ".join(str(exc).split())
+                raise StoreError(
+                    f"kuzu could not checkpoint before the copy: {msg}; nothing of the write "
+                    "was kept (free disk space, then retry it)"
+                ) from exc
             self._execute("BEGIN TRANSACTION", {})
             self._execute("COPY Fact FROM $t", {"t": _fact_table(facts)})
         except BaseException:

@@ -26,18 +26,26 @@ a child process with a time and memory bound:
   (byte ``0x01``), a ladybug log with the 16-byte database id stored in the database file's
   header. A log that fails the check is reported (the writes it holds would be lost) and the
   open refuses to go on.
+- **A killed checkpoint.** Kuzu only: a probe that fails replaying the log with "duplicated
+  primary key value" while the copy taken before a checkpoint is there (a checkpoint was
+  killed: :mod:`graphmem.store.kuzu.checkpoint`) puts the copy back and probes again; the
+  open reports it (a warning on the ``graphmem.store`` logger, and the returned note).
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
 import subprocess
 import sys
 import time
 
 from graphmem.errors import StoreError
+from graphmem.store.kuzu import checkpoint
+
+_log = logging.getLogger("graphmem.store")
 
 __all__ = ["PROBE_MEMORY", "PROBE_SECONDS", "SEAL_SUFFIX", "check_before_open", "seal"]
 
@@ -52,7 +60,15 @@ PROBE_MEMORY = 1 << 30
 WALL_FACTOR = 8
 
 _PROBE = """
-import sys
+import os, sys
+if sys.platform == "linux":  # die with the opener: a killed open leaves no probe behind
+    try:
+        import ctypes
+        ctypes.CDLL(None, use_errno=True).prctl(1, 9)  # PR_SET_PDEATHSIG, SIGKILL
+    except Exception:
+        pass
+    if os.getppid() != int(sys.argv[3]):
+        sys.exit(5)  # the opener died before the signal was set
 mod = __import__(sys.argv[1])
 try:
     mod.Database(sys.argv[2], read_only=True).close()
@@ -162,39 +178,19 @@ def _cpu_seconds(pid: int) -> float | None:
         return None
 
 
-def _die_with_parent() -> None:  # pragma: no cover - runs in the child
-    """Linux: the probe dies with the process that started it (a killed open leaves none)."""
-    with contextlib.suppress(Exception):
-        import ctypes
-
-        ctypes.CDLL(None, use_errno=True).prctl(1, 9)  # PR_SET_PDEATHSIG, SIGKILL
-
-
-def check_before_open(path: str, engine: str, module: str) -> None:
-    """Refuse a damaged database file or write-ahead log before the engine opens it.
-
-    Raises:
-        StoreError: the log cannot be replayed, or a probing open failed, did not finish in
-            time or grew beyond its memory bound; the message names ``graphmem check`` and the
-            backup.
-    """
-    if not os.path.isfile(path):
-        return  # a new database, or a directory the engine will refuse by itself
-    _check_magic(path, engine)
-    _check_wal(path, engine)
-    wal = path + ".wal"
-    if _sealed(path, engine) and not (os.path.exists(wal) and os.path.getsize(wal)):
-        return
+def _probe(path: str, module: str) -> tuple[str, int | None, str]:
+    """Open ``path`` read-only in a bounded child; return (why it was stopped, exit code, error)."""
     size = os.path.getsize(path)
     limit_s = PROBE_SECONDS + size / 100e6
     limit_b = PROBE_MEMORY + 4 * size
     started = time.monotonic()
     proc = subprocess.Popen(
-        [sys.executable, "-c", _PROBE, module, path],
+        # No preexec_fn: code run between fork and exec can deadlock when the opener has
+        # other threads (the engine's); the probe sets its parent-death signal itself.
+        [sys.executable, "-c", _PROBE, module, path, str(os.getpid())],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
-        preexec_fn=_die_with_parent if sys.platform == "linux" else None,  # noqa: PLW1509
     )
     why = ""
     try:
@@ -217,12 +213,58 @@ def check_before_open(path: str, engine: str, module: str) -> None:
         if proc.poll() is None:
             proc.kill()
             proc.communicate()
+    msg = err.decode("utf-8", "replace").strip()[-500:] or f"exit status {proc.returncode}"
+    return why, proc.returncode, msg
+
+
+def check_before_open(path: str, engine: str, module: str) -> str | None:
+    """Refuse a damaged database file or write-ahead log before the engine opens it.
+
+    Kuzu: a file a killed checkpoint left torn is first restored from the copy taken before
+    that checkpoint (:mod:`graphmem.store.kuzu.checkpoint`).
+
+    Returns:
+        What a recovery did (``None`` when there was none), for the caller to report.
+
+    Raises:
+        StoreError: the log cannot be replayed, or a probing open failed, did not finish in
+            time or grew beyond its memory bound; the message names ``graphmem check`` and the
+            backup.
+        StoreBusy: a torn file must be restored while another process has it open.
+    """
+    if not os.path.isfile(path):
+        return None  # a new database, or a directory the engine will refuse by itself
+    _check_magic(path, engine)
+    if engine == "kuzu":
+        checkpoint.settle_before_open(path)
+    _check_wal(path, engine)
+    wal = path + ".wal"
+    if _sealed(path, engine) and not (os.path.exists(wal) and os.path.getsize(wal)):
+        return None
+    why, code, msg = _probe(path, module)
+    note = None
+    if (
+        engine == "kuzu"
+        and not why
+        and code == 2
+        and checkpoint.replay_failed(msg)
+        and os.path.exists(path + checkpoint.BASE_SUFFIX)
+    ):
+        note = checkpoint.restore_base(path)
+        why, code, msg = _probe(path, module)
+        if why or code not in (0, 3, 4):
+            raise StoreError(
+                f"database {path!r}: a checkpoint was killed, and its write-ahead log does not "
+                f"replay even over the copy taken before it ({why or msg}); the copy stays as "
+                f"{path + checkpoint.BASE_SUFFIX!r}; {_advice(path)}"
+            )
+        _log.warning("%s", note)
     if why:
         raise StoreError(f"database {path!r} looks damaged: {why}; {_advice(path)}")
-    if proc.returncode not in (0, 3, 4):
-        msg = err.decode("utf-8", "replace").strip()[-500:] or f"exit status {proc.returncode}"
+    if code not in (0, 3, 4):
         raise StoreError(f"database {path!r} is damaged ({msg}); {_advice(path)}")
-    if proc.returncode == 0 and not (os.path.exists(wal) and os.path.getsize(wal)):
+    if code == 0 and not (os.path.exists(wal) and os.path.getsize(wal)):
         seal(path, engine)  # probed as it is: the next open goes straight to the engine
     # 3 (a recovery only a writable open can run) and 4 (locked by a writer): the engine's own
     # open reports or handles those.
+    return note

@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
+from graphmem.errors import StoreError
 from graphmem.store.kuzu.engine import KuzuStore
 from graphmem.store.kuzu.schema import DDL, FACT_COLUMNS
 from graphmem.timeutil import from_store
@@ -118,5 +119,8 @@ class KuzuIntegrity(KuzuStore):
         return out
 
     def checkpoint(self) -> None:
-        """Merge the write-ahead log into the database file (Kuzu ``CHECKPOINT``)."""
-        self.run("CHECKPOINT")
+        """Merge the write-ahead log into the database file (Kuzu ``CHECKPOINT``, copy first)."""
+        try:
+            self._checkpoint_now()
+        except (RuntimeError, OSError) as exc:
+            raise StoreError(f"checkpoint of {self.path!r} failed: {exc}") from exc

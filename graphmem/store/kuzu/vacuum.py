@@ -37,6 +37,7 @@ import tempfile
 
 from graphmem.errors import StoreError
 from graphmem.fileio import fsync_dir
+from graphmem.store.kuzu.checkpoint import BASE_SUFFIX
 from graphmem.store.kuzu.engine import KuzuStore
 
 __all__ = ["PURGES_KEY", "WORK_PREFIX", "compact", "finish_interrupted", "rebuild_pending"]
@@ -152,12 +153,16 @@ def _rebuild(store: KuzuStore, path: str) -> None:
             os.remove(fresh + ".wal")
         with open(fresh, "rb+") as fh:  # the rebuilt file is on disk before it becomes the db
             os.fsync(fh.fileno())
-        store._detach()  # noqa: SLF001
-        if os.path.exists(path + ".wal"):  # a clean close leaves none; never pair a stale one
-            os.remove(path + ".wal")
-        os.replace(fresh, path)  # the commit point
-        fsync_dir(parent)
-        store._attach()  # noqa: SLF001
+        # No other process opens the file while it is swapped (storage.md#the-gate).
+        with store._gated():  # noqa: SLF001
+            store._detach()  # noqa: SLF001
+            if os.path.exists(path + ".wal"):  # a clean close leaves none; never pair a stale one
+                os.remove(path + ".wal")
+            if os.path.exists(path + BASE_SUFFIX):  # the copy of the old file (checkpoint.py)
+                os.remove(path + BASE_SUFFIX)
+            os.replace(fresh, path)  # the commit point
+            fsync_dir(parent)
+            store._attach()  # noqa: SLF001
     finally:
         with contextlib.suppress(OSError):
             shutil.rmtree(work)
