@@ -76,6 +76,19 @@ def _count(name: str, value: int) -> int:
     return value
 
 
+def _last_record(lines: list[bytes]) -> tuple[dt.datetime, int] | None:
+    """The time and session total of the last whole run line, or ``None`` (none whole)."""
+    for line in reversed(lines):
+        try:
+            record = json.loads(line.decode("utf-8"))
+            at = to_utc(record["at"], name="at")
+            total = record["sessions_total"]
+        except (ValueError, KeyError, TypeError, InvalidInput):
+            continue  # a partial line left by a crash
+        return (at, total) if isinstance(total, int) else None
+    return None
+
+
 @dataclasses.dataclass(frozen=True)
 class ConsolidateState:
     """When maintenance last ran, and how many sessions the memory held then.
@@ -227,8 +240,9 @@ class ConsolidateState:
         """Return this state, or the newer run the log's last line records.
 
         A run appends its log line first and saves the state second, so the log line is the
-        run's commit point: a run killed between the two is still a run. Only the last line
-        is read (from the end of the file).
+        run's commit point: a run killed between the two is still a run. Only the end of the
+        file is read, as much of it as holds the last whole line (a run's line can be longer
+        than 100 KB: it lists every suggestion).
 
         Raises:
             OSError: the log exists but cannot be read.
@@ -237,20 +251,24 @@ class ConsolidateState:
             with open(log, "rb") as f:
                 f.seek(0, os.SEEK_END)
                 size = f.tell()
-                f.seek(max(0, size - 65536))
-                tail = f.read().splitlines()
+                block = 65536
+                while True:
+                    start = max(0, size - block)
+                    f.seek(start)
+                    lines = f.read().splitlines()
+                    if start > 0:
+                        lines = lines[1:]  # the window's first piece may start mid-line
+                    record = _last_record(lines)
+                    if record is not None or start == 0:
+                        break
+                    block *= 4
         except FileNotFoundError:
             return self
-        for line in reversed(tail):
-            try:
-                record = json.loads(line.decode("utf-8"))
-                at = to_utc(record["at"], name="at")
-                total = record["sessions_total"]
-            except (ValueError, KeyError, TypeError):
-                continue  # a partial line left by a crash
-            if isinstance(total, int) and (self.last_run_at is None or at > self.last_run_at):
-                return ConsolidateState(at, total)
+        if record is None:
             return self
+        at, total = record
+        if self.last_run_at is None or at > self.last_run_at:
+            return ConsolidateState(at, total)
         return self
 
     def save(self, path: StrPath, *, replace: Replace = os.replace) -> None:

@@ -373,11 +373,13 @@ def _file_verdict(kind: str, path: str, work: str, top: int, want: Any) -> str:
                 shutil.rmtree(nxt, ignore_errors=True) if os.path.isdir(nxt) else os.remove(nxt)
                 return "whole"
         return "extra" if have == want else "torn"
-    # maintain: the state file is the commit point; its log line is appended just before it.
+    # maintain: the log line is the commit point, the state file is saved after it, and a run
+    # reads the state as the log's last whole line brings it forward (``recovered``): a run
+    # killed between the two counts. Read the state the same way.
     from graphmem.maintenance import ConsolidateState, maintenance_paths, read_log
 
     paths = maintenance_paths(path)
-    state = ConsolidateState.load(paths.state)
+    state = ConsolidateState.load(paths.state).recovered(paths.log)
     runs = [dt.datetime.fromisoformat(r["at"]) for r in read_log(paths.log)]
     raw_lines = paths.log.read_bytes().splitlines() if paths.log.exists() else []
     # A kill inside the append can cut its line short (a large write is not one step); the
@@ -389,6 +391,7 @@ def _file_verdict(kind: str, path: str, work: str, top: int, want: Any) -> str:
     assert days == sorted(days)
     last = -1 if state.last_run_at is None else (state.last_run_at - crash_child.BASE).days
     if last < top:
+        print(f"lost: top={top} state={last} days={days[-6:]} cut={len(cut)}")
         return "lost"
     if last > top + 1:
         return "torn"

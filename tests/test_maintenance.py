@@ -309,3 +309,21 @@ def test_a_run_killed_after_its_log_line_still_counts(tmp_path) -> None:
     assert ConsolidateState.load(state).recovered(log).session_count == 12
     assert ConsolidateState.load(state).recovered(tmp_path / "none.jsonl").session_count == 12
     assert json.loads(log.read_text().splitlines()[0])["sessions_total"] == 9
+
+
+def test_a_run_whose_log_line_is_longer_than_the_read_window_is_still_recovered(
+    tmp_path: Path,
+) -> None:
+    """A run killed after its log line (the commit point) counts, however long the line."""
+    from graphmem.maintenance import ConsolidateState, append_log
+
+    log = tmp_path / "m.log.jsonl"
+    for day in (1, 2):
+        at = dt.datetime(2030, 1, day, tzinfo=dt.timezone.utc)
+        append_log(log, {"at": at, "sessions_total": day, "suggestions": ["x" * 200_000]})
+    with log.open("ab") as fh:
+        fh.write(b'{"at": "2030-01-03')  # the next run's line, cut short by a kill
+    state = ConsolidateState(dt.datetime(2030, 1, 1, tzinfo=dt.timezone.utc), 1)
+    got = state.recovered(log)
+    assert got.last_run_at == dt.datetime(2030, 1, 2, tzinfo=dt.timezone.utc)
+    assert got.session_count == 2
