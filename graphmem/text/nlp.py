@@ -289,8 +289,10 @@ _KEY_ITEM = re.compile(
 )
 
 
-def _key_items(lines: list[str]) -> set[int]:
-    """The lines of a list of "Key: value" items: a profile or a settings card, not a chat.
+def _key_items(lines: list[str]) -> dict[int, tuple[str, str]]:
+    """The ``(key, value)`` items of a list of "Key: value" lines, by line, if it is a card.
+
+    A card is a profile or a settings list, not a chat.
 
     A list whose items each start with a label before a colon is a card when every label is
     used once and every value is short and no question ("- Name: Tomás", "- City: Valencia",
@@ -301,15 +303,15 @@ def _key_items(lines: list[str]) -> set[int]:
     for i, line in enumerate(lines):
         m = _KEY_ITEM.match(line)
         if m:
-            items[i] = (m.group("key").strip().casefold(), m.group("value").strip())
+            items[i] = (m.group("key").strip(), m.group("value").strip())
     if len(items) < 2:
-        return set()
-    keys = [k for k, _ in items.values()]
+        return {}
+    keys = [k.casefold() for k, _ in items.values()]
     if len(set(keys)) != len(keys):
-        return set()
+        return {}
     if any(len(v.split()) > 8 or v.endswith(("?", "!")) or _said(v) for _, v in items.values()):
-        return set()
-    return set(items)
+        return {}
+    return items
 
 
 #: First words of something said, not of a value ("Ana: ok", "Tom: we moved to Go").
@@ -391,11 +393,9 @@ def _turns(text: str) -> list[tuple[str | None, str]]:
             turns.append((None, ""))  # a paragraph break
             continue
         if k in card:  # "- City: Valencia" is a setting, "city: Valencia", not a speaker
-            m = _KEY_ITEM.match(raw)
-            assert m is not None
-            key = m.group("key").strip()
+            key, value = card[k]
             key = key if ACRONYM.fullmatch(key) else key.casefold()
-            turns.append((None, f"{key}: {m.group('value').strip()}"))
+            turns.append((None, f"{key}: {value}"))
             continue
         line = _STAMP.sub("", raw, count=1)
         stamped = line != raw
