@@ -67,3 +67,20 @@ def falkordb_url(falkordb_server: object, request: pytest.FixtureRequest) -> str
 
     name = re.sub(r"\W+", "_", request.node.name)[:40]
     return f"{falkordb_server.url}/t_{name}_{uuid.uuid4().hex[:8]}"  # type: ignore[attr-defined]
+
+
+@pytest.fixture
+def einstein(mem: gm.Memory, clock: ManualClock) -> gm.Memory:
+    """The demo's Einstein history, learned year by year, plus today's marriage correction."""
+    from graphmem import datasets
+    from graphmem.demo import learning_schedule
+
+    rows = [r for r in datasets.sample() if r.subject == "Albert Einstein"]
+    schedule = learning_schedule(rows)
+    clock.set(schedule[0][0])
+    for day, batch in schedule:
+        clock.set(day)
+        mem.add_facts(batch)
+    clock.set("2026-06-02")
+    mem.retract("Albert Einstein", "married_to", "Mileva Marić", at="1919-02-14", reason="fix")
+    return mem

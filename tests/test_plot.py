@@ -204,23 +204,6 @@ def assert_no_overlap(fig: Any) -> list[Any]:
     return shown
 
 
-@pytest.fixture
-def einstein(mem: gm.Memory, clock: ManualClock) -> gm.Memory:
-    """The demo's Einstein history, learned year by year, plus today's marriage correction."""
-    from graphmem import datasets
-    from graphmem.demo import learning_schedule
-
-    rows = [r for r in datasets.sample() if r.subject == "Albert Einstein"]
-    schedule = learning_schedule(rows)
-    clock.set(schedule[0][0])
-    for day, batch in schedule:
-        clock.set(day)
-        mem.add_facts(batch)
-    clock.set("2026-06-02")
-    mem.retract("Albert Einstein", "married_to", "Mileva Marić", at="1919-02-14", reason="fix")
-    return mem
-
-
 def test_timeline_labels_do_not_overlap(einstein: gm.Memory) -> None:
     fig = plot.timeline(einstein, "Albert Einstein")
     shown = assert_no_overlap(fig)

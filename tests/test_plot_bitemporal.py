@@ -20,6 +20,7 @@ matplotlib = pytest.importorskip("matplotlib")
 matplotlib.use("Agg")
 
 from graphmem import plot  # noqa: E402
+from tests.test_plot import now_line, rectangles  # noqa: E402
 
 MIN_PX = 15  # at 100 dpi: room for a 7.5 pt label and its padding
 
@@ -50,35 +51,6 @@ def assert_texts_inside_axes(fig: Any) -> list[Any]:
             assert bb.y1 <= frame.y1 + 0.5, where
             shown.append(t)
     return shown
-
-
-def versions_drawn(fig: Any) -> dict[str, Any]:
-    return {
-        p.get_gid().removeprefix("version:"): p
-        for ax in fig.axes
-        for p in ax.patches
-        if (p.get_gid() or "").startswith("version:")
-    }
-
-
-def now_line(ax: Any) -> float:
-    (line,) = [ln for ln in ax.get_lines() if ln.get_gid() == "now"]
-    return float(line.get_ydata()[0])
-
-
-@pytest.fixture
-def einstein(mem: gm.Memory, clock: ManualClock) -> gm.Memory:
-    """The demo's Einstein history, learned year by year, plus today's marriage correction."""
-    from graphmem import datasets
-    from graphmem.demo import learning_schedule
-
-    rows = [r for r in datasets.sample() if r.subject == "Albert Einstein"]
-    for day, batch in learning_schedule(rows):
-        clock.set(day)
-        mem.add_facts(batch)
-    clock.set("2026-06-02")
-    mem.retract("Albert Einstein", "married_to", "Mileva Marić", at="1919-02-14", reason="fix")
-    return mem
 
 
 T0 = dt.datetime(2026, 6, 10, 9, 0, tzinfo=dt.timezone.utc)
@@ -114,7 +86,7 @@ CASES = {
 def test_every_version_is_big_enough_to_see_and_label(einstein: gm.Memory, case: str) -> None:
     fig = CASES[case](einstein)
     renderer = drawn(fig)
-    for fact_id, rect in versions_drawn(fig).items():
+    for fact_id, rect in rectangles(fig).items():
         box = rect.get_window_extent(renderer)
         assert box.height >= MIN_PX, (fact_id, box)
         assert box.width >= MIN_PX, (fact_id, box)
@@ -133,7 +105,7 @@ def test_one_year_versions_are_taller_than_on_a_linear_axis(einstein: gm.Memory)
         for f in einstein.history("Albert Einstein", "works_at", include_expired=True)
         if f.expired_at is not None and f.object == "Charles-Ferdinand University"
     ][0]
-    rect = versions_drawn(fig)[bern.id]
+    rect = rectangles(fig)[bern.id]
     linear = ax.get_window_extent(renderer).height * (
         (rect.get_height()) / (ax.get_ylim()[1] - ax.get_ylim()[0])
     )
@@ -173,7 +145,7 @@ def test_timeline_labels_stay_inside_the_axes(einstein: gm.Memory, backfilled: g
 def test_current_versions_run_up_to_now_and_are_marked_open(einstein: gm.Memory) -> None:
     fig = plot.bitemporal(einstein, "Albert Einstein")
     renderer = drawn(fig)
-    rects = versions_drawn(fig)
+    rects = rectangles(fig)
     versions = einstein.history("Albert Einstein", include_expired=True)
     for ax in fig.axes:
         now = now_line(ax)
@@ -251,11 +223,11 @@ def test_backfilled_import_gets_an_order_scale(backfilled: gm.Memory) -> None:
     ys = [runs_on.transData.transform([(0, y)])[0][1] for y in steps]
     gaps = [b - a for a, b in zip(ys, ys[1:], strict=False)]
     assert gaps == pytest.approx([gaps[0]] * len(gaps), rel=1e-6)
-    for rect in versions_drawn(fig).values():
+    for rect in rectangles(fig).values():
         assert rect.get_window_extent(renderer).height >= MIN_PX
     # the data stay times: a rectangle still starts at its recorded_at
     go = backfilled.history("api", "runs_on")[-1]
-    rect = versions_drawn(fig)[go.id]
+    rect = rectangles(fig)[go.id]
     assert rect.get_y() == pytest.approx(matplotlib.dates.date2num(go.recorded_at))
 
 
