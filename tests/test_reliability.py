@@ -185,6 +185,49 @@ def test_a_garbage_write_ahead_log_is_reported(tmp_path: Path) -> None:
         assert [f.object for f in mem.facts(subject="alice")] == ["Acme"]
 
 
+_COPY_THEN_CHECKPOINT = """
+import sys
+import kuzu
+db = kuzu.Database(sys.argv[1])
+conn = kuzu.Connection(db)
+if sys.argv[2] == "count":
+    print(conn.execute("MATCH (t:T) RETURN count(t)").get_next()[0])
+else:
+    conn.execute("CREATE NODE TABLE T(id INT64, PRIMARY KEY(id))")
+    conn.execute("CHECKPOINT")  # truncates the log twice (the log, then the shadow file)
+    conn.execute(f"COPY T FROM '{sys.argv[2]}'")
+    conn.execute("CHECKPOINT")
+"""
+
+
+@pytest.mark.skipif(ENGINE != "kuzu", reason="Kuzu 0.11.3's checkpoint record")
+@pytest.mark.skipif(shutil.which("strace") is None, reason="needs strace to kill at a syscall")
+def test_a_checkpoint_killed_after_logging_itself_is_completed(tmp_path: Path) -> None:
+    """docs/concepts/storage.md#the-write-ahead-log: a one-byte CHECKPOINT log is sound."""
+    from graphmem.store.kuzu import guard
+
+    path, rows = str(tmp_path / "raw.kuzu"), tmp_path / "rows.csv"
+    rows.write_text("\n".join(str(i) for i in range(1000)) + "\n")
+    run = [sys.executable, "-c", _COPY_THEN_CHECKPOINT, path]
+    # Killed at the second checkpoint's first ftruncate: the log holds its CHECKPOINT record
+    # only (the COPY logged no transaction), the shadow pages are written and applied.
+    kill = ["strace", "-f", "-o", os.devnull, "-e", "trace=ftruncate"]
+    killed = subprocess.run(
+        [*kill, "-e", "inject=ftruncate:signal=SIGKILL:when=3", *run, str(rows)], check=False
+    )
+    assert killed.returncode != 0
+    assert Path(path + ".wal").read_bytes() == b"\xfe"
+    shadow = Path(path + ".shadow").read_bytes()
+    Path(path + ".shadow").unlink()
+    with pytest.raises(gm.StoreError, match="cannot be replayed|shadow"):
+        guard.check_before_open(path, "kuzu", "kuzu")  # without its shadow pages: refused
+    Path(path + ".shadow").write_bytes(shadow)
+    guard.check_before_open(path, "kuzu", "kuzu")
+    count = subprocess.run([*run, "count"], check=True, capture_output=True, text=True)
+    assert count.stdout.split() == ["1000"]  # the engine completed the checkpoint
+    assert not os.path.exists(path + ".wal")
+
+
 # -- size bounds --------------------------------------------------------------------------------
 
 

@@ -23,9 +23,10 @@ a child process with a time and memory bound:
 - **The write-ahead log.** Neither engine reports a write-ahead log it cannot replay: Kuzu
   0.11.3 and ladybug 0.22 both drop a garbage log silently, read-only or not (measured). A log
   is checked before the engine sees it: a Kuzu log starts with a BEGIN TRANSACTION record
-  (byte ``0x01``), a ladybug log with the 16-byte database id stored in the database file's
-  header. A log that fails the check is reported (the writes it holds would be lost) and the
-  open refuses to go on.
+  (byte ``0x01``), or is one CHECKPOINT record (``0xFE``) beside the shadow file when a
+  checkpoint was killed after logging itself (the engine completes it); a ladybug log starts
+  with the 16-byte database id stored in the database file's header. A log that fails the
+  check is reported (the writes it holds would be lost) and the open refuses to go on.
 - **A killed checkpoint.** Kuzu only: a probe that fails replaying the log with "duplicated
   primary key value" while the copy taken before a checkpoint is there (a checkpoint was
   killed: :mod:`graphmem.store.kuzu.checkpoint`) puts the copy back and probes again; the
@@ -136,6 +137,10 @@ def _check_magic(path: str, engine: str) -> None:
     )
 
 
+#: The first byte of a Kuzu 0.11.3 log record: BEGIN TRANSACTION, and CHECKPOINT.
+_BEGIN_TRANSACTION, _CHECKPOINT = 0x01, 0xFE
+
+
 def _check_wal(path: str, engine: str) -> None:
     wal = path + ".wal"
     try:
@@ -150,7 +155,11 @@ def _check_wal(path: str, engine: str) -> None:
             ident = fh.read(44)[28:44]
         ok = len(head) == 16 and head == ident
     else:
-        ok = head[0] == 0x01
+        # A transaction, or a checkpoint killed after it logged itself: Kuzu finishes that
+        # checkpoint from the shadow file (docs/concepts/storage.md#the-write-ahead-log).
+        ok = head[0] == _BEGIN_TRANSACTION or (
+            head[0] == _CHECKPOINT and os.path.exists(path + ".shadow")
+        )
     if not ok:
         raise StoreError(
             f"the write-ahead log {wal!r} of database {path!r} is damaged or belongs to another "
