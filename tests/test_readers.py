@@ -248,6 +248,25 @@ def _claims(text: str, at: str = "2026-04-10") -> list[tuple[str, str | None, st
             "the billing db is still on Postgres 13.",
             [("billing db", "runs on", "Postgres 13", True)],
         ),
+        # a commit body without a verb names what its scope uses; an upkeep body does not
+        ("feat(logging): structured logs via logrus", [("logging", "uses", "logrus", True)]),
+        ("fix(logging): retries via backoff", []),
+        # where a thing comes from is a relation; an ending said with "deleted"
+        (
+            "Keys come from the AUTH_SECRET env var.",
+            [("Keys", "comes from", "AUTH_SECRET env var", True)],
+        ),
+        ("Good things come from patience.", []),
+        ("The Memcached cluster is deleted.", [("self", None, "Memcached cluster", False)]),
+        # a card's job item is a role and an employer; an aside after it is no part of them
+        (
+            "- City: Valencia\n- Job: analytics engineer at Mercadona (promoted in May)",
+            [
+                ("self", "city", "Valencia", True),
+                ("self", "role", "analytics engineer", True),
+                ("self", "works at", "Mercadona", True),
+            ],
+        ),
     ],
 )
 def test_log_formats_and_forms(text: str, expected: list[tuple[object, ...]]) -> None:

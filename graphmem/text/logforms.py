@@ -16,9 +16,14 @@ __all__ = ["commit_statement", "unclip"]
 #: ("CI: GitHub Actions" in capitals is a setting).
 _COMMIT = re.compile(
     r"^(?!(?-i:[A-Z]{2,}):)(?:feat|fix|chore|ci|docs|refactor|perf|build|style|revert|test|deps)"
-    r"(?:\([^)]{0,40}\))?!?:\s*(?=\S)",
+    r"(?:\((?P<scope>[^)]{0,40})\))?!?:\s*(?=\S)",
     re.IGNORECASE,
 )
+#: A commit body without a verb that names what a part is done with: "structured logs via
+#: logrus", "rate limiting using Redis" (docs/concepts/text.md#log-formats).
+_DONE_WITH = re.compile(r"(?i)^[a-z][\w-]*(?:\s+[a-z][\w-]*){0,3}\s+(?:via|using)\s+(?P<v>\S+)$")
+#: A scope that names a part of a system: a word or two, no path or list.
+_SCOPE = re.compile(r"[a-z][\w-]*(?: [a-z][\w-]*)?")
 #: The verbs a commit message starts with, in the imperative, and their past tense.
 _COMMIT_VERBS = {
     # a change or an ending: what the commit did
@@ -113,9 +118,24 @@ def _as_statement(body: str) -> str:
 
 
 def commit_statement(text: str) -> str | None:
-    """A conventional commit as a statement, or ``None`` when ``text`` is not one."""
+    """A conventional commit as a statement, or ``None`` when ``text`` is not one.
+
+    A body without a verb that names a tool ("via logrus") says what the scope uses:
+
+    >>> commit_statement("feat(logging): structured logs via logrus")
+    'the logging uses logrus'
+    """
     commit = _COMMIT.match(text)
-    return _as_statement(text[commit.end() :]) if commit else None
+    if not commit:
+        return None
+    body = text[commit.end() :]
+    scope = (commit.group("scope") or "").strip()
+    done_with = _DONE_WITH.match(body.rstrip("."))
+    if done_with and _SCOPE.fullmatch(scope) and body.split()[0].casefold() not in _COMMIT_VERBS:
+        first = body.split()[0].casefold()
+        if first not in _UPKEEP_VERBS:
+            return f"the {scope} uses {done_with.group('v')}"
+    return _as_statement(body)
 
 
 #: "Log level defaults to info", "the region defaults to eu-west-1".

@@ -328,6 +328,8 @@ def _said(value: str) -> bool:
     return first in _SAYING
 
 
+#: A card's labels for what its owner works as (docs/concepts/text.md#log-formats).
+_JOB_KEYS = frozenset(["job", "role", "position", "title", "occupation", "work", "job title"])
 _ROW = re.compile(r"^\s*\|(.+)\|\s*$")
 _RULE_ROW = re.compile(r"^(?=.*-)[\s|:-]+$")
 #: A heading that names one thing after a colon: "## Service catalog: notifications".
@@ -395,6 +397,11 @@ def _turns(text: str) -> list[tuple[str | None, str]]:
         if k in card:  # "- City: Valencia" is a setting, "city: Valencia", not a speaker
             key, value = card[k]
             key = key if ACRONYM.fullmatch(key) else key.casefold()
+            if key in _JOB_KEYS and re.search(r"\sat\s+[A-Z]", value):
+                # "- Job: data analyst at Mercadona": a role and an employer
+                role = re.sub(r"\s*\([^)]*\)$", "", value)  # "(promoted in May)": an aside
+                turns.append((None, f"I work as {role}"))
+                continue
             turns.append((None, f"{key}: {value}"))
             continue
         line = _STAMP.sub("", raw, count=1)

@@ -81,7 +81,7 @@ CHANGE_VERBS = frozenset(
 #: Participles and adjectives that say a thing is over ("Redis is gone").
 ENDED = frozenset(
     """gone dead retired deprecated decommissioned sunset sunsetted removed dropped
-    discontinued shut""".split()  # noqa: SIM905
+    discontinued shut deleted archived terminated uninstalled""".split()  # noqa: SIM905
 )
 #: Verbs that set a value ("the budget was revised to $2.1M", "rate adjusted to $175").
 VALUE_VERBS = frozenset(
@@ -168,6 +168,8 @@ NOT_VALUE_PREPS = frozenset(
         "despite",
     ]
 )
+#: Where something comes from: "keys come from Vault", "traffic comes in through the LB".
+_ORIGINS = frozenset(["from", "through", "via"])
 _PRONOUNS = frozenset(
     """it this that these those they them he she him her everything anything something
     nothing all everyone someone one there here what which who you ya yourself""".split()  # noqa: SIM905
@@ -555,7 +557,9 @@ def _clause(verb: Token) -> list[Open]:
         if word in ENDED or lemma in ENDED:
             return [Open(None, None, subject, polarity=False, object_is_subject=True)]
         head = word
-    elif lemma in LIGHT_VERBS and lemma != "go":
+    elif lemma in LIGHT_VERBS and not (
+        lemma == "go" or (lemma == "come" and any(w in _ORIGINS and _named(o) for w, o in preps))
+    ):  # "alerts go through PagerDuty", "keys come from Vault": a route, not a light verb
         particle = _children(verb, "prt")
         named = [(w, o) for w, o in preps if _named(o) and not _indefinite(o)]
         if not particle or not named or _children(verb, "dobj") or verb.tag_ not in _PRESENT:
