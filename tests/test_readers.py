@@ -257,6 +257,18 @@ def _claims(text: str, at: str = "2026-04-10") -> list[tuple[str, str | None, st
             [("Keys", "comes from", "AUTH_SECRET env var", True)],
         ),
         ("Good things come from patience.", []),
+        # a kin slot with its name: who the person is to the owner, and an age
+        (
+            "my daughter Emma is 7 and attends Riverside Primary.",
+            [
+                ("self", "daughter", "Emma", True),
+                ("Emma", "age", "7", True),
+                ("Emma", "attends", "Riverside Primary", True),
+            ],
+        ),
+        ("My sister Ana is a nurse.", [("self", "sister", "Ana", True)]),
+        # "preferred" before a slot is its adjective, not the verb "prefer"
+        ("User's preferred editor is VS Code.", [("self", "preferred editor", "VS Code", True)]),
         ("The Memcached cluster is deleted.", [("self", None, "Memcached cluster", False)]),
         # a card's job item is a role and an employer; an aside after it is no part of them
         (
@@ -365,6 +377,41 @@ def test_a_change_naming_a_value_two_things_hold_adds_nothing_it_cannot_place(
         mem.remember("Releases are built by Jenkins.", at="2026-01-06")
         mem.remember("Replaced Jenkins with Argo for the nightly data pulls.", at="2026-03-01")
         assert sorted(f.subject for f in mem.facts(object="Jenkins")) == ["Cron jobs", "Releases"]
+
+
+def test_a_change_of_a_thing_the_owners_relation_names(clock: ManualClock) -> None:
+    # "we run CI on Jenkins" holds CI in its relation; the move of CI is that relation's
+    clock.set("2026-06-10")
+    with gm.open(clock=clock) as mem:
+        mem.remember("We run CI on Jenkins.", at="2026-01-05")
+        mem.remember("We moved CI to GitHub Actions.", at="2026-03-01")
+        assert [f.object for f in mem.facts(subject="self")] == ["GitHub Actions"]
+        held = mem.facts(subject="self", valid_at="2026-02-01")
+        assert [f.object for f in held] == ["Jenkins"]
+
+
+def test_a_change_two_of_the_owners_relations_name_places_nothing(clock: ManualClock) -> None:
+    clock.set("2026-06-10")
+    with gm.open(clock=clock) as mem:
+        mem.remember("We run CI on Jenkins.", at="2026-01-05")
+        mem.remember("We cache CI artifacts in S3.", at="2026-01-06")
+        mem.remember("We moved CI to GitHub Actions.", at="2026-03-01")
+        held = [f.object for f in mem.facts(subject="self") if f.predicate != "note"]
+        assert sorted(held) == ["Jenkins", "S3"]
+
+
+def test_a_product_ended_by_the_part_that_ran_it(clock: ManualClock) -> None:
+    # "the Memcached cluster is deleted": what held Memcached ends; a part of no product
+    # ("the staging cluster") ends nothing
+    clock.set("2026-06-10")
+    with gm.open(clock=clock) as mem:
+        mem.remember("The identity service stores sessions in Memcached.", at="2026-01-05")
+        mem.remember("The staging cluster is deleted.", at="2026-02-01")
+        assert [f.object for f in mem.facts(subject="identity service")] == ["Memcached"]
+        mem.remember("Done, the Memcached cluster is deleted.", at="2026-03-01")
+        assert mem.facts(subject="identity service") == []
+        held = mem.facts(subject="identity service", valid_at="2026-02-15")
+        assert [f.object for f in held] == ["Memcached"]
 
 
 def test_a_version_that_went_from_a_to_b_is_the_things_version(clock: ManualClock) -> None:

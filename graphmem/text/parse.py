@@ -581,7 +581,13 @@ def _clause(verb: Token) -> list[Open]:
         if _is_pronoun(obj.text) or _indefinite(obj) or not _named(obj):
             return []  # "Ivan joined the call": a verb and a thing, no value
         return [Open(subject, head, phrase(obj), polarity=not negated, many=lemma in MANY_VERBS)]
-    if preps and dobj and dobj[0].pos_ == "NOUN" and not _indefinite(dobj[0]):
+    if (
+        preps
+        and dobj
+        # "we run CI on Jenkins": an acronym names a kind of thing as a common noun does
+        and (dobj[0].pos_ == "NOUN" or re.fullmatch(r"[A-Z]{2,5}", dobj[0].text))
+        and not _indefinite(dobj[0])
+    ):
         # "search-service stores its data in Redis", "we send alerts through PagerDuty":
         # the object names the relation with the verb
         mods = [c for c in dobj[0].lefts if c.dep_ in ("compound", "amod") and c.pos_ != "ADJ"]

@@ -548,13 +548,13 @@ class Reader:
                 out = [_better(c, moves, self.owner) for c in out]
             else:  # only what the rules did not read: another thing's values, by name
                 said = {names_key(v) for c in out for v in (c.object, c.replaces, c.subject) if v}
-                told = {c.subject for c in out if c.polarity}
+                told = {(c.subject, c.predicate) for c in out if c.polarity}
                 out.extend(
                     c
                     for c in parsed
                     if c.object
                     and names_key(c.object) not in said
-                    and c.subject not in told
+                    and (c.subject, c.predicate) not in told
                     and (is_name_like(c.object) or c.predicate == "role")
                 )
         if not out:

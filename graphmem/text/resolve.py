@@ -470,6 +470,10 @@ class Resolver:
         ]
         if not hits and predicate is None and obj is not None and subject == self.owner:
             found = self._incoming(obj, start)
+            product = _PRODUCT_PART.fullmatch(obj)
+            if not found and product:
+                # "the Memcached cluster is deleted": what held Memcached ends
+                found = self._incoming(product["name"], start)
             return [self._act("end", c, s, v.predicate, v.object, start) for s, v in found] or None
         if not hits:
             # Nothing current to end ("Bob no longer works at Acme" about a Bob we knew
@@ -537,7 +541,35 @@ class Resolver:
                 return [self._act("assert", c, c.subject, ended[0], new, start)]
         if not slots and c.hint:
             return [self._act("assert", c, c.subject, c.hint, new, start)]
+        if not values and c.subject != self.owner:
+            return self._owners_relation(c, new, start)
         return None
+
+    def _owners_relation(self, c: Claim, new: str, start: dt.datetime) -> list[Action] | None:
+        """A change of a thing that one of the owner's relations names.
+
+        "We run CI on Jenkins", then "we moved CI to GitHub Actions": the one current relation
+        of the owner whose name holds every word of the thing is the slot; none, or two, and
+        the change places nothing (docs/concepts/text.md#resolution-against-the-graph).
+        """
+        words = [w for w in c.subject.casefold().split() if w not in ("the", "our", "my")]
+        if not words:
+            return None
+        hits = {
+            v.predicate: v
+            for v in self._values(self.owner, start)
+            if v.predicate != "note"
+            and v.valid_from <= start
+            and set(words) <= set(v.predicate.split("_")[1:])  # the verb is no thing
+        }
+        if len(hits) != 1:
+            return None
+        v = next(iter(hits.values()))
+        out = []
+        if self.predicate(v.predicate).cardinality == "many":
+            out.append(self._act("end", c, self.owner, v.predicate, v.object, start))
+        out.append(self._act("assert", c, self.owner, v.predicate, new, start))
+        return out
 
     def _replace(self, c: Claim, new: str, old: str, start: dt.datetime) -> list[Action] | None:
         old_key = self.key(old)
@@ -604,6 +636,14 @@ _VERB_FIRST = re.compile(
     r"deprecat|decommission|switch|migrat|mov|swap|rip|sunset|abandon|uninstall|dump)\w*\b"
 )
 _FIRST_PERSON = re.compile(r"(?i)\b(?:we|our|us|i|my|me)\b")
+
+
+#: A product named with the part that runs it: "Memcached cluster", "Jenkins server".
+_PRODUCT_PART = re.compile(
+    r"(?:the\s+)?(?P<name>[A-Z][\w.+-]*(?:\s+[A-Z][\w.+-]*)?)\s+(?:cluster|instance|server|"
+    r"servers|box|node|nodes|deployment|setup|install|installation|account|subscription|"
+    r"license|licence|integration|plugin)"
+)
 
 
 def _quantity(value: str) -> str | None:

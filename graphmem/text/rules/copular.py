@@ -166,6 +166,17 @@ def _copular(r: Reader, c: str, neg: bool, prev: str | None, spk: str | None) ->
     return None
 
 
+#: A kin or pet slot with the name after it: "daughter Emma", "dog Rex".
+_KIN_NAMED = re.compile(
+    r"(?i:(?P<kin>daughter|son|kid|child|sister|brother|wife|husband|partner|boyfriend|"
+    r"girlfriend|fianc[eé]e?|mom|dad|mother|father|cousin|aunt|uncle|niece|nephew|grandma|"
+    r"grandpa|grandmother|grandfather|dog|cat|puppy|kitten|friend|manager|boss))"
+    r"\s+(?P<name>[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)?)"
+)
+#: An age: "7", "3 years old", "14 yrs".
+_AGE = re.compile(r"(?P<n>\d{1,3})(?:\s*(?:years?|yrs?)(?:\s+old)?)?")
+
+
 def _slot_claim(
     r: Reader,
     own: str | None,
@@ -190,6 +201,15 @@ def _slot_claim(
     ):
         return []
     own_low = (own or "").casefold()
+    named = _KIN_NAMED.fullmatch(" ".join(slot.split()))
+    if named and (owner_name or own_low in ("our", "my", "their", "his", "her")) and not neg:
+        # "my daughter Emma is 7": who Emma is to the owner, and her age
+        kin = _slot_claim(
+            r, own, owner_name, named["kin"], named["name"], neg,
+            change=False, speaker=speaker, chat=chat,
+        )  # fmt: skip
+        age = _AGE.fullmatch(value.strip().rstrip("."))
+        return kin + ([Claim(named["name"], "age", age["n"], change=change)] if age else [])
     if owner_name:
         subject = r.subject(owner_name, speaker)
     elif own_low in ("our", "my"):

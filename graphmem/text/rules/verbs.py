@@ -131,6 +131,8 @@ _VERBS: list[tuple[str, str, str]] = [
     ),
     (
         r"(?:prefers|prefer|preferred|favors|favours)\s+"
+        # "my preferred editor is VS Code": an adjective of a slot, not the verb
+        r"(?!(?:[\w-]+\s+){1,3}(?:is|are|was|were)\s)"
         # "prefers replies in English": the language, not the replies
         r"(?:(?:[a-z]+\s+){1,2}(?:in|via|on|over|through)\s+(?=(?-i:[A-Z])))?"
         r"(?P<o>.+?)(?:\s+(?:over|to)\s+.+)?$",
