@@ -400,6 +400,22 @@ def test_a_change_two_of_the_owners_relations_name_places_nothing(clock: ManualC
         assert sorted(held) == ["Jenkins", "S3"]
 
 
+def test_a_dated_correction_replaces_a_value_learned_after_its_date(clock: ManualClock) -> None:
+    # "User clarified: not quite — ..." corrects; the same change without the correction is
+    # history that ended when the later value began
+    clock.set("2026-05-04")
+    with gm.open(clock=clock) as mem:
+        mem.remember("User's preferred editor is VS Code.")
+        clock.set("2026-05-20")
+        mem.remember("I switched to Neovim two years ago.")
+        assert [f.object for f in mem.facts(predicate="preferred_editor")] == ["VS Code"]
+        clock.set("2026-06-01")
+        mem.remember("User clarified: not quite — they switched to Neovim two years ago.")
+        assert [f.object for f in mem.facts(predicate="preferred_editor")] == ["Neovim"]
+        before = mem.facts(predicate="preferred_editor", known_at="2026-05-25")
+        assert [f.object for f in before] == ["VS Code"]
+
+
 def test_a_product_ended_by_the_part_that_ran_it(clock: ManualClock) -> None:
     # "the Memcached cluster is deleted": what held Memcached ends; a part of no product
     # ("the staging cluster") ends nothing

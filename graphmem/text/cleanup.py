@@ -42,6 +42,12 @@ _CORRECTION = re.compile(
     r"i mixed (?:that|them) up|let me correct (?:that|myself)|scratch that)\b[\s:,—–.!-]*",
     re.IGNORECASE,
 )
+#: An agent's note that the user set something right: "User clarified: ...", "the user
+#: corrected me: ..."; what follows is the user's own word.
+_CLARIFIED = re.compile(
+    r"^(?:the )?user (?:clarified|corrected(?: (?:me|that|this|it))?)(?: that)?\b[\s:,—–-]*",
+    re.IGNORECASE,
+)
 #: A label before a statement: a version, a ticket, an issue number ("v6.0 —", "FIN-18:",
 #: "[SRE-902]", "#412:"), docs/concepts/text.md#log-formats.
 _LABEL = re.compile(
@@ -85,7 +91,7 @@ def clean(sentence: str, *, speaker_known: bool = False) -> tuple[str, str | Non
     for _ in range(3):
         before = text
         text = _DISCOURSE.sub("", text)
-        m = _CORRECTION.match(text)
+        m = _CORRECTION.match(text) or _CLARIFIED.match(text)
         if m:
             correction = True
             text = text[m.end() :]

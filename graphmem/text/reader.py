@@ -357,7 +357,12 @@ class Reader:
         # "The user is a nurse": the user, not the owner's slot "user"
         # (docs/concepts/text.md#subjects)
         text, users = _THE_USER.subn("User", text)
-        self.user_named = self.user_named or bool(users) or text.startswith(("User ", "User's "))
+        self.user_named = (
+            self.user_named
+            or bool(users)
+            or text.startswith(("User ", "User's "))
+            or bool(correction and re.match(r"(?i)(?:the )?user\b", sentence.lstrip()))
+        )  # "User clarified: they ...": they are the user
         stated = commit_statement(text)
         if stated is not None:  # "refactor(search): migrate search to X": what the commit did
             text = stated

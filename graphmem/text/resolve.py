@@ -504,16 +504,26 @@ class Resolver:
             return [self._act("assert", c, c.subject, held.pop(), new, start)]
         people = c.hint in lexicon.PEOPLE_SLOTS
         slots: dict[str, list[str]] = {}
+        begins: dict[str, dt.datetime] = {}
         for v in values:
             pred = self.predicate(v.predicate)
             if (
                 pred.cardinality == "one"
-                and v.valid_from <= start
+                # a correction dated before the value it corrects replaces it all the same
+                and (v.valid_from <= start or c.correction)
                 and (pred.name in lexicon.PEOPLE_SLOTS) == people
             ):
                 slots.setdefault(v.predicate, []).append(v.object)
+                begins[v.predicate] = max(v.valid_from, begins.get(v.predicate, v.valid_from))
+
+        def assert_in(slot: str) -> list[Action]:
+            # "not quite, they switched to Neovim two years ago" after "editor is VS Code"
+            # (since May): Neovim replaces VS Code from its start, as corrections do
+            begin = max(start, begins.get(slot, start)) if c.correction else start
+            return [self._act("assert", c, c.subject, slot, new, begin)]
+
         if c.hint and c.hint in slots:
-            return [self._act("assert", c, c.subject, c.hint, new, start)]
+            return assert_in(c.hint)
         # A relation the text named once ("retries", "talks to") is no slot for a change
         # that names none: only the ontology's relations and values of one family are.
         fits = [
@@ -532,7 +542,7 @@ class Resolver:
         ]
         chosen = same_family if len(same_family) == 1 else fits
         if len(chosen) == 1:
-            return [self._act("assert", c, c.subject, chosen[0], new, start)]
+            return assert_in(chosen[0])
         if not chosen:
             # "The worker isn't on Node.js anymore, we moved it to Deno": the slot just ended
             sid = self.key(c.subject)
