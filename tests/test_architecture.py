@@ -55,6 +55,8 @@ SERVICES = {
     "audit",
     "check",
     "context",
+    "context_facts",
+    "context_render",
     "episodic",
     "export",
     "extract",
