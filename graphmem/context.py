@@ -99,31 +99,35 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-import math
-import re
-import unicodedata
-import weakref
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from graphmem.decay import effective_importance
+from graphmem.context_facts import _Candidate, _gather_facts
+from graphmem.context_facts import _spans as _spans  # re-exported: tests check the spans
+from graphmem.context_render import (
+    _block_size,
+    _clip,
+    _covered,
+    _dedupe,
+    _fact_item,
+    _fit,
+    _fmt_day,
+    _grounds,
+    _line,
+    _line_item,
+    _lines_block,
+)
 from graphmem.episodic import (
-    GROUND_FACTS,
     Context,
     LineCandidate,
     SearchItem,
     Semantic,
     line_candidates,
-    line_text,
-    render_line,
 )
-from graphmem.errors import GraphmemError, InvalidInput, StoreError
+from graphmem.errors import GraphmemError, InvalidInput
 from graphmem.kernel import kernel_of
-from graphmem.normalize import STOPWORDS, entity_key
 from graphmem.said_ended import fact_marks
-from graphmem.store.base import Store
-from graphmem.store.records import FactView, LineRow
+from graphmem.store.records import LineRow
 from graphmem.timeutil import TimeLike, to_utc
 from graphmem.trust import dispute_notes
 
@@ -144,44 +148,10 @@ _log = logging.getLogger(__name__)
 
 #: Characters per token in the budget estimate.
 CHARS_PER_TOKEN = 4
-#: Longest query span (in words) tried as an entity name.
-MAX_SPAN = 6
-#: At most this many spans are looked up (one primary-key lookup each, ~0.7 ms at 1M facts).
-MAX_LOOKUPS = 24
-#: Hit names of more than this many words are texts (notes): only facts *pointing at* them
-#: are read (saves a query per hit).
-TEXT_WORDS = 4
-#: Full-text hits whose facts join the candidates: without / with an entity match.
-FTS_HITS, FTS_HITS_ANCHORED = 6, 3
-#: Facts read per entity when it is the *object* (protects against hubs).
-IN_LIMIT = 50
-#: At most this many extra subject lookups for "was" notes (subjects not already read; one
-#: query each, ~5 ms at 1M facts), best-ranked facts first.
-WAS_LOOKUPS = 1
-#: Longest object text rendered.
-MAX_OBJECT = 160
-
-W_RELEVANCE, W_IMPORTANCE, W_RECENCY = 0.60, 0.25, 0.15
-REL_SUBJECT, REL_OBJECT = 1.0, 0.85
-REL_HIT_SUBJECT, REL_HIT_OBJECT = 0.6, 0.7
-OVERLAP_WEIGHT = 0.5
-#: Added to a fact's relevance times the share of its predicate's words found in the query
-#: (deploy ~ deploys_with, "embeddings provider" ~ embeddings_provider).
-PREDICATE_WEIGHT = 0.3
-#: Words of a query that name the owner: "we", "I", "my", "the user" (docs/concepts/recall.md).
-_OWNER = re.compile(
-    r"(?<![\w-])(?:we|our|ours|ourselves|us|i|me|my|mine|myself|the user(?:'s)?)(?![\w-])",
-    re.IGNORECASE,
-)
 #: Share of the room that facts may take first when session lines compete for it.
 FACT_SHARE = 0.4
 #: Session lines considered: at least this many, more for big budgets (budget_tokens / 12).
 LINE_HITS = 40
-
-_STOPWORDS = STOPWORDS
-_WORD = re.compile(r"[^\W_]+(?:[+#]+|(?:[.'-][^\W_]+)*)", re.UNICODE)
-_EDGE = ".,;:!?\"'()[]{}<>«»“”‘’`"
-_CONNECTORS = frozenset({"of", "&", "de", "la", "le", "van", "von", "der", "du", "da", "del", "y"})
 
 
 def estimate_tokens(text: str) -> int:
@@ -193,453 +163,10 @@ def estimate_tokens(text: str) -> int:
     return -(-len(text) // CHARS_PER_TOKEN)
 
 
-def _stem(word: str) -> str:
-    for suffix in ("ing", "ies", "es", "ed", "s"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            return word[: -len(suffix)] + ("y" if suffix == "ies" else "")
-    return word
-
-
-def _terms(text: str) -> set[str]:
-    """Lower-cased, stemmed content words of a text (stop words removed)."""
-    words = _WORD.findall(unicodedata.normalize("NFKC", text).casefold().replace("_", " "))
-    return {_stem(w) for w in words if w not in _STOPWORDS}
-
-
-def _keywords(query: str) -> list[str]:
-    """Alphabetic keywords for the full-text index (it drops digits and stop words itself)."""
-    words = re.findall(r"[^\W\d_]+", unicodedata.normalize("NFKC", query).casefold())
-    return sorted({w for w in words if w not in _STOPWORDS and len(w) > 1})
-
-
-def _spans(query: str) -> list[str]:
-    """Candidate entity names, at most :data:`MAX_LOOKUPS`, shortest first.
-
-    Runs of content words (stop words break a run; "of", "&", "de" ... may join two content
-    words, as in "Bank of America") give every sub-span of up to :data:`MAX_SPAN` words that
-    starts and ends with a content word. A trailing possessive is dropped ("Alice's" → Alice).
-    """
-    tokens = []
-    for raw in unicodedata.normalize("NFKC", query).split():
-        tok = raw.strip(_EDGE)
-        for suffix in ("'s", "’s"):
-            if tok.casefold().endswith(suffix):
-                tok = tok[: -len(suffix)]
-        tok = tok.strip(_EDGE)
-        if tok:
-            tokens.append(tok)
-    content = [t.casefold() not in _STOPWORDS for t in tokens]
-    runs: list[list[str]] = []
-    run: list[str] = []
-    for i, tok in enumerate(tokens):
-        joins = tok.casefold() in _CONNECTORS and run and i + 1 < len(tokens) and content[i + 1]
-        if content[i] or joins:
-            run.append(tok)
-        elif run:
-            runs.append(run)
-            run = []
-    if run:
-        runs.append(run)
-    spans: dict[str, int] = {}
-    for run in runs:
-        for i in range(len(run)):
-            for j in range(i + 1, min(i + MAX_SPAN, len(run)) + 1):
-                part = run[i:j]
-                if part[0].casefold() in _CONNECTORS or part[-1].casefold() in _CONNECTORS:
-                    continue
-                spans.setdefault(" ".join(part), j - i)
-    return sorted(spans, key=lambda s: (spans[s], s))[:MAX_LOOKUPS]
-
-
-@dataclass
-class _Candidate:
-    fact: FactView
-    direction: str
-    relevance: float = 0.0
-    score: float = 0.0
-    was: tuple[str, ...] = ()
-    said_ended: str = ""  # a later line says its value ended (docs/concepts/recall.md#said-ended)
-    disputed: str = ""  # docs/concepts/decisions.md#authority-and-disputes
-
-    def sort_key(self) -> tuple[float, str, str, str, dt.datetime, str]:
-        f = self.fact
-        return (
-            -self.score,
-            f.subject.casefold(),
-            f.predicate,
-            f.object.casefold(),
-            f.valid_from,
-            f.id,
-        )
-
-
-# Whether a store's entity FTS index is usable, so it is not looked up on every call.
-_INDEX_READY: weakref.WeakKeyDictionary[Store, bool] = weakref.WeakKeyDictionary()
-
-
-def _index_ready(store: Store) -> bool:
-    ready = _INDEX_READY.get(store)
-    if ready is None:
-        try:
-            ready = store.ensure_entity_index()
-        except StoreError as exc:  # e.g. a full disk: search without the index
-            _log.warning("context(): cannot build the full-text index, scanning: %s", exc)
-            ready = False
-        _INDEX_READY[store] = ready
-    return ready
-
-
-def _full_text(
-    store: Store, keywords: Sequence[str], exclude: set[str]
-) -> tuple[dict[str, float], dict[str, str]]:
-    """Return ``{entity id: score in (0, 1]}`` and ``{entity id: name}`` of the best hits."""
-    if not keywords:
-        return {}, {}
-    use_index = _index_ready(store)
-    try:
-        hits = store.search_entities(keywords, limit=FTS_HITS + len(exclude), use_index=use_index)
-    except StoreError:
-        if not use_index:
-            raise
-        _INDEX_READY[store] = False  # the index vanished (dropped by another process?)
-        hits = store.search_entities(keywords, limit=FTS_HITS + len(exclude), use_index=False)
-    kept = [h for h in hits if h[0] not in exclude]
-    return {eid: score for eid, _, score in kept}, {eid: name for eid, name, _ in kept}
-
-
-def _names_a_slot(kernel: Kernel, query: str) -> bool:
-    """Whether the query names a relation ("the primary region", "storage").
-
-    Text files the slots of things without a name of their own under the owner ("our primary
-    region is X"), so a question naming such a relation anchors the owner too
-    (docs/concepts/recall.md).
-    """
-    words = _terms(query)
-    return any(
-        p.name != "note" and set(_terms(p.name.replace("_", " "))) <= words
-        for p in kernel.ontology.predicates()
-        if _terms(p.name.replace("_", " "))
-    )
-
-
-def _anchors(kernel: Kernel, query: str) -> dict[str, str]:
-    ids = set()
-    if _OWNER.search(unicodedata.normalize("NFKC", query)) or _names_a_slot(kernel, query):
-        owner = entity_key(kernel.owner)
-        ids.add(kernel.aliases.get(owner, owner))
-    for span in _spans(query):
-        try:
-            key = entity_key(span)
-        except InvalidInput:
-            continue
-        ids.add(kernel.aliases.get(key, key))
-    return kernel.store.find_entities(ids)
-
-
-def _age_days(f: FactView, *, valid_at: dt.datetime, known_at: dt.datetime) -> float:
-    # Events age on the world axis (when they happened), other kinds on the system axis.
-    delta = valid_at - f.valid_from if f.kind == "event" else known_at - f.recorded_at
-    return max(delta.total_seconds() / 86400.0, 0.0)
-
-
-def _score(
-    c: _Candidate,
-    query_terms: set[str],
-    *,
-    valid_at: dt.datetime,
-    known_at: dt.datetime,
-    replay: bool = False,
-) -> float:
-    f = c.fact
-    overlap = 0.0
-    if query_terms:
-        fact_terms = _terms(" ".join((f.subject, f.predicate, f.object, f.statement or "")))
-        overlap = len(query_terms & fact_terms) / len(query_terms)
-    relevance = c.relevance + OVERLAP_WEIGHT * overlap
-    if query_terms and f.predicate != "note":
-        predicate_terms = _terms(f.predicate)
-        if predicate_terms:
-            share = len(query_terms & predicate_terms) / len(predicate_terms)
-            relevance += PREDICATE_WEIGHT * share
-    eff = effective_importance(
-        f.importance,
-        kind=f.kind,
-        age_days=_age_days(f, valid_at=valid_at, known_at=known_at),
-        # The counters are not versioned: a reading as of a known_at ranks without them, so
-        # it is the same however much is read later (docs/concepts/time.md#what-the-agent-was-told).
-        access_count=0 if replay else f.access_count,
-        pinned=f.pinned,
-    )
-    importance = min(eff / 10.0, 1.0)
-    valid_days = max((valid_at - f.valid_from).total_seconds() / 86400.0, 0.0)
-    recency = math.exp(-valid_days / 365.0)
-    return W_RELEVANCE * relevance + W_IMPORTANCE * importance + W_RECENCY * recency
-
-
-def _clip(text: str, limit: int) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
-
-
-def _line(c: _Candidate) -> str:
-    f = c.fact
-    tags = "".join(
-        f"[{t}] "
-        for t in ((f.kind,) if f.kind != "fact" else ()) + (("pinned",) if f.pinned else ())
-    )
-    if f.predicate == "note":
-        body = f"{f.subject} note: {_clip(f.object, MAX_OBJECT)}"
-    else:
-        body = f"{f.subject} {f.predicate} {_clip(f.object, MAX_OBJECT)}"
-    when = f"since {f.valid_from.date().isoformat()}"
-    if f.valid_to is not None:
-        when += f", until {f.valid_to.date().isoformat()}"
-    if c.was:
-        when += "; was " + ", ".join(_clip(w, 60) for w in c.was)
-    if c.said_ended:
-        when += "; " + c.said_ended
-    disputed = f" ({c.disputed})" if c.disputed else ""
-    return f"- {tags}{body} ({when}){disputed}"
-
-
-def _predecessors(
-    kernel: Kernel,
-    chosen: Sequence[_Candidate],
-    timelines: dict[str, list[FactView]],
-    *,
-    known_at: dt.datetime,
-) -> None:
-    """Fill ``was`` for single-valued facts: the objects they replaced.
-
-    A replaced version has the same subject and predicate, another object, is known at
-    ``known_at`` and ends exactly where the fact starts.
-    """
-
-    def single(predicate: str) -> bool:
-        found = kernel.ontology.lookup(predicate)
-        return found is not None and found.cardinality == "one"
-
-    wanted = [c for c in chosen if single(c.fact.predicate)]
-    missing: list[tuple[str, str]] = []
-    for c in wanted:  # best first; each lookup is one query, so only a few
-        pair = (c.fact.subject_id, c.fact.predicate)
-        if c.fact.subject_id not in timelines and pair not in missing:
-            missing.append(pair)
-    missing = missing[:WAS_LOOKUPS]
-    extra: dict[str, list[FactView]] = {}
-    for row in kernel.store.versions_of(missing, known_at=known_at):
-        extra.setdefault(row.subject_id, []).append(row)
-    for c in wanted:
-        f = c.fact
-        versions = timelines.get(f.subject_id) or extra.get(f.subject_id, [])
-        was = {
-            v.object
-            for v in versions
-            if v.predicate == f.predicate and v.object != f.object and v.valid_to == f.valid_from
-        }
-        c.was = tuple(sorted(was, key=str.casefold)[:2])
-
-
-def _fmt_day(t: dt.datetime) -> str:
-    return (
-        t.date().isoformat()
-        if (t.hour, t.minute, t.second, t.microsecond) == (0,) * 4
-        else (t.replace(tzinfo=None).isoformat(timespec="seconds") + "Z")
-    )
-
-
-def _fit(lines: Iterable[str], budget_chars: int) -> str:
-    """Join lines; a text over budget (only a header can be) is cut with an ellipsis."""
-    text = "\n".join(lines)
-    return text if len(text) <= budget_chars else text[: budget_chars - 1] + "…"
-
-
 def _check_query(query: object) -> str:
     if not isinstance(query, str) or not query.strip():
         raise InvalidInput(f"query={query!r} must be non-empty text, e.g. 'where does Alice work?'")
     return query
-
-
-def _gather_facts(
-    kernel: Kernel, query: str, *, v_at: dt.datetime, k_at: dt.datetime, replay: bool = False
-) -> tuple[list[_Candidate], dict[str, list[FactView]], dict[str, str]]:
-    """Find and rank the fact candidates; return them, the subjects' timelines, the anchors."""
-    store = kernel.store
-    anchors = _anchors(kernel, query)
-    anchor_words = {w for name in anchors.values() for w in _keywords(name)}
-    keywords = [w for w in _keywords(query) if w not in anchor_words]
-    hits, hit_names = _full_text(store, keywords, set(anchors))
-    top = FTS_HITS_ANCHORED if anchors else FTS_HITS
-    hit_ids = sorted(hits, key=lambda i: (-hits[i], i))[:top]
-    ids = sorted(anchors) + hit_ids
-    candidates: dict[str, _Candidate] = {}
-
-    def offer(row: FactView, direction: str, relevance: float) -> None:
-        c = candidates.get(row.id)
-        if c is None:
-            candidates[row.id] = _Candidate(row, direction, relevance)
-        elif relevance > c.relevance:
-            c.relevance = relevance
-
-    # Subjects' timelines as known at known_at: what is valid now, and what it replaced.
-    # A hit with a long name is a text (a note): only facts pointing at it matter.
-    names = {**anchors, **{h: hit_names[h] for h in hit_ids}}
-    subjects = [i for i in ids if len(names[i].split()) <= TEXT_WORDS]
-    timelines: dict[str, list[FactView]] = {i: [] for i in subjects}
-    for row in store.facts_from(subjects, known_at=k_at):
-        timelines[row.via].append(row)
-        if row.valid_at(v_at):
-            rel = REL_SUBJECT if row.via in anchors else REL_HIT_SUBJECT * hits[row.via]
-            offer(row, "out", rel)
-    for row in store.facts_to(ids, known_at=k_at, valid_at=v_at, limit=IN_LIMIT):
-        rel = REL_OBJECT if row.via in anchors else REL_HIT_OBJECT * hits[row.via]
-        offer(row, "in", rel)
-    terms = _terms(query)
-    for c in candidates.values():
-        c.score = _score(c, terms, valid_at=v_at, known_at=k_at, replay=replay)
-    ranked = sorted(candidates.values(), key=_Candidate.sort_key)
-    # "was" notes for the best facts (free for anchored subjects; WAS_LOOKUPS queries else).
-    _predecessors(kernel, ranked[:WAS_FOR], timelines, known_at=k_at)
-    return ranked, timelines, anchors
-
-
-#: Facts that get their "was" notes looked up (the best ranked).
-WAS_FOR = 60
-
-
-def _fact_item(c: _Candidate) -> SearchItem:
-    f = c.fact
-    return SearchItem(
-        kind="fact",
-        id=f.id,
-        text=_line(c)[2:],
-        score=round(c.score, 6),
-        date=f.valid_from,
-        session=f.source,
-    )
-
-
-def _line_item(c: LineCandidate | LineRow, score: float | None = None) -> SearchItem:
-    row = c.line if isinstance(c, LineCandidate) else c
-    return SearchItem(
-        kind="line",
-        id=row.id,
-        text=line_text(c),
-        score=round(c.score if isinstance(c, LineCandidate) else (score or 0.0), 6),
-        date=row.started_at,
-        session=row.session,
-        superseded=c.superseded if isinstance(c, LineCandidate) else None,
-    )
-
-
-def _grounds(ranked: Sequence[_Candidate]) -> list[tuple[str, str, float]]:
-    """The best facts read from a session: ``(source, statement, score)`` (see episodic)."""
-    out = []
-    for c in ranked:
-        if c.fact.source and c.fact.statement:
-            out.append((c.fact.source, c.fact.statement, c.score))
-            if len(out) == GROUND_FACTS:
-                break
-    return out
-
-
-def _covered(
-    ranked: Sequence[_Candidate], found: Sequence[LineCandidate], same: Mapping[str, str]
-) -> dict[str, str]:
-    """Return ``{fact id: line id}`` for facts whose statement a line of their session holds.
-
-    ``found`` are all line candidates, ``same`` maps each to the kept line saying the same
-    (:func:`_dedupe`): the id returned. Facts with a "was" note are never covered (the line
-    does not say what they replaced).
-    """
-    by_session: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
-    for lc in found:
-        row = lc.line
-        texts = (_norm_text(row.text),) + (
-            (_norm_text(f"{row.speaker}: {row.text}"),) if row.speaker else ()
-        )
-        by_session.setdefault(row.session, []).append((same.get(row.id, row.id), texts))
-    out: dict[str, str] = {}
-    for c in ranked:
-        f = c.fact
-        if c.was or not f.source or f.source not in by_session:
-            continue
-        said_text = _norm_text(f.statement or (f.object if f.predicate == "note" else ""))
-        if not said_text:
-            continue
-        for line_id, texts in by_session[f.source]:
-            if any(said_text in t for t in texts):
-                out[f.id] = line_id
-                break
-    return out
-
-
-def _norm_text(text: str) -> str:
-    return " ".join(text.split()).casefold()
-
-
-def _dedupe(cands: Sequence[LineCandidate]) -> tuple[list[LineCandidate], dict[str, str]]:
-    """Keep the best of lines that say the same thing (same speaker and text).
-
-    Returns the kept lines and ``{line id: id of the kept line saying the same}`` for all.
-    """
-    kept: dict[tuple[str, str], str] = {}
-    same: dict[str, str] = {}
-    out = []
-    for c in cands:
-        key = ((c.line.speaker or "").casefold(), " ".join(c.line.text.split()).casefold())
-        if key not in kept:
-            kept[key] = c.line.id
-            out.append(c)
-        same[c.line.id] = kept[key]
-    return out, same
-
-
-def _block_size(
-    chosen: Mapping[str, LineCandidate | LineRow], sizes: dict[str, tuple[int, int]]
-) -> int:
-    """Characters (newlines included) of :func:`_lines_block` for ``chosen``, without it."""
-    rows = [c.line if isinstance(c, LineCandidate) else c for c in chosen.values()]
-    present = {(r.session, r.n) for r in rows}
-    total = 0
-    for c, r in zip(chosen.values(), rows, strict=True):
-        size = sizes.get(r.id)
-        if size is None:
-            size = sizes[r.id] = (len(render_line(c)), len(render_line(c, dated=False)))
-        total += 1 + size[(r.session, r.n - 1) in present]
-    return total
-
-
-def _lines_block(chosen: Mapping[str, LineCandidate | LineRow], order: Sequence[str]) -> list[str]:
-    """Render chosen lines as passages: consecutive lines of a session merge (module docs).
-
-    Passages come in the order of their best line in ``order`` (the ids, best first).
-    """
-    rank = {lid: i for i, lid in enumerate(order)}
-    by_session: dict[str, list[LineCandidate | LineRow]] = {}
-    for c in chosen.values():
-        row = c.line if isinstance(c, LineCandidate) else c
-        by_session.setdefault(row.session, []).append(c)
-    passages: list[tuple[int, list[str]]] = []
-    for items in by_session.values():
-        rows = sorted(items, key=lambda c: (c.line if isinstance(c, LineCandidate) else c).n)
-        current: list[str] = []
-        best = len(rank)
-        prev_n = None
-        for c in rows:
-            row = c.line if isinstance(c, LineCandidate) else c
-            if prev_n is not None and row.n == prev_n + 1:
-                current.append(render_line(c, dated=False))
-            else:
-                if current:
-                    passages.append((best, current))
-                current, best = [render_line(c)], len(rank)
-            best = min(best, rank.get(row.id, len(rank)))
-            prev_n = row.n
-        if current:
-            passages.append((best, current))
-    passages.sort(key=lambda p: (p[0], p[1][0]))
-    return [line for _, block in passages for line in block]
 
 
 def prepare(mem: MemoryLike) -> None:

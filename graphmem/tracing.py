@@ -104,9 +104,18 @@ def _traced(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
 
 
 def instrument(cls: type[_T]) -> type[_T]:
-    """Give every public method of ``cls`` (but :data:`UNTRACED`) a span per call."""
-    for name, member in list(vars(cls).items()):
-        if name.startswith("_") or name in UNTRACED or not inspect.isfunction(member):
-            continue
-        setattr(cls, name, _traced(member, f"graphmem.{name}"))
+    """Give every public method of ``cls`` (but :data:`UNTRACED`) a span per call.
+
+    Methods ``cls`` inherits (the facade's writes and delegated reads are bases of its own
+    modules) are wrapped on ``cls`` too; a base class itself is left as it is.
+    """
+    seen: set[str] = set()
+    for owner in cls.__mro__[:-1]:  # not object
+        for name, member in list(vars(owner).items()):
+            if name in seen:
+                continue
+            seen.add(name)
+            if name.startswith("_") or name in UNTRACED or not inspect.isfunction(member):
+                continue
+            setattr(cls, name, _traced(member, f"graphmem.{name}"))
     return cls

@@ -41,7 +41,6 @@ from __future__ import annotations
 
 import datetime as dt
 import uuid
-import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -65,10 +64,7 @@ COLD_FTS_MIN = 20_000
 # -- writes (inside the caller's transaction) ---------------------------------------------------
 
 
-# Per store: the deltas this process wrote, oldest first (bounded), and the in-memory index.
-_DELTAS: weakref.WeakKeyDictionary[KuzuStore, list[LineDelta]] = weakref.WeakKeyDictionary()
-_INDEXES: weakref.WeakKeyDictionary[KuzuStore, LineIndex] = weakref.WeakKeyDictionary()
-_COLD: weakref.WeakKeyDictionary[KuzuStore, int] = weakref.WeakKeyDictionary()
+#: The line writes of this process a store keeps to refresh its in-memory index (the newest).
 _MAX_DELTAS = 64
 
 _LINE_COLUMNS = (
@@ -108,9 +104,9 @@ def _build(store: KuzuStore, gen: str | None) -> LineIndex:
     return index
 
 
-def _refresh(store: KuzuStore, index: LineIndex, gen: str | None) -> LineIndex | None:
+def _refresh(index: LineIndex, deltas: Sequence[LineDelta], gen: str | None) -> LineIndex | None:
     """Bring the index to ``gen`` with this process's deltas; ``None`` when it cannot."""
-    return index if index.refresh(_DELTAS.get(store, []), gen) else None
+    return index if index.refresh(deltas, gen) else None
 
 
 def _fts_search(
@@ -136,6 +132,16 @@ def _fts_search(
 
 class KuzuLines(KuzuStore):
     """Session lines and episodic search on Kuzu (half of SearchStore)."""
+
+    def __init__(
+        self, path: str | None = None, *, engine: str = "kuzu", read_only: bool = False
+    ) -> None:
+        # Per store, set before the open (which may write lines): the line writes this process
+        # made, oldest first (bounded), the in-memory index, and the searches run without it.
+        self._line_deltas: list[LineDelta] = []
+        self._warm_lines: LineIndex | None = None
+        self._cold_searches = 0
+        super().__init__(path, engine=engine, read_only=read_only)
 
     def _upgrade_data(self, found: str) -> None:
         if found == "1":
@@ -202,7 +208,7 @@ class KuzuLines(KuzuStore):
             base = self.get_meta("lines_gen")
             gen = uuid.uuid4().hex
             self.set_meta("lines_gen", gen)
-            deltas = _DELTAS.setdefault(self, [])
+            deltas = self._line_deltas
             deltas.append(LineDelta(base, gen, frozenset(old), added))
             del deltas[:-_MAX_DELTAS]
         return len(added)
@@ -297,7 +303,7 @@ class KuzuLines(KuzuStore):
     def get_lines(self, ids: Iterable[str]) -> dict[str, LineRow]:
         """Return ``{id: line}`` for those line ids that exist (from the warm index if any)."""
         wanted = sorted(set(ids))
-        index = _INDEXES.get(self)
+        index = self._warm_lines
         if index is not None and index.gen == self.get_meta("lines_gen"):
             return {i: index.rows[index.pos[i]] for i in wanted if i in index.pos}
         out = {}
@@ -309,11 +315,11 @@ class KuzuLines(KuzuStore):
     def line_index(self) -> LineIndex:
         """Return the store's in-memory line index, built or refreshed as needed."""
         gen = self.get_meta("lines_gen")
-        index = _INDEXES.get(self)
+        index = self._warm_lines
         if index is not None and index.gen != gen:
-            index = _refresh(self, index, gen)
+            index = _refresh(index, self._line_deltas, gen)
         if index is None:
-            index = _INDEXES[self] = _build(self, gen)
+            index = self._warm_lines = _build(self, gen)
         return index
 
     def search_lines(
@@ -343,11 +349,11 @@ class KuzuLines(KuzuStore):
         if not words or limit <= 0:
             return []
         if use_index is None:
-            warm = _INDEXES.get(self)
+            warm = self._warm_lines
             use_index = False
             if warm is None:
-                cold = _COLD.get(self, 0)
-                _COLD[self] = cold + 1
+                cold = self._cold_searches
+                self._cold_searches = cold + 1
                 if cold == 0 and self.fts_available():
                     n = int(self.run("MATCH (l:SessionLine) RETURN count(l)")[0][0])
                     use_index = n >= COLD_FTS_MIN and self.ensure_line_index()
@@ -357,7 +363,7 @@ class KuzuLines(KuzuStore):
 
     def warm_index(self) -> LineIndex | None:
         """Return the in-memory index when it is built and fresh, else ``None`` (one meta read)."""
-        index = _INDEXES.get(self)
+        index = self._warm_lines
         if index is not None and index.gen == self.get_meta("lines_gen"):
             return index
         return None
@@ -376,7 +382,7 @@ class KuzuLines(KuzuStore):
 
     def session_lines(self, session_id: str) -> list[LineRow]:
         """Return the lines of one session in order (from the warm index, else one scan)."""
-        index = _INDEXES.get(self)
+        index = self._warm_lines
         if index is not None and index.gen == self.get_meta("lines_gen"):
             docs = index.by_session.get(session_id, [])
             return sorted((index.rows[d] for d in docs if index.alive[d]), key=lambda r: r.n)

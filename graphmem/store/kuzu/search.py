@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -100,7 +99,6 @@ class _Claims:
     by_source: dict[str, set[str]]
 
 
-_CLAIMS: weakref.WeakKeyDictionary[KuzuStore, _Claims] = weakref.WeakKeyDictionary()
 _CLAIM_RETURN = (
     "RETURN a.id, r.fid, r.predicate, r.object, r.statement, r.source, r.valid_from, "
     "r.valid_to, r.recorded_at, r.expired_at"
@@ -126,6 +124,12 @@ def _load_claims(store: KuzuStore, claims: _Claims, since: str | None) -> None:
 
 class KuzuSearch(KuzuStore):
     """Entity search and fact views on Kuzu (half of SearchStore)."""
+
+    def __init__(
+        self, path: str | None = None, *, engine: str = "kuzu", read_only: bool = False
+    ) -> None:
+        self._claims: _Claims | None = None  # the session claims read so far (facts_of_sessions)
+        super().__init__(path, engine=engine, read_only=read_only)
 
     def entity_index_exists(self) -> bool:
         """Return whether the entity-name FTS index exists (``False`` without the extension)."""
@@ -265,7 +269,7 @@ class KuzuSearch(KuzuStore):
 
     def forget_claims(self) -> None:
         """Drop the cached session claims of ``store`` (after a purge deleted versions)."""
-        _CLAIMS.pop(self, None)
+        self._claims = None
 
     def facts_of_sessions(
         self, session_ids: Sequence[str], *, known_at: dt.datetime, expired: bool = False
@@ -283,9 +287,9 @@ class KuzuSearch(KuzuStore):
         if not ids:
             return []
         marker = self.get_meta("last_write")
-        claims = _CLAIMS.get(self)
+        claims = self._claims
         if claims is None:
-            claims = _CLAIMS[self] = _Claims(marker, {}, {})
+            claims = self._claims = _Claims(marker, {}, {})
             _load_claims(self, claims, None)
         elif claims.marker != marker:
             _load_claims(self, claims, claims.marker)

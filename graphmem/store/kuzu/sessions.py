@@ -22,13 +22,12 @@ Three more traps, measured while writing this module:
 from __future__ import annotations
 
 import datetime as dt
-import weakref
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from graphmem.errors import StoreError
 from graphmem.models import Session
-from graphmem.store.kuzu.engine import SMALL_BATCH, KuzuStore
+from graphmem.store.kuzu.engine import SMALL_BATCH
 from graphmem.store.kuzu.lines import KuzuLines
 from graphmem.store.records import FactActivity, MentionCounts, MentionGroup
 from graphmem.timeutil import from_store, to_store
@@ -80,9 +79,6 @@ def _session_params(session: Session) -> dict[str, Any]:
     }
 
 
-_OFFSETS: weakref.WeakKeyDictionary[KuzuStore, dict[str, int]] = weakref.WeakKeyDictionary()
-
-
 # Per mentioned entity as of $now: its sessions in the window (hits) and in all history (df).
 _MENTIONS = (
     "MATCH (s:Session)-[:MENTIONS]->(e:Entity) WHERE s.started_at <= $now "
@@ -92,6 +88,13 @@ _MENTIONS = (
 
 class KuzuSessions(KuzuLines):
     """Sessions, mentions and topic aggregates on Kuzu (SessionStore)."""
+
+    def __init__(
+        self, path: str | None = None, *, engine: str = "kuzu", read_only: bool = False
+    ) -> None:
+        # The node offsets of the entities the last mention_counts() counted (newest_activity).
+        self._offsets: dict[str, int] = {}
+        super().__init__(path, engine=engine, read_only=read_only)
 
     def existing_session_ids(self, ids: Sequence[str]) -> set[str]:
         """Return those of ``ids`` that name a stored session (one query).
@@ -322,7 +325,7 @@ class KuzuSessions(KuzuLines):
             {"now": to_store(now), "start": to_store(start), "min_hits": int(min_hits)},
         )
         # Node offsets stay inside the store: newest_activity() reads by them (see there).
-        _OFFSETS[self] = {r[0]: r[5] for r in rows}
+        self._offsets = {r[0]: r[5] for r in rows}
         return [MentionCounts(r[0], r[1], int(r[2]), int(r[3]), _aware(r[4])) for r in rows]
 
     def mention_groups(self, *, now: dt.datetime, start: dt.datetime) -> list[MentionGroup]:
@@ -417,7 +420,7 @@ class KuzuSessions(KuzuLines):
         """
         if not entity_ids:
             return {}
-        known = _OFFSETS.get(self, {})
+        known = self._offsets
         nodes = {known[i] for i in entity_ids if i in known}
         others = sorted({i for i in entity_ids if i not in known})
         rows = []

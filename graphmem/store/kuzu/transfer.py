@@ -51,7 +51,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from graphmem.models import Predicate
-from graphmem.store.kuzu.engine import _COLS, _RETURN, _fact_from_row
+from graphmem.store.kuzu.codec import _COLS, _RETURN, _fact_from_row
 from graphmem.store.kuzu.lines import KuzuLines
 from graphmem.store.records import Edge
 from graphmem.timeutil import from_store, to_store

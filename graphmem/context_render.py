@@ -1,0 +1,193 @@
+"""How :func:`graphmem.context.context` renders: fact lines, session-line passages and items.
+
+One line per fact, passages of consecutive session lines, the scored items of
+:func:`~graphmem.context.search`, and which facts a shown line already says
+(docs/concepts/recall.md#rule-3; :mod:`graphmem.context` documents the format).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable, Mapping, Sequence
+
+from graphmem.context_facts import _Candidate
+from graphmem.episodic import GROUND_FACTS, LineCandidate, SearchItem, line_text, render_line
+from graphmem.store.records import LineRow
+
+#: Longest object text rendered.
+MAX_OBJECT = 160
+
+
+def _clip(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def _line(c: _Candidate) -> str:
+    f = c.fact
+    tags = "".join(
+        f"[{t}] "
+        for t in ((f.kind,) if f.kind != "fact" else ()) + (("pinned",) if f.pinned else ())
+    )
+    if f.predicate == "note":
+        body = f"{f.subject} note: {_clip(f.object, MAX_OBJECT)}"
+    else:
+        body = f"{f.subject} {f.predicate} {_clip(f.object, MAX_OBJECT)}"
+    when = f"since {f.valid_from.date().isoformat()}"
+    if f.valid_to is not None:
+        when += f", until {f.valid_to.date().isoformat()}"
+    if c.was:
+        when += "; was " + ", ".join(_clip(w, 60) for w in c.was)
+    if c.said_ended:
+        when += "; " + c.said_ended
+    disputed = f" ({c.disputed})" if c.disputed else ""
+    return f"- {tags}{body} ({when}){disputed}"
+
+
+def _fmt_day(t: dt.datetime) -> str:
+    return (
+        t.date().isoformat()
+        if (t.hour, t.minute, t.second, t.microsecond) == (0,) * 4
+        else (t.replace(tzinfo=None).isoformat(timespec="seconds") + "Z")
+    )
+
+
+def _fit(lines: Iterable[str], budget_chars: int) -> str:
+    """Join lines; a text over budget (only a header can be) is cut with an ellipsis."""
+    text = "\n".join(lines)
+    return text if len(text) <= budget_chars else text[: budget_chars - 1] + "…"
+
+
+def _fact_item(c: _Candidate) -> SearchItem:
+    f = c.fact
+    return SearchItem(
+        kind="fact",
+        id=f.id,
+        text=_line(c)[2:],
+        score=round(c.score, 6),
+        date=f.valid_from,
+        session=f.source,
+    )
+
+
+def _line_item(c: LineCandidate | LineRow, score: float | None = None) -> SearchItem:
+    row = c.line if isinstance(c, LineCandidate) else c
+    return SearchItem(
+        kind="line",
+        id=row.id,
+        text=line_text(c),
+        score=round(c.score if isinstance(c, LineCandidate) else (score or 0.0), 6),
+        date=row.started_at,
+        session=row.session,
+        superseded=c.superseded if isinstance(c, LineCandidate) else None,
+    )
+
+
+def _grounds(ranked: Sequence[_Candidate]) -> list[tuple[str, str, float]]:
+    """The best facts read from a session: ``(source, statement, score)`` (see episodic)."""
+    out = []
+    for c in ranked:
+        if c.fact.source and c.fact.statement:
+            out.append((c.fact.source, c.fact.statement, c.score))
+            if len(out) == GROUND_FACTS:
+                break
+    return out
+
+
+def _covered(
+    ranked: Sequence[_Candidate], found: Sequence[LineCandidate], same: Mapping[str, str]
+) -> dict[str, str]:
+    """Return ``{fact id: line id}`` for facts whose statement a line of their session holds.
+
+    ``found`` are all line candidates, ``same`` maps each to the kept line saying the same
+    (:func:`_dedupe`): the id returned. Facts with a "was" note are never covered (the line
+    does not say what they replaced).
+    """
+    by_session: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
+    for lc in found:
+        row = lc.line
+        texts = (_norm_text(row.text),) + (
+            (_norm_text(f"{row.speaker}: {row.text}"),) if row.speaker else ()
+        )
+        by_session.setdefault(row.session, []).append((same.get(row.id, row.id), texts))
+    out: dict[str, str] = {}
+    for c in ranked:
+        f = c.fact
+        if c.was or not f.source or f.source not in by_session:
+            continue
+        said_text = _norm_text(f.statement or (f.object if f.predicate == "note" else ""))
+        if not said_text:
+            continue
+        for line_id, texts in by_session[f.source]:
+            if any(said_text in t for t in texts):
+                out[f.id] = line_id
+                break
+    return out
+
+
+def _norm_text(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+def _dedupe(cands: Sequence[LineCandidate]) -> tuple[list[LineCandidate], dict[str, str]]:
+    """Keep the best of lines that say the same thing (same speaker and text).
+
+    Returns the kept lines and ``{line id: id of the kept line saying the same}`` for all.
+    """
+    kept: dict[tuple[str, str], str] = {}
+    same: dict[str, str] = {}
+    out = []
+    for c in cands:
+        key = ((c.line.speaker or "").casefold(), " ".join(c.line.text.split()).casefold())
+        if key not in kept:
+            kept[key] = c.line.id
+            out.append(c)
+        same[c.line.id] = kept[key]
+    return out, same
+
+
+def _block_size(
+    chosen: Mapping[str, LineCandidate | LineRow], sizes: dict[str, tuple[int, int]]
+) -> int:
+    """Characters (newlines included) of :func:`_lines_block` for ``chosen``, without it."""
+    rows = [c.line if isinstance(c, LineCandidate) else c for c in chosen.values()]
+    present = {(r.session, r.n) for r in rows}
+    total = 0
+    for c, r in zip(chosen.values(), rows, strict=True):
+        size = sizes.get(r.id)
+        if size is None:
+            size = sizes[r.id] = (len(render_line(c)), len(render_line(c, dated=False)))
+        total += 1 + size[(r.session, r.n - 1) in present]
+    return total
+
+
+def _lines_block(chosen: Mapping[str, LineCandidate | LineRow], order: Sequence[str]) -> list[str]:
+    """Render chosen lines as passages: consecutive lines of a session merge (module docs).
+
+    Passages come in the order of their best line in ``order`` (the ids, best first).
+    """
+    rank = {lid: i for i, lid in enumerate(order)}
+    by_session: dict[str, list[LineCandidate | LineRow]] = {}
+    for c in chosen.values():
+        row = c.line if isinstance(c, LineCandidate) else c
+        by_session.setdefault(row.session, []).append(c)
+    passages: list[tuple[int, list[str]]] = []
+    for items in by_session.values():
+        rows = sorted(items, key=lambda c: (c.line if isinstance(c, LineCandidate) else c).n)
+        current: list[str] = []
+        best = len(rank)
+        prev_n = None
+        for c in rows:
+            row = c.line if isinstance(c, LineCandidate) else c
+            if prev_n is not None and row.n == prev_n + 1:
+                current.append(render_line(c, dated=False))
+            else:
+                if current:
+                    passages.append((best, current))
+                current, best = [render_line(c)], len(rank)
+            best = min(best, rank.get(row.id, len(rank)))
+            prev_n = row.n
+        if current:
+            passages.append((best, current))
+    passages.sort(key=lambda p: (p[0], p[1][0]))
+    return [line for _, block in passages for line in block]
