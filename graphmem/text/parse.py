@@ -597,7 +597,18 @@ def _copula(verb: Token, subject: str, negated: bool) -> list[Open]:
         # "I'm on Eastern Time": a timezone; "is (still) on Postgres 13" as the rules read it
         on_name = word == "on" and _named(obj)
         relation = attribute(value) or ("runs on" if on_name else f"is {word}")
-        return [Open(subject, relation, value, polarity=not negated)]
+        out = [Open(subject, relation, value, polarity=not negated)]
+        subj = _subject(verb)
+        if word in ("on", "in") and subj is not None and _person(subj) and not negated:
+            # "I'm on the platform team at Klarna": the team, and the employer
+            out.extend(
+                Open(subject, "works at", phrase(o))
+                for p in _children(obj, "prep")
+                if p.lower_ == "at" and obj.lemma_.casefold() in ("team", "squad", "department")
+                for o in _children(p, "pobj")
+                if _named(o) and not _indefinite(o)
+            )
+        return out
     return []
 
 
