@@ -24,7 +24,8 @@ _NOT_KEYS = frozenset(
     updates decision decisions feat fix chore ci docs doc refactor test tests perf build style
     revert release changelog added removed changed fixed deprecated security breaking retro
     standup meeting minutes reminder heads warning important context background edit ps
-    attendees owner owners goal goals risk risks idea ideas result results outcome""".split()  # noqa: SIM905
+    attendees owner owners goal goals risk risks idea ideas result results outcome yesterday
+    today tomorrow tonight doing planned wins learned progress""".split()  # noqa: SIM905
 )
 #: Labels in capitals that head a note, not a setting ("TODO: Redis").
 _NOT_ACRONYM_KEYS = frozenset(["todo", "wip", "fyi", "re", "ps", "nb", "tldr", "faq", "ama"])
