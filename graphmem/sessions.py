@@ -330,13 +330,26 @@ def _sessions(
     # Explicit names resolve like fact subjects; new ones become topic entities.
     names = sorted({n for _, m in checked if m for n in m})
     implicit = [i for i, (f, m) in enumerate(checked) if m is None and f["text"]]
-    terms = {i: topic_terms(checked[i][0]["text"], readings[i], kernel.owner) for i in implicit}
+    # The speakers of a session's turns and the owner are not its topics
+    # (docs/concepts/hotness.md#what-is-a-topic).
+    skip = {i: _speaker_ids(kernel, checked[i][0]["text"]) for i in implicit}
+    terms = {
+        i: {
+            t: c
+            for t, c in topic_terms(checked[i][0]["text"], readings[i], kernel.owner).items()
+            if kernel.entity_id(t) not in skip[i]
+        }
+        for i in implicit
+    }
     wanted = sorted(set(names) | {t for found in terms.values() for t in found})
     by_name, new = kernel.resolve_entities((n, "topic") for n in wanted)
     # Sessions without explicit mentions: existing entity names found in their text, and
     # the topics it names (the claims' subjects and objects, proper nouns).
     found = _find_mentions(kernel, [checked[i][0]["text"] for i in implicit])
-    from_text = dict(zip(implicit, found, strict=True))
+    from_text = {
+        i: {eid: hit for eid, hit in counts.items() if eid not in skip[i]}
+        for i, counts in zip(implicit, found, strict=True)
+    }
     for i in implicit:
         for term, count in terms[i].items():
             ent = by_name[term]
@@ -360,6 +373,20 @@ def _sessions(
         written[stored.id] = (stored, ids)
         stored_sessions.append(stored)
     return stored_sessions, list(written.values()), list(new.values())
+
+
+def _speaker_ids(kernel: Kernel, text: str) -> set[str]:
+    """Entity ids of the owner and of the speakers of ``text``'s ``Name: words`` turns.
+
+    >>> import graphmem as gm
+    >>> with gm.open() as mem:
+    ...     sorted(_speaker_ids(kernel_of(mem), "Alice: hi Bob\nBob: hi\nno speaker here"))
+    ['alice', 'bob', 'self']
+    """
+    from graphmem.store.textlines import split_lines
+
+    names = {speaker for speaker, _ in split_lines(text) if speaker} | {kernel.owner}
+    return {kernel.entity_id(name) for name in names}
 
 
 def _unchanged(store: Any, fields: Sequence[Mapping[str, Any]]) -> set[str]:

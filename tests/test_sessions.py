@@ -327,7 +327,10 @@ def test_a_recent_fact_refreshes_a_topic(mem: gm.Memory, clock: ManualClock) -> 
     mem.add_fact("delta", "status", "new", valid_from=day(5))  # not started by NOW
     g = by_topic(mem.hot_topics(now=NOW))
     assert g["gamma"].age_days == pytest.approx(2)  # recorded 2 days ago, valid for 30
-    assert g["gamma"].band is Band.WARM
+    assert g["gamma"].score > by_topic(mem.hot_topics(now=day(-3)))["gamma"].score
+    # docs/concepts/hotness.md#what-is-a-topic: the fact refreshes its recency, but a topic
+    # with no hits in the window stays COLD
+    assert g["gamma"].band is Band.COLD
     assert g["gamma"].hits == 0
     assert "delta" not in g
     assert "revived" not in g  # objects are not topics of their own

@@ -118,19 +118,19 @@ def _hot_table(scores: Sequence[TopicScore], *, title: str) -> Any:
             str(s.hits),
             _num(s.idf),
             _num(s.plain_score, 3),
-            str(_band(s.plain_score)),
+            str(_band(s.plain_score, s.hits)),
             _num(s.idf_score, 3),
-            str(_band(s.idf_score)),
+            str(_band(s.idf_score, s.hits)),
             _num(s.recency),
             _num(s.age_days, 1),
         )
     return table
 
 
-def _band(score: float) -> str:
+def _band(score: float, hits: int) -> str:
     from graphmem.hotness import classify
 
-    return str(classify(score))
+    return str(classify(score, hits=hits))
 
 
 @cli.command()
