@@ -253,6 +253,12 @@ def _check(
         if not sid:
             raise InvalidInput(f"{where}session_id is blank; pass a non-blank id or None")
     text = _optional_str(where, "text", item.get("text"))
+    if text is not None and not text.strip():
+        shown = repr(text) if len(text) <= 20 else f"<{len(text):,} whitespace characters>"
+        raise InvalidInput(
+            f"{where}text={shown} is blank: a session is its transcript or summary; pass the "
+            "text, or leave text out (None) and pass mentions"
+        )
     for key in ("text", "title", "summary", "source"):
         if item.get(key) is not None:  # a transcript may be long; 1 MB is not a session
             check_text(item[key], what=f"{where}{key}")

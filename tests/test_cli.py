@@ -235,3 +235,15 @@ def test_add_many_keeps_text_exactly(run: Invoke, tmp_path: Path, db_path: str) 
         [fact] = mem.facts(subject="s")
         assert fact.statement == hostile
         assert fact.source == "$s"
+
+
+@pytest.mark.parametrize("text", ["", "   ", "\n"])
+def test_add_session_refuses_a_blank_text(run: Invoke, db_path: str, text: str) -> None:
+    assert run("add", "seed", "is", "here").exit_code == 0
+    line = _one_line_error(run("add-session", text), "InvalidInput")
+    assert f"text={text!r} is blank" in line
+    assert "pass it as TEXT or on standard input" in line
+    piped = CliRunner().invoke(cli, ["--engine", ENGINE, "--db", db_path, "add-session"], input="")
+    assert _one_line_error(piped, "InvalidInput")
+    with gm.open(db_path, engine=ENGINE, read_only=True) as mem:
+        assert mem.sessions() == []

@@ -84,6 +84,10 @@ CLI_HINTS: tuple[tuple[str, str], ...] = (
         r"\{[^}]*\}\)\) \(None = unlimited\), or use add_facts for bulk imports",
         "Wait until then, or write in bulk with graphmem add-many (no rate limit)",
     ),
+    (
+        r"pass the text, or leave text out \(None\) and pass mentions",
+        "pass it as TEXT or on standard input",
+    ),
     (r"graphmem\.open\([^)]*\)", "graphmem --db PATH"),
 )
 
