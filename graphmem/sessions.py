@@ -382,7 +382,7 @@ def _sessions(
 
 
 def _speaker_ids(kernel: Kernel, text: str) -> set[str]:
-    """Entity ids of the owner and of the speakers of ``text``'s ``Name: words`` turns.
+    r"""Entity ids of the owner and of the speakers of ``text``'s ``Name: words`` turns.
 
     >>> import graphmem as gm
     >>> with gm.open() as mem:

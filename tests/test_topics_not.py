@@ -37,7 +37,8 @@ def test_speakers_are_not_mentions_of_their_session() -> None:
         # then, but never mentioned, so cold and below every mentioned topic.
         for t in rows:
             if t.topic in ("Alice", "Bob", "Carol"):
-                assert t.hits == 0 and t.band is Band.COLD
+                assert t.hits == 0
+                assert t.band is Band.COLD
 
 
 def test_a_speaker_named_by_another_session_is_a_mention_there() -> None:
@@ -63,7 +64,8 @@ def test_a_topic_without_hits_is_cold_however_recent() -> None:
         mem.add_session(started_at="2026-06-10", mentions={"Kuzu": 1})
         mem.add_fact("jenkins", "runs_on", "Java")  # learned now: recency 1.0, score 0.4
         rows = {t.topic: t for t in mem.hot_topics()}
-        assert rows["jenkins"].hits == 0 and rows["jenkins"].score == 0.4
+        assert rows["jenkins"].hits == 0
+        assert rows["jenkins"].score == 0.4
         assert rows["jenkins"].band is Band.COLD
         assert rows["Kuzu"].band is Band.HOT
 
