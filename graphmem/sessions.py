@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from graphmem.errors import InvalidInput, NotFound
 from graphmem.kernel import kernel_of
 from graphmem.models import Entity, Fact, Session, WriteResult
-from graphmem.normalize import MAX_ID, check_size, check_text, clean_name
+from graphmem.normalize import MAX_ID, check_size, check_text, clean_subject
 from graphmem.temporal import new_id
 from graphmem.timeutil import TimeLike, to_utc
 
@@ -214,7 +214,7 @@ def _mention_names(where: str, mentions: object) -> dict[str, int]:
         )
     out: dict[str, int] = {}
     for name, count in pairs:
-        clean = clean_name(name, what=f"{where}mentions name")
+        clean = clean_subject(name, what=f"{where}mentions name")
         if isinstance(count, bool) or not isinstance(count, int) or count < 1:
             raise InvalidInput(
                 f"{where}mentions[{name!r}]={count!r} must be a positive int: how many times "

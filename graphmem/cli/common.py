@@ -88,6 +88,7 @@ CLI_HINTS: tuple[tuple[str, str], ...] = (
         r"pass the text, or leave text out \(None\) and pass mentions",
         "pass it as TEXT or on standard input",
     ),
+    (r"or pass it to remember\(text\)", "or pass it to graphmem remember TEXT"),
     (r"graphmem\.open\([^)]*\)", "graphmem --db PATH"),
 )
 
