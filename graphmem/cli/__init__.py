@@ -102,8 +102,9 @@ def cli(
 ) -> None:
     """graphmem: a bi-temporal knowledge-graph memory for AI agents.
 
-    Dates take YYYY-MM-DD, an ISO datetime with an offset, or now, today, yesterday (wall
-    clock, UTC). With --json, results are JSON on stdout and errors one JSON object on stderr.
+    Dates take YYYY-MM-DD, an ISO datetime with an offset, now, today, yesterday, tomorrow or a
+    relative date such as 'next tuesday' or '3 days ago' (wall clock, UTC). With --json,
+    results are JSON on stdout and errors one JSON object on stderr.
     """
     ctx.obj = Settings(db=db, engine=engine, read_only=read_only, ontology=ontology)
     if ctx.invoked_subcommand is None:
