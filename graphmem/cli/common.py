@@ -35,6 +35,7 @@ __all__ = [
     "json_option",
     "learned_at_option",
     "open_memory",
+    "print_table",
 ]
 
 DEFAULT_DB = os.path.join("~", ".graphmem", DEFAULT_FILE)
@@ -377,15 +378,16 @@ def fact_table(
     Times are dates at midnight UTC, else UTC to the second; ``changed`` adds a last column
     (``believed`` uses it to say what became of each belief since).
     """
-    from rich.console import Console
     from rich.table import Table
+
+    from graphmem.display import clip
 
     fmt = fmt_when
     table = Table(title=title, show_lines=False)
     for col in ("subject", "predicate", "object", "valid", *(("known", "reason") if audit else ())):
-        table.add_column(col, overflow="fold")
+        table.add_column(col, overflow="ellipsis")
     if changed is not None:
-        table.add_column("since then", overflow="fold")
+        table.add_column("since then", overflow="ellipsis")
     for f in facts:
         cells = [
             f.subject,
@@ -400,10 +402,29 @@ def fact_table(
             ]
         if changed is not None:
             cells.append(changed(f))
-        table.add_row(*cells)
-    Console(soft_wrap=True).print(table)
+        table.add_row(*(clip(c) for c in cells))
+    print_table(table, piped_width=None)
     if not facts:
         click.echo("(no facts)")
+
+
+def print_table(table: Any, *, piped_width: int | None = 160) -> None:
+    """Print a rich table at the terminal's width (docs/concepts/surfaces.md#tables).
+
+    On a terminal the table fits its width; piped or captured, ``piped_width`` columns
+    (``None``: ``$COLUMNS``, else 80). A cell wraps between words: a word too long for its
+    column ends in ``…`` instead of being broken across lines. Callers cut long texts with
+    :func:`graphmem.display.clip` (:data:`~graphmem.display.CELL_CHARS` characters).
+    """
+    from rich.console import Console
+
+    for column in table.columns:
+        if not column.no_wrap:
+            column.overflow = "ellipsis"
+    console = Console(soft_wrap=True)
+    if not console.is_terminal and piped_width is not None:
+        console = Console(soft_wrap=True, width=piped_width)
+    console.print(table)
 
 
 def fmt_when(value: dt.datetime | None) -> str:
