@@ -239,16 +239,16 @@ def initialize_reply(
 
 
 def _answers(line: bytes, ident: Any) -> bool:
-    """Whether a reply line is the answer to the request ``ident``."""
+    """Whether a reply line is the result of the request ``ident``.
+
+    An error is never taken for it: were the SDK to refuse an ``initialize`` answered early,
+    the client reads why.
+    """
     try:
         message = json.loads(line)
     except ValueError:
         return False
-    return (
-        isinstance(message, dict)
-        and message.get("id") == ident
-        and ("result" in message or "error" in message)
-    )
+    return isinstance(message, dict) and message.get("id") == ident and "result" in message
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -268,7 +268,7 @@ def wire(
     error reply of the screen is written between two whole lines under the same lock.
 
     ``early``: given the first ``initialize`` request, the reply to send at once and the
-    request's id (:func:`initialize_reply`); the SDK's own answer to that id is then dropped.
+    request's id (:func:`initialize_reply`); the SDK's own result for that id is then dropped.
     """
     try:
         real_in, real_out = os.dup(0), os.dup(1)
@@ -342,10 +342,12 @@ def wire(
                     whole, pending = pending[:cut], pending[cut:]
                     if dropping:  # the SDK's answer to an initialize answered early
                         lines = whole.splitlines(keepends=True)
-                        kept = [x for x in lines if not _answers(x, dropping[0])]
-                        if len(kept) < len(lines):
-                            dropping.clear()
-                        whole = b"".join(kept)
+                        for n, line in enumerate(lines):
+                            if _answers(line, dropping[0]):
+                                del lines[n]
+                                dropping.clear()
+                                break
+                        whole = b"".join(lines)
                     with lock:
                         _write_all(real_out, whole)
             if pending:

@@ -198,3 +198,13 @@ def test_the_early_answer_agrees_to_a_known_version_or_the_latest(requested: str
         agreed = json.loads(line)["result"]["protocolVersion"]
         assert ident == 7
         assert agreed == (requested if requested in versions else versions[-1])
+
+
+def test_only_the_sdks_result_for_the_early_id_is_dropped() -> None:
+    from graphmem.mcp_wire import _answers
+
+    assert _answers(b'{"jsonrpc":"2.0","id":1,"result":{}}\n', 1)
+    assert not _answers(b'{"jsonrpc":"2.0","id":1,"error":{"code":-32602}}\n', 1)  # read it
+    assert not _answers(b'{"jsonrpc":"2.0","id":2,"result":{}}\n', 1)
+    assert not _answers(b'{"jsonrpc":"2.0","method":"notifications/message"}\n', 1)
+    assert not _answers(b"not json\n", 1)
