@@ -55,7 +55,7 @@ from graphmem.contradiction import decide_text, normalize_text
 from graphmem.errors import InvalidInput
 from graphmem.kernel import kernel_of
 from graphmem.models import Decision, Fact, TextResult
-from graphmem.normalize import clean_name
+from graphmem.normalize import clean_subject
 from graphmem.similarity import Similarity, nearest
 from graphmem.temporal import Close, Plan, plan_retract, shortened
 from graphmem.timeutil import TimeLike, fmt, to_utc
@@ -215,7 +215,7 @@ def remember(
         raise InvalidInput(f"text={shown(text)} is empty or not a string; pass the statement")
     kernel.admission.check_statement(text, name="text")
     sim = similarity or kernel.similarity
-    owner = kernel.owner if subject is None else clean_name(subject, what="subject")
+    owner = kernel.owner if subject is None else clean_subject(subject, what="subject")
     if source_ref is not None:
         item = {
             "subject": owner,
