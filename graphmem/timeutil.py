@@ -128,11 +128,7 @@ def _relative(text: str, name: str, clock: Clock) -> dt.datetime:
     found = list(find_dates(s, now)) if len(s) <= 60 else []
     if len(found) == 1 and found[0][2] == (0, len(s)):
         when = found[0][0]
-        day = dt.datetime(when.year, when.month, when.day, tzinfo=UTC)
-        words = s.casefold().split()
-        if words[0] == "next" and len(words) == 2 and day.date() <= now.date():
-            day += dt.timedelta(days=7)  # "next tuesday" said on a Tuesday: in a week
-        return day
+        return dt.datetime(when.year, when.month, when.day, tzinfo=UTC)
     shown = repr(text) if len(text) <= 60 else repr(text[:50] + "...")
     raise InvalidInput(f"{name}={shown} is not a date; {ACCEPTED}")
 
