@@ -267,6 +267,18 @@ def _claims(text: str, at: str = "2026-04-10") -> list[tuple[str, str | None, st
             [("self", "is on", "platform team", True), ("self", "works at", "Klarna", True)],
         ),
         ("and I hate cilantro lol", [("self", "hates", "cilantro", True)]),
+        # markdown: bold keys make a card; under a heading that names one thing, its settings
+        (
+            "- **City**: Valencia\n- **Editor:** VS Code",
+            [("self", "city", "Valencia", True), ("self", "editor", "VS Code", True)],
+        ),
+        (
+            "## Service: billing\n- **Owner:** Team Falcon\n- Datastore: Postgres 15",
+            [
+                ("billing", "owner", "Team Falcon", True),
+                ("billing", "datastore", "Postgres 15", True),
+            ],
+        ),
         ("Good things come from patience.", []),
         # a kin slot with its name: who the person is to the owner, and an age
         (

@@ -328,6 +328,8 @@ def _said(value: str) -> bool:
     return first in _SAYING
 
 
+#: Bold words in markdown ("- **Owner:** Team Falcon"): the words.
+_BOLD = re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*")
 #: A card's labels for what its owner works as (docs/concepts/text.md#log-formats).
 _JOB_KEYS = frozenset(["job", "role", "position", "title", "occupation", "work", "job title"])
 _ROW = re.compile(r"^\s*\|(.+)\|\s*$")
@@ -386,7 +388,7 @@ def _turns(text: str) -> list[tuple[str | None, str]]:
     a header ending with a colon and a line after one that ends a sentence start a new piece;
     other lines continue the paragraph they wrap.
     """
-    lines = _tables(text.splitlines())
+    lines = [_BOLD.sub(r"\1", line) for line in _tables(text.splitlines())]
     chat = _chat_labels(lines)
     card = _key_items(lines)
     turns: list[tuple[str | None, str]] = []
@@ -397,6 +399,11 @@ def _turns(text: str) -> list[tuple[str | None, str]]:
         if k in card:  # "- City: Valencia" is a setting, "city: Valencia", not a speaker
             key, value = card[k]
             key = key if ACRONYM.fullmatch(key) else key.casefold()
+            heading = next((h for h in reversed(lines[:k]) if h.lstrip().startswith("#")), "")
+            titled = _TITLED.match(heading)
+            if titled:  # under "## Service catalog: notifications": that thing's settings
+                turns.append((None, f"The {key} of {titled.group(1)} is {value}."))
+                continue
             if key in _JOB_KEYS and re.search(r"\sat\s+[A-Z]", value):
                 # "- Job: data analyst at Mercadona": a role and an employer
                 role = re.sub(r"\s*\([^)]*\)$", "", value)  # "(promoted in May)": an aside
