@@ -16,12 +16,30 @@ from graphmem.admission import check_source_type
 from graphmem.errors import InvalidInput
 from graphmem.normalize import check_text, clean_name
 from graphmem.timeutil import to_utc
-from graphmem.writes import FIELDS
 
 if TYPE_CHECKING:
     from graphmem.kernel import Kernel
 
-__all__ = ["INPUT_FIELDS", "KINDS", "session_starts", "validate"]
+__all__ = ["FIELDS", "INPUT_FIELDS", "KINDS", "session_starts", "validate"]
+
+#: Keys accepted in a fact dictionary for ``add_facts`` (and the JSONL import).
+FIELDS = frozenset(
+    {
+        "subject",
+        "predicate",
+        "object",
+        "valid_from",
+        "valid_to",
+        "source",
+        "source_ref",
+        "statement",
+        "kind",
+        "importance",
+        "confidence",
+        "pinned",
+        "source_type",
+    }
+)
 
 KINDS: tuple[str, ...] = ("fact", "event", "insight", "directive", "identity")
 #: Keys accepted by :func:`validate`: the fact fields (``source_type`` included) and

@@ -45,10 +45,18 @@ def _get_tracer() -> Any:
         except ImportError:
             _tracer = None
         else:
-            from graphmem import __version__
-
-            _tracer = trace.get_tracer("graphmem", __version__)
+            _tracer = trace.get_tracer("graphmem", _version())
     return _tracer
+
+
+def _version() -> str | None:
+    """Graphmem's version, from the installed distribution (this module is below the package)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("graphmem")
+    except PackageNotFoundError:
+        return None
 
 
 def reset(provider: Any = None) -> None:
@@ -59,12 +67,7 @@ def reset(provider: Any = None) -> None:
             (tests, an application with providers of its own); ``None``: the global one.
     """
     global _tracer
-    if provider is None:
-        _tracer = _UNSET
-    else:
-        from graphmem import __version__
-
-        _tracer = provider.get_tracer("graphmem", __version__)
+    _tracer = _UNSET if provider is None else provider.get_tracer("graphmem", _version())
 
 
 def _describe(span: Any, result: Any) -> None:

@@ -24,6 +24,7 @@ from pydantic import ValidationError
 from graphmem.errors import InvalidInput, NotFound
 from graphmem.models import Decision, Entity, Fact, Predicate, WriteResult, trusted
 from graphmem.normalize import check_text, entity_key
+from graphmem.rows import FIELDS
 from graphmem.store.base import ChangeSet
 
 if TYPE_CHECKING:
@@ -48,26 +49,6 @@ __all__ = [
     "retract_version",
     "write_facts",
 ]
-
-#: Keys accepted in a fact dictionary for ``add_facts`` (and the JSONL import).
-FIELDS = frozenset(
-    {
-        "subject",
-        "predicate",
-        "object",
-        "valid_from",
-        "valid_to",
-        "source",
-        "source_ref",
-        "statement",
-        "kind",
-        "importance",
-        "confidence",
-        "pinned",
-        "source_type",
-    }
-)
-
 
 #: Batches of at least this many rows run with the cyclic garbage collector paused.
 GC_PAUSE_ROWS = 1000
@@ -296,7 +277,7 @@ class FactRows:
         A plan that would close a version the memory's :class:`~graphmem.trust.Trust` protects
         becomes a dispute (docs/concepts/decisions.md#authority-and-disputes).
         """
-        from graphmem.trust import gate
+        from graphmem.authority import gate
 
         result = self.batch.apply(row.subject_id, gate(plan, row.fact, self.k.trust))
         self.results.append(result)
@@ -317,7 +298,7 @@ class FactRows:
         changes.predicates.extend(self.new_predicates.values())
         if any(f.expired_at is not None for f in self.batch.pending.values()):
             # docs/concepts/decisions.md#authority-and-disputes: reads look for disputes now
-            from graphmem.trust import HAS_DISPUTES
+            from graphmem.authority import HAS_DISPUTES
 
             changes.meta[HAS_DISPUTES] = "1"
         self.batch.fill(changes)
