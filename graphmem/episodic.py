@@ -1,6 +1,6 @@
 """Episodic recall: the session lines that match a query, dated and checked.
 
-See docs/concepts/recall.md#rule-6, issue #14.
+See docs/concepts/recall.md#rule-6 and docs/benchmarks.md#episodic-recall.
 
 :func:`graphmem.context.context` and :func:`graphmem.context.search` blend these with the
 current facts; this module finds, scores, checks and renders the lines. The store side (how

@@ -35,7 +35,7 @@ class MemoryWrites:
         self,
         subject: str,
         predicate: str,
-        object: str,  # noqa: A002 - the SPEC's name
+        object: str,  # noqa: A002 - the name of Fact.object
         *,
         valid_from: TimeLike | None = None,
         valid_to: TimeLike | None = None,
@@ -150,7 +150,7 @@ class MemoryWrites:
         self,
         subject: str | None = None,
         predicate: str | None = None,
-        object: str | None = None,  # noqa: A002 - the SPEC's name
+        object: str | None = None,  # noqa: A002 - the name of Fact.object
         *,
         fact_id: str | None = None,
         at: TimeLike | None = None,

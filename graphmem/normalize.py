@@ -195,5 +195,6 @@ def _predicate_name(name: object) -> str:
     return snake
 
 
-# Writes resolve every row's predicate a few times; bulk loads of 1M rows spent 5% here (#6).
+# Writes resolve every row's predicate a few times; bulk loads of 1M rows spent 5% here
+# (docs/benchmarks.md#results).
 _cached_predicate_name = functools.lru_cache(maxsize=4096)(_predicate_name)

@@ -86,7 +86,7 @@ def validate(
     """Check one input row; return its normalised fields.
 
     ``names`` caches cleaned subject and object names across the rows of one call (a bulk
-    write repeats them; #6).
+    write repeats them; docs/benchmarks.md#results).
     """
     where = f"facts[{i}]." if i >= 0 else ""
     if not INPUT_FIELDS.issuperset(item):

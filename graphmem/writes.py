@@ -60,8 +60,8 @@ def paused_gc(rows: int) -> Iterator[None]:
 
     A bulk write allocates a few objects per row that all stay alive until it returns, and the
     collector's passes over them cost as much as the write itself (100k facts: 31.8 s with the
-    collector, 16.0 s without; #6). Nothing a write allocates needs a cycle collection
-    mid-call; the collector is re-enabled (and runs as usual) afterwards.
+    collector, 16.0 s without; docs/benchmarks.md#results). Nothing a write allocates needs a cycle
+    collection mid-call; the collector is re-enabled (and runs as usual) afterwards.
     """
     if rows < GC_PAUSE_ROWS or not gc.isenabled():
         yield
@@ -94,8 +94,8 @@ def new_version(checked: dict[str, Any], **fields: Any) -> Fact:
 
     ``checked`` holds every Fact field in declaration order and becomes the version's own
     ``__dict__`` (the caller lets go of it). No second validation: the checks ran on the input
-    (with the row's index in the message), and a bulk write builds a million of these (#6;
-    ``test_writes`` holds the result equal to :func:`build_fact`'s).
+    (with the row's index in the message), and a bulk write builds a million of these
+    (docs/benchmarks.md#results; ``test_writes`` holds the result equal to :func:`build_fact`'s).
     """
     checked.update(fields)
     return trusted(Fact, checked)
@@ -107,7 +107,7 @@ class WriteBatch:
 
     Versions are grouped per subject and predicate: the decision rules mostly look at one
     predicate of a subject, and scanning the subject's other versions cost 7% of a bulk
-    write (#6).
+    write (docs/benchmarks.md#results).
     """
 
     now: dt.datetime
@@ -331,7 +331,7 @@ def open_rows(
     names: dict[str, str] = {}
     checked = []
     # One pass: validate each row and note its names (a second pass over a million rows
-    # costs seconds in cache misses; #6). Nothing is written before all are valid.
+    # costs seconds in cache misses). Nothing is written before all are valid.
     subjects: dict[str, None] = {}
     objects: dict[str, str] = {}  # name -> kind of its first use
     predicates: dict[str, Predicate] = {}

@@ -261,7 +261,7 @@ class KuzuConnection:
             # Kuzu: checkpoints run after COMMIT returned (_checkpoint), never inside it: an
             # automatic one that fails (a full disk) made COMMIT raise for a committed write.
             # Not ladybug: with automatic checkpoints off, ladybug 0.22 lost acknowledged
-            # commits after a SIGKILL (test_crash, issue 16).
+            # commits after a SIGKILL (test_crash, docs/concepts/storage.md#durability).
             options["auto_checkpoint"] = False
         try:
             return self._mod.Database(target, read_only=read_only, **options)

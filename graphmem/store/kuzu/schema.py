@@ -14,8 +14,9 @@ __all__ = ["DDL", "FACT_COLUMNS", "SCHEMA_VERSION", "UPGRADES"]
 
 #: Bump when the DDL changes; a database of an older version listed in :data:`UPGRADES` is
 #: upgraded on a writable open, any other version refuses to open.
-#: 2: ``Session.recorded_at`` (system time of the write) and the ``SessionLine`` table (#14).
-#: 3: ``Fact.source_type`` (who said it; docs/concepts/decisions.md#authority-and-disputes).
+#: 2: ``Session.recorded_at`` (system time of the write) and the ``SessionLine`` table
+#: (docs/concepts/recall.md#rule-6). 3: ``Fact.source_type`` (who said it;
+#: docs/concepts/decisions.md#authority-and-disputes).
 SCHEMA_VERSION = 3
 
 #: Fact edge properties in storage order (after the FROM/TO endpoints).

@@ -2,13 +2,13 @@
 
 Kuzu 0.11.3 never overwrites deleted rows: after ``DELETE`` (even after overwriting the values
 first) and a ``CHECKPOINT``, the old strings are still in the database file, and the full-text
-index keeps their terms (measured for issue #7). A privacy purge that must remove the content
-from the files therefore rebuilds the database: ``EXPORT DATABASE`` (live rows only, Parquet)
-into a private work directory next to the file, ``IMPORT DATABASE`` into a fresh file there,
-then a rename over the old file.
+index keeps their terms (measured, docs/concepts/storage.md#purge). A privacy purge that must remove
+the content from the files therefore rebuilds the database: ``EXPORT DATABASE`` (live rows only,
+Parquet) into a private work directory next to the file, ``IMPORT DATABASE`` into a fresh file
+there, then a rename over the old file.
 
-**Crash safety** (issue 16). The purge itself commits first, in the old file, with its audit
-record; the rebuild follows. What makes a killed rebuild harmless:
+**Crash safety** (docs/concepts/storage.md#purge). The purge itself commits first, in the old
+file, with its audit record; the rebuild follows. What makes a killed rebuild harmless:
 
 - **The rename is the commit point.** Until it, the old file (purge committed, purged strings
   still in its pages) is the database; after it, the rebuilt one. Both are complete databases.
