@@ -27,6 +27,8 @@ from collections import Counter
 from collections.abc import Callable, Sized
 from typing import Any, TypeVar
 
+from graphmem.version import package_version
+
 __all__ = ["instrument", "reset"]
 
 _T = TypeVar("_T")
@@ -45,18 +47,8 @@ def _get_tracer() -> Any:
         except ImportError:
             _tracer = None
         else:
-            _tracer = trace.get_tracer("graphmem", _version())
+            _tracer = trace.get_tracer("graphmem", package_version())
     return _tracer
-
-
-def _version() -> str | None:
-    """Graphmem's version, from the installed distribution (this module is below the package)."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("graphmem")
-    except PackageNotFoundError:
-        return None
 
 
 def reset(provider: Any = None) -> None:
@@ -67,7 +59,7 @@ def reset(provider: Any = None) -> None:
             (tests, an application with providers of its own); ``None``: the global one.
     """
     global _tracer
-    _tracer = _UNSET if provider is None else provider.get_tracer("graphmem", _version())
+    _tracer = _UNSET if provider is None else provider.get_tracer("graphmem", package_version())
 
 
 def _describe(span: Any, result: Any) -> None:
