@@ -7,6 +7,7 @@ An import counts wherever it is written (module level, inside a function, under
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -46,6 +47,49 @@ def test_the_import_contracts_hold() -> None:
 
     code = lint_imports(config_filename=str(ROOT.parent / "pyproject.toml"), no_cache=True)
     assert code == 0, "an import contract is broken: run lint-imports to see which import"
+
+
+#: The layers of ARCHITECTURE.md's drawing, top to bottom, as its left column names them.
+DRAWN_LAYERS = ("surfaces", "facade", "services", "kernel", "store", "core")
+
+
+def _drawing() -> dict[str, set[str]]:
+    """ARCHITECTURE.md's drawing: the module paths each layer's rows name."""
+    text = (ROOT.parent / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    block = text.split("```\n", 2)[1]
+    rows: dict[str, list[str]] = {}
+    layer = ""
+    for line in block.splitlines():
+        first = line.split()[0] if line.split() else ""
+        if first in DRAWN_LAYERS:
+            layer = first
+        rows.setdefault(layer, []).append(line)
+    drawn: dict[str, set[str]] = {}
+    for name, lines in rows.items():
+        joined = " ".join(lines)
+        for base, items in re.findall(r"([\w/]+)/\{([^}]*)\}", joined):  # text/{a,b,...}
+            joined += " " + " ".join(f"{base}/{i.strip()}" for i in items.split(","))
+        paths = set()
+        for token in re.findall(r"[\w./]+", joined):
+            token = token.removesuffix(".py").strip("/")
+            parts = token.split("/")
+            paths.update("/".join(parts[: n + 1]) for n in range(len(parts)))
+        drawn[name] = paths
+    return drawn
+
+
+def test_the_drawing_is_the_layers_contract() -> None:
+    """Every module of the ``layers`` contract is drawn in its layer of ARCHITECTURE.md."""
+    tomllib = pytest.importorskip("tomllib", reason="reading pyproject.toml needs Python 3.11")
+    config = tomllib.loads((ROOT.parent / "pyproject.toml").read_text(encoding="utf-8"))
+    contracts = config["tool"]["importlinter"]["contracts"]
+    (layers,) = [c["layers"] for c in contracts if c["id"] == "layers"]
+    assert len(layers) == len(DRAWN_LAYERS)
+    drawn = _drawing()
+    for name, line in zip(DRAWN_LAYERS, layers, strict=True):
+        for module in (m.strip() for m in line.split(":")):
+            path = module.replace(".", "/")
+            assert path in drawn[name], f"graphmem.{module} is not drawn in {name}"
 
 
 #: The import cycles left, each inside one package: the clause rules and the reader use each
