@@ -6,34 +6,35 @@
 ...     [f.object for f in mem.facts(subject="alice")]
 ['Acme']
 
-Heavy parts (the store engine, spaCy, matplotlib) load on first use, so ``import graphmem``
-stays fast.
+Every public name loads on first use (PEP 562 ``__getattr__``): ``import graphmem`` imports
+only this file and the standard library, so ``graphmem --version`` answers at once and a
+command pays only for what it uses (docs/api.md#importing-graphmem). The store engine, spaCy,
+pydantic and matplotlib load when a name that needs them is first read.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from graphmem.errors import (
-    BackfillOrderError,
-    ClockError,
-    ExtraUnavailable,
-    GraphmemError,
-    IntegrityError,
-    InvalidInput,
-    NotFound,
-    RateLimited,
-    SchemaVersionError,
-    StoreBusy,
-    StoreError,
-)
-from graphmem.models import Decision, Entity, Fact, Predicate, Session, WriteResult
-from graphmem.timeutil import to_utc
-
 if TYPE_CHECKING:
     from graphmem.episodic import Context, SearchItem
+    from graphmem.errors import (
+        BackfillOrderError,
+        ClockError,
+        ExtraUnavailable,
+        GraphmemError,
+        IntegrityError,
+        InvalidInput,
+        NotFound,
+        RateLimited,
+        SchemaVersionError,
+        StoreBusy,
+        StoreError,
+    )
     from graphmem.explain import Readings
     from graphmem.memory import Memory, open
+    from graphmem.models import Decision, Entity, Fact, Predicate, Session, WriteResult
+    from graphmem.timeutil import ManualClock, to_utc
     from graphmem.trust import Trust
 
 __version__ = "0.1.0"
@@ -49,6 +50,7 @@ __all__ = [
     "GraphmemError",
     "IntegrityError",
     "InvalidInput",
+    "ManualClock",
     "Memory",
     "NotFound",
     "Predicate",
@@ -66,13 +68,35 @@ __all__ = [
     "to_utc",
 ]
 
+#: The module that defines each public name (imported when the name is first read).
 _LAZY = {
+    **dict.fromkeys(
+        (
+            "BackfillOrderError",
+            "ClockError",
+            "ExtraUnavailable",
+            "GraphmemError",
+            "IntegrityError",
+            "InvalidInput",
+            "NotFound",
+            "RateLimited",
+            "SchemaVersionError",
+            "StoreBusy",
+            "StoreError",
+        ),
+        "graphmem.errors",
+    ),
+    **dict.fromkeys(
+        ("Decision", "Entity", "Fact", "Predicate", "Session", "WriteResult"), "graphmem.models"
+    ),
     "Context": "graphmem.episodic",
+    "ManualClock": "graphmem.timeutil",
     "Memory": "graphmem.memory",
     "SearchItem": "graphmem.episodic",
     "Readings": "graphmem.explain",
     "Trust": "graphmem.trust",
     "open": "graphmem.memory",
+    "to_utc": "graphmem.timeutil",
 }
 #: Submodules reachable as ``gm.<name>`` without an explicit import (loaded on first use).
 _SUBMODULES = frozenset(
@@ -85,11 +109,13 @@ _SUBMODULES = frozenset(
         "decay",
         "demo",
         "episodic",
+        "errors",
         "explain",
         "export",
         "graphs",
         "hotness",
         "maintenance",
+        "models",
         "plot",
         "remember",
         "sessions",

@@ -34,11 +34,21 @@ from typing import Any, Protocol, TypeVar
 
 from graphmem.timeutil import fmt
 
-__all__ = ["MAX_ROWS", "ContextText", "FactList", "ResultList", "fact_text", "table"]
+__all__ = [
+    "CELL_CHARS",
+    "MAX_ROWS",
+    "ContextText",
+    "FactList",
+    "ResultList",
+    "clip",
+    "fact_text",
+    "table",
+]
 
 #: Tables show at most this many rows, then a row saying how many more there are.
 MAX_ROWS = 100
-_CELL_CHARS = 200
+#: A table cell shows at most this many characters, the last one ``…`` (HTML and the CLI).
+CELL_CHARS = 200
 _T = TypeVar("_T")
 
 
@@ -147,11 +157,20 @@ class Explanation(Protocol):
     def sources(self) -> Sequence[str]: ...
 
 
+def clip(value: object, limit: int = CELL_CHARS) -> str:
+    """Return a value as a table cell: its text, cut to ``limit`` characters ending in ``…``.
+
+    >>> clip("x" * 300)[-3:], len(clip("x" * 300)), clip(None), clip(42)
+    ('xx…', 200, '', '42')
+    """
+    text = "" if value is None else str(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def _cell(value: object) -> str:
     text = "" if value is None else str(value)
-    if len(text) > _CELL_CHARS:  # the full text stays readable in the tooltip
-        short = text[: _CELL_CHARS - 1] + "…"
-        return f'<span title="{html.escape(text)}">{html.escape(short)}</span>'
+    if len(text) > CELL_CHARS:  # the full text stays readable in the tooltip
+        return f'<span title="{html.escape(text)}">{html.escape(clip(text))}</span>'
     return html.escape(text)
 
 

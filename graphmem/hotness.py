@@ -14,7 +14,8 @@ The formula, for a topic at time ``now``:
 - ``engagement = hits / max_hits``, ``max_hits`` taken over all topics (0 counts as 1);
 - ``recency = 1 - min(age_days, 60) / 60``, age = days since the topic's newest fact or mention;
 - ``hotness = 0.6 * engagement + 0.4 * recency``, clamped to ``[0, 1]``;
-- bands: HOT ``>= 0.6``, WARM ``>= 0.3``, COLD below.
+- bands: HOT ``>= 0.6``, WARM ``>= 0.3``, COLD below; a topic with no hits in the window is
+  COLD whatever its recency (docs/concepts/hotness.md#hotness).
 
 Beyond the anchor, ``weighting="idf"`` weights hits by inverse document frequency so a topic
 named by a common word (one that shows up in nearly every session) does not look falsely hot.
@@ -214,15 +215,18 @@ def hotness_score(hits: float, max_hits: float, age_days: float | None) -> float
     return _clamp01(round(raw, _SCORE_PLACES))
 
 
-def classify(score: float) -> Band:
+def classify(score: float, *, hits: float | None = None) -> Band:
     """Return the band of a hotness score: HOT ``>= 0.6``, WARM ``>= 0.3``, else COLD.
 
     The score is compared at 9 decimal places, so float noise such as ``0.5999999999999999``
     (from ``0.6 * 0.5 + 0.4 * 0.75``) lands in the band its exact value belongs to. The rounding
-    is monotone, so a higher score never gets a lower band.
+    is monotone, so a higher score never gets a lower band. A topic with no hits in the window
+    is COLD: its score is recency alone (at most 0.4), and a topic nobody talked about lately
+    is not warm because a fact about it is new (docs/concepts/hotness.md#hotness).
 
     Args:
         score: a hotness score, normally in ``[0, 1]``.
+        hits: the topic's hits in the window, when known (``0``: COLD).
 
     Returns:
         :attr:`Band.HOT`, :attr:`Band.WARM` or :attr:`Band.COLD`.
@@ -233,10 +237,14 @@ def classify(score: float) -> Band:
     Examples:
         >>> classify(0.6), classify(0.5999), classify(0.3), classify(0.2999)
         (<Band.HOT: 'HOT'>, <Band.WARM: 'WARM'>, <Band.WARM: 'WARM'>, <Band.COLD: 'COLD'>)
-        >>> str(classify(0.95))
-        'HOT'
+        >>> str(classify(0.95)), str(classify(0.4, hits=0))
+        ('HOT', 'COLD')
     """
     _check_number("score", score, minimum=None)
+    if hits is not None:
+        _check_number("hits", hits)
+        if hits == 0:
+            return Band.COLD
     rounded = round(score, _BAND_PLACES)
     if rounded >= HOT_THRESHOLD:
         return Band.HOT
@@ -494,7 +502,7 @@ def score_counts(
                 plain_score=plain,
                 idf_score=weighted_score,
                 score=score,
-                band=classify(score),
+                band=classify(score, hits=hits[topic]),
                 weighting=weighting,
             )
         )

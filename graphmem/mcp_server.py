@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 from graphmem.errors import ExtraUnavailable, GraphmemError, InvalidInput
 from graphmem.mcp_tools import TOOLS as _TOOLS
 from graphmem.mcp_tools import Tool
-from graphmem.mcp_wire import bad_text, unmark, wire
+from graphmem.mcp_wire import bad_text, initialize_reply, unmark, wire
 
 if TYPE_CHECKING:
     from graphmem.memory import Memory
@@ -261,9 +261,8 @@ class _Bearer:
 
 def _run(server: Any, transport: str, host: str, port: int, token: str | None) -> None:
     """Run ``server`` on stdio (through the screen of :mod:`graphmem.mcp_wire`) or HTTP."""
-    if transport == "stdio":
-        with wire():
-            server.run("stdio")
+    if transport == "stdio":  # inside the wire (serve)
+        server.run("stdio")
         return
     import uvicorn
 
@@ -305,15 +304,54 @@ def serve(
         StoreBusy: another process holds the database.
         InvalidInput: an unknown transport, or HTTP off loopback without a token.
     """
+    if transport not in ("stdio", "http"):
+        raise InvalidInput(f"transport={transport!r} is not one of 'stdio', 'http'")
+    if transport == "http":
+        check_http(host, token)
+    with contextlib.ExitStack() as stack:
+        if transport == "stdio":
+            # The wire first: it answers initialize while the SDK loads (docs/agents.md#start-up).
+            stack.enter_context(wire(early=_early_reply()))
+        _serve(path, engine, clock, ontology, wait, transport, host, port, token)
+
+
+def _early_reply() -> Callable[[Any], tuple[Any, bytes] | None]:
+    """The early ``initialize`` answer of the installed SDK (:func:`initialize_reply`)."""
+    import functools
+    from importlib.metadata import PackageNotFoundError, version
+
+    import graphmem
+
+    try:
+        sdk: str | None = version("mcp")
+    except PackageNotFoundError:
+        sdk = None
+    return functools.partial(
+        initialize_reply,
+        sdk=sdk,
+        name="graphmem",
+        version=graphmem.__version__,
+        instructions=INSTRUCTIONS,
+    )
+
+
+def _serve(
+    path: str | None,
+    engine: str,
+    clock: Callable[[], Any] | None,
+    ontology: str | None,
+    wait: float | None,
+    transport: str,
+    host: str,
+    port: int,
+    token: str | None,
+) -> None:
+    """:func:`serve` once the stdio wire is in place."""
     from graphmem.context import prepare
     from graphmem.memory import Memory
     from graphmem.store import is_url
     from graphmem.store.locks import LEND_TIMEOUT, Lender
 
-    if transport not in ("stdio", "http"):
-        raise InvalidInput(f"transport={transport!r} is not one of 'stdio', 'http'")
-    if transport == "http":
-        check_http(host, token)
     _sdk()  # fail before opening the database
 
     def opener() -> Memory:

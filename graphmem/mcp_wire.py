@@ -15,6 +15,11 @@ gives the tool the text as sent.
 
 Replies go through a pipe too (:func:`wire`): one thread writes the SDK's lines and the
 screen's errors to standard output, whole lines only, so they never interleave.
+
+The wire starts before the SDK is imported (about half a second), so it can answer the
+client's ``initialize`` at once with the answer the SDK would give (:func:`initialize_reply`,
+for the SDK versions in :data:`KNOWN_SDKS` only); the SDK still reads the request, and its own
+answer is dropped (docs/agents.md#start-up).
 """
 
 from __future__ import annotations
@@ -25,10 +30,25 @@ import os
 import re
 import select
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
-__all__ = ["MAX_DEPTH", "bad_text", "screen", "unmark", "wire"]
+__all__ = ["KNOWN_SDKS", "MAX_DEPTH", "bad_text", "initialize_reply", "screen", "unmark", "wire"]
+
+#: The ``initialize`` answer of each ``mcp`` SDK version it was checked against
+#: (``tests/test_mcp_wire.py`` compares it with the installed SDK's own): the protocol
+#: versions the SDK agrees to (a client asking for another gets the last) and its
+#: capabilities. With any other SDK version the SDK answers, once it has loaded.
+KNOWN_SDKS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
+    "2.3.0": (
+        ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"),
+        {
+            "prompts": {"listChanged": False},
+            "resources": {"listChanged": False, "subscribe": False},
+            "tools": {"listChanged": False},
+        },
+    ),
+}
 
 #: The deepest nesting of a request line passed to the SDK (its parser refuses about 130+
 #: levels, and no tool argument nests).
@@ -173,6 +193,64 @@ def unmark(value: Any) -> Any:
     return value
 
 
+def initialize_reply(
+    message: Any, *, sdk: str | None, name: str, version: str, instructions: str
+) -> tuple[Any, bytes] | None:
+    """The SDK's answer to an ``initialize`` request, given before the SDK has loaded.
+
+    Returns ``(request id, reply line)``, or ``None`` when the SDK must answer itself: another
+    method, an SDK version not in :data:`KNOWN_SDKS`, or a request the SDK may refuse (its
+    error says what is wrong).
+
+    >>> request = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+    ...     "protocolVersion": "1999-01-01", "capabilities": {},
+    ...     "clientInfo": {"name": "c", "version": "1"}}}
+    >>> ident, line = initialize_reply(request, sdk="2.3.0", name="g", version="0", instructions="")
+    >>> ident, json.loads(line)["result"]["protocolVersion"]
+    (1, '2025-11-25')
+    >>> initialize_reply(request, sdk="9.9", name="g", version="0", instructions="") is None
+    True
+    """
+    if sdk not in KNOWN_SDKS or not isinstance(message, dict):
+        return None
+    ident, params = message.get("id"), message.get("params")
+    if message.get("method") != "initialize" or not isinstance(params, dict):
+        return None
+    if isinstance(ident, bool) or not isinstance(ident, (int, str)):
+        return None
+    requested, client = params.get("protocolVersion"), params.get("clientInfo")
+    if not (
+        isinstance(requested, str)
+        and isinstance(params.get("capabilities"), dict)
+        and isinstance(client, dict)
+        and isinstance(client.get("name"), str)
+        and isinstance(client.get("version"), str)
+    ):
+        return None
+    versions, capabilities = KNOWN_SDKS[sdk]
+    result = {
+        "capabilities": capabilities,
+        "instructions": instructions,
+        "protocolVersion": requested if requested in versions else versions[-1],
+        "serverInfo": {"name": name, "version": version},
+    }
+    reply = {"jsonrpc": "2.0", "id": ident, "result": result}
+    return ident, json.dumps(reply, separators=(",", ":")).encode() + b"\n"
+
+
+def _answers(line: bytes, ident: Any) -> bool:
+    """Whether a reply line is the result of the request ``ident``.
+
+    An error is never taken for it: were the SDK to refuse an ``initialize`` answered early,
+    the client reads why.
+    """
+    try:
+        message = json.loads(line)
+    except ValueError:
+        return False
+    return isinstance(message, dict) and message.get("id") == ident and "result" in message
+
+
 def _write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
@@ -180,12 +258,17 @@ def _write_all(fd: int, data: bytes) -> None:
 
 
 @contextlib.contextmanager
-def wire() -> Iterator[None]:
+def wire(
+    early: Callable[[Any], tuple[Any, bytes] | None] | None = None,
+) -> Iterator[None]:
     """Serve the SDK through pipes on file descriptors 0 and 1 (the module docstring).
 
     A thread reads the real standard input line by line and feeds :func:`screen`'s lines to
     the SDK; another writes the SDK's replies, whole lines, to the real standard output. An
     error reply of the screen is written between two whole lines under the same lock.
+
+    ``early``: given the first ``initialize`` request, the reply to send at once and the
+    request's id (:func:`initialize_reply`); the SDK's own result for that id is then dropped.
     """
     try:
         real_in, real_out = os.dup(0), os.dup(1)
@@ -201,6 +284,26 @@ def wire() -> Iterator[None]:
     os.close(out_write)
     lock = threading.Lock()
     stop = threading.Event()
+    # The id whose SDK answer is dropped (answered early), while it is awaited.
+    dropping: list[Any] = []
+    asking = [early is not None]  # until the first initialize request
+
+    def answer_early(line: bytes) -> None:
+        if early is None or b"initialize" not in line:
+            return
+        try:
+            message = json.loads(line)
+        except ValueError:
+            return
+        if not isinstance(message, dict) or message.get("method") != "initialize":
+            return
+        asking[0] = False
+        found = early(message)
+        if found is not None:
+            ident, reply = found
+            dropping.append(ident)  # before the SDK can read the request
+            with lock:
+                _write_all(real_out, reply)
 
     def pump_in() -> None:
         with (
@@ -216,6 +319,8 @@ def wire() -> Iterator[None]:
                     with lock:
                         _write_all(real_out, reply)
                 if forward is not None:
+                    if asking[0]:
+                        answer_early(forward)
                     dst.write(forward)
                     dst.flush()
 
@@ -234,9 +339,17 @@ def wire() -> Iterator[None]:
                 pending += chunk
                 cut = pending.rfind(b"\n") + 1
                 if cut:
+                    whole, pending = pending[:cut], pending[cut:]
+                    if dropping:  # the SDK's answer to an initialize answered early
+                        lines = whole.splitlines(keepends=True)
+                        for n, line in enumerate(lines):
+                            if _answers(line, dropping[0]):
+                                del lines[n]
+                                dropping.clear()
+                                break
+                        whole = b"".join(lines)
                     with lock:
-                        _write_all(real_out, pending[:cut])
-                    pending = pending[cut:]
+                        _write_all(real_out, whole)
             if pending:
                 with lock:
                     _write_all(real_out, pending)

@@ -25,11 +25,13 @@ __all__ = [
     "MAX_ID",
     "MAX_KEY",
     "MAX_NAME",
+    "MAX_SUBJECT",
     "MAX_TEXT",
     "STOPWORDS",
     "check_size",
     "check_text",
     "clean_name",
+    "clean_subject",
     "entity_key",
     "predicate_name",
     "stem",
@@ -39,10 +41,14 @@ __all__ = [
 MAX_KEY = 256
 #: The longest id accepted, in characters: session ids (a session's lines are keyed by it).
 MAX_ID = 1024
-#: The longest name accepted, in characters: subjects, objects, entity names, aliases and
-#: session mentions. An object can be a note's whole text (free-text facts store it as the
-#: object), so the bound is well above the default statement bound (10,000).
+#: The longest name accepted, in characters: objects, and the hard bound of every name. An
+#: object can be a note's whole text (free-text facts store it as the object), so the bound is
+#: well above the default statement bound (10,000).
 MAX_NAME = 100_000
+#: The longest name of a thing, in characters: subjects, declared entity names, aliases and
+#: session mention names (docs/errors.md#size-bounds). A subject names what a fact is about
+#: ("api", "Alice"); text belongs in the object, the statement or ``remember(text)``.
+MAX_SUBJECT = 1_000
 #: The longest other text accepted, in characters: statements (which admission control bounds
 #: further, 10,000 by default), reasons, sources, kinds and descriptions.
 MAX_TEXT = 1_000_000
@@ -147,6 +153,34 @@ def clean_name(name: object, *, what: str = "name") -> str:
     check_size(text, what=f"{what} (normalised)", limit=MAX_NAME)
     if not text:
         raise InvalidInput(f"{what}={name!r} is empty; pass a non-blank name")
+    return text
+
+
+def clean_subject(name: object, *, what: str = "subject") -> str:
+    """Return the display name of a subject, entity, alias or mention, bounded.
+
+    :func:`clean_name`, at most :data:`MAX_SUBJECT` characters.
+
+    >>> clean_subject("  the   api ")
+    'the api'
+    >>> clean_subject("x" * 1_001)
+    Traceback (most recent call last):
+    ...
+    graphmem.errors.InvalidInput: subject has 1,001 characters; a subject names a thing in at ...
+
+    Raises:
+        InvalidInput: not a string, blank, or longer than :data:`MAX_SUBJECT` characters once
+            normalised; the message gives the length and what to do.
+    """
+    # A name longer than MAX_NAME is refused before it is normalised (that costs time).
+    text = name if isinstance(name, str) and len(name) > MAX_NAME else clean_name(name, what=what)
+    if len(text) > MAX_SUBJECT:
+        raise InvalidInput(
+            f"{what} has {len(text):,} characters; a subject names a thing in at most "
+            f"{MAX_SUBJECT:,} (starts {text[:30]!r}); use a short name such as 'api' or "
+            "'Alice' and put the text in the object or the statement, or pass it to "
+            "remember(text) (docs/errors.md, size bounds)"
+        )
     return text
 
 

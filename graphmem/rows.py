@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from graphmem.admission import check_source_type
 from graphmem.errors import InvalidInput
-from graphmem.normalize import check_text, clean_name
+from graphmem.normalize import MAX_SUBJECT, check_text, clean_name, clean_subject
 from graphmem.timeutil import to_utc
 
 if TYPE_CHECKING:
@@ -48,13 +48,21 @@ KINDS: tuple[str, ...] = ("fact", "event", "insight", "directive", "identity")
 INPUT_FIELDS = FIELDS | {"source_type", "cardinality"}
 
 
-def clean_cached(raw: object, what: str, names: dict[str, str] | None) -> str:
-    """:func:`clean_name` through a per-call cache of string names."""
+def clean_cached(
+    raw: object, what: str, names: dict[str, str] | None, *, subject: bool = False
+) -> str:
+    """Clean a name through a per-call cache of string names.
+
+    :func:`clean_name`, or for a ``subject`` :func:`clean_subject`.
+    """
+    clean = clean_subject if subject else clean_name
     if names is None or type(raw) is not str:
-        return clean_name(raw, what=what)
+        return clean(raw, what=what)
     found = names.get(raw)
     if found is None:
-        found = names[raw] = clean_name(raw, what=what)
+        found = names[raw] = clean(raw, what=what)
+    elif subject and len(found) > MAX_SUBJECT:  # cached as an object: too long for a subject
+        clean_subject(found, what=what)
     return found
 
 
@@ -82,11 +90,14 @@ def validate(
     now: dt.datetime,
     default_from: dt.datetime | None = None,
     names: dict[str, str] | None = None,
+    *,
+    bound_subject: bool = True,
 ) -> dict[str, Any]:
     """Check one input row; return its normalised fields.
 
     ``names`` caches cleaned subject and object names across the rows of one call (a bulk
-    write repeats them; docs/benchmarks.md#results).
+    write repeats them; docs/benchmarks.md#results). ``bound_subject``: refuse a subject longer
+    than :data:`~graphmem.normalize.MAX_SUBJECT` characters (docs/errors.md#size-bounds).
     """
     where = f"facts[{i}]." if i >= 0 else ""
     if not INPUT_FIELDS.issuperset(item):
@@ -163,7 +174,7 @@ def validate(
             f"{where}valid_to={vt.isoformat()} is not after valid_from={vf.isoformat()}; "
             "intervals are [valid_from, valid_to): give a later valid_to or none"
         )
-    subject = clean_cached(item["subject"], f"{where}subject", names)
+    subject = clean_cached(item["subject"], f"{where}subject", names, subject=bound_subject)
     obj = clean_cached(item["object"], f"{where}object", names)
     # Every Fact field in declaration order (new_version completes it; ``predicate`` holds
     # the Predicate until then).

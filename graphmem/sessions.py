@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from graphmem.errors import InvalidInput, NotFound
 from graphmem.kernel import kernel_of
 from graphmem.models import Entity, Fact, Session, WriteResult
-from graphmem.normalize import MAX_ID, check_size, check_text, clean_name
+from graphmem.normalize import MAX_ID, check_size, check_text, clean_subject
 from graphmem.temporal import new_id
 from graphmem.timeutil import TimeLike, to_utc
 
@@ -214,7 +214,7 @@ def _mention_names(where: str, mentions: object) -> dict[str, int]:
         )
     out: dict[str, int] = {}
     for name, count in pairs:
-        clean = clean_name(name, what=f"{where}mentions name")
+        clean = clean_subject(name, what=f"{where}mentions name")
         if isinstance(count, bool) or not isinstance(count, int) or count < 1:
             raise InvalidInput(
                 f"{where}mentions[{name!r}]={count!r} must be a positive int: how many times "
@@ -253,6 +253,12 @@ def _check(
         if not sid:
             raise InvalidInput(f"{where}session_id is blank; pass a non-blank id or None")
     text = _optional_str(where, "text", item.get("text"))
+    if text is not None and not text.strip():
+        shown = repr(text) if len(text) <= 20 else f"<{len(text):,} whitespace characters>"
+        raise InvalidInput(
+            f"{where}text={shown} is blank: a session is its transcript or summary; pass the "
+            "text, or leave text out (None) and pass mentions"
+        )
     for key in ("text", "title", "summary", "source"):
         if item.get(key) is not None:  # a transcript may be long; 1 MB is not a session
             check_text(item[key], what=f"{where}{key}")
@@ -330,13 +336,26 @@ def _sessions(
     # Explicit names resolve like fact subjects; new ones become topic entities.
     names = sorted({n for _, m in checked if m for n in m})
     implicit = [i for i, (f, m) in enumerate(checked) if m is None and f["text"]]
-    terms = {i: topic_terms(checked[i][0]["text"], readings[i], kernel.owner) for i in implicit}
+    # The speakers of a session's turns and the owner are not its topics
+    # (docs/concepts/hotness.md#what-is-a-topic).
+    skip = {i: _speaker_ids(kernel, checked[i][0]["text"]) for i in implicit}
+    terms = {
+        i: {
+            t: c
+            for t, c in topic_terms(checked[i][0]["text"], readings[i], kernel.owner).items()
+            if kernel.entity_id(t) not in skip[i]
+        }
+        for i in implicit
+    }
     wanted = sorted(set(names) | {t for found in terms.values() for t in found})
     by_name, new = kernel.resolve_entities((n, "topic") for n in wanted)
     # Sessions without explicit mentions: existing entity names found in their text, and
     # the topics it names (the claims' subjects and objects, proper nouns).
     found = _find_mentions(kernel, [checked[i][0]["text"] for i in implicit])
-    from_text = dict(zip(implicit, found, strict=True))
+    from_text = {
+        i: {eid: hit for eid, hit in counts.items() if eid not in skip[i]}
+        for i, counts in zip(implicit, found, strict=True)
+    }
     for i in implicit:
         for term, count in terms[i].items():
             ent = by_name[term]
@@ -360,6 +379,20 @@ def _sessions(
         written[stored.id] = (stored, ids)
         stored_sessions.append(stored)
     return stored_sessions, list(written.values()), list(new.values())
+
+
+def _speaker_ids(kernel: Kernel, text: str) -> set[str]:
+    r"""Entity ids of the owner and of the speakers of ``text``'s ``Name: words`` turns.
+
+    >>> import graphmem as gm
+    >>> with gm.open() as mem:
+    ...     sorted(_speaker_ids(kernel_of(mem), "Alice: hi Bob\nBob: hi\nno speaker here"))
+    ['alice', 'bob', 'self']
+    """
+    from graphmem.store.textlines import split_lines
+
+    names = {speaker for speaker, _ in split_lines(text) if speaker} | {kernel.owner}
+    return {kernel.entity_id(name) for name in names}
 
 
 def _unchanged(store: Any, fields: Sequence[Mapping[str, Any]]) -> set[str]:

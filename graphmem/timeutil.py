@@ -9,14 +9,17 @@ datetime.datetime(2026, 6, 10, 10, 0, tzinfo=datetime.timezone.utc)
 >>> to_utc("1490")
 datetime.datetime(1490, 1, 1, 0, 0, tzinfo=datetime.timezone.utc)
 
-The words ``now``, ``today``, ``yesterday`` and ``tomorrow`` are read against a clock: the UTC
-wall clock unless one is passed (``today`` is 00:00 UTC of the clock's date):
+The words ``now``, ``today``, ``yesterday`` and ``tomorrow``, and relative dates such as
+``next tuesday``, ``last friday`` or ``3 days ago``, are read against a clock: the UTC wall clock
+unless one is passed (a day is 00:00 UTC; docs/concepts/time.md#writing-times):
 
->>> clock = ManualClock("2026-06-10T15:30:00Z")
+>>> clock = ManualClock("2026-06-10T15:30:00Z")  # a Wednesday
 >>> fmt(to_utc("yesterday", clock=clock)), fmt(to_utc("Today", clock=clock))
 ('2026-06-09', '2026-06-10')
 >>> fmt(to_utc("now", clock=clock))
 '2026-06-10T15:30:00Z'
+>>> fmt(to_utc("next Tuesday", clock=clock)), fmt(to_utc("last friday", clock=clock))
+('2026-06-16', '2026-06-05')
 """
 
 from __future__ import annotations
@@ -47,6 +50,14 @@ _YEAR = re.compile(r"^(\d{4})$")
 _YEAR_MONTH = re.compile(r"^(\d{4})-(\d{2})$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _HAS_OFFSET = re.compile(r"(Z|[+-]\d{2}:?\d{2})$")
+#: A string of words ("next tuesday", "3 days ago"), not an ISO date or datetime.
+_WORDS = re.compile(r"^(?!\d{4})(?=.*[^\W\d_])")
+#: What a time string may be, for messages.
+ACCEPTED = (
+    "use 'YYYY-MM-DD', an ISO-8601 datetime with an offset such as '2026-06-10T12:00:00Z', "
+    "now, today, yesterday, tomorrow, or a relative date such as 'next tuesday', "
+    "'last friday', 'last week' or '3 days ago'"
+)
 
 
 def system_clock() -> dt.datetime:
@@ -63,10 +74,12 @@ def to_utc(value: TimeLike, *, name: str = "time", clock: Clock | None = None) -
 
     Args:
         value: an aware ``datetime``, a ``date`` (00:00 UTC), ``"YYYY"``, ``"YYYY-MM"``,
-            ``"YYYY-MM-DD"``, an ISO-8601 datetime string with an offset, or one of the words
-            ``now``, ``today``, ``yesterday``, ``tomorrow`` (any case).
+            ``"YYYY-MM-DD"``, an ISO-8601 datetime string with an offset, one of the words
+            ``now``, ``today``, ``yesterday``, ``tomorrow`` (any case), or a relative date
+            (``next tuesday``, ``last friday``, ``last week``, ``3 days ago``: the forms of
+            :mod:`graphmem.text.dates`, whole).
         name: the argument's name, used in error messages.
-        clock: what the words are relative to; default the UTC wall clock.
+        clock: what the words and relative dates are relative to; default the UTC wall clock.
 
     Returns:
         The same instant as an aware datetime in UTC.
@@ -93,11 +106,31 @@ def to_utc(value: TimeLike, *, name: str = "time", clock: Clock | None = None) -
         word = value.strip().lower()
         if word == "now" or word in DATE_WORDS:
             return _from_word(word, name, clock or system_clock)
+        if _WORDS.match(word):
+            return _relative(value, name, clock or system_clock)
         return _parse_string(value, name)
     raise InvalidInput(
         f"{name}={value!r} ({type(value).__name__}) is not a time; pass an aware datetime, "
         "a date, an ISO string such as '2026-06-10' or '2026-06-10T12:00:00Z', or 'today'"
     )
+
+
+def _relative(text: str, name: str, clock: Clock) -> dt.datetime:
+    """A relative date ("next tuesday") as 00:00 UTC of its day, read against ``clock``.
+
+    The whole string must be one date expression of :mod:`graphmem.text.dates` (the reader's
+    dates, so a date argument and a date in a sentence mean the same day).
+    """
+    from graphmem.text.dates import find_dates
+
+    now = _from_word("now", name, clock)
+    s = " ".join(text.split())
+    found = list(find_dates(s, now)) if len(s) <= 60 else []
+    if len(found) == 1 and found[0][2] == (0, len(s)):
+        when = found[0][0]
+        return dt.datetime(when.year, when.month, when.day, tzinfo=UTC)
+    shown = repr(text) if len(text) <= 60 else repr(text[:50] + "...")
+    raise InvalidInput(f"{name}={shown} is not a date; {ACCEPTED}")
 
 
 def _from_word(word: str, name: str, clock: Clock) -> dt.datetime:
@@ -138,10 +171,7 @@ def _parse_string(text: str, name: str) -> dt.datetime:
                 f"{name}={text!r} is not an ISO-8601 datetime; use e.g. '2026-06-10T12:00:00Z'"
             ) from exc
         return to_utc(parsed, name=name)
-    raise InvalidInput(
-        f"{name}={text!r} is not a date; use 'YYYY-MM-DD', an ISO-8601 datetime with an "
-        "offset such as '2026-06-10T12:00:00Z', or now, today, yesterday"
-    )
+    raise InvalidInput(f"{name}={text!r} is not a date; {ACCEPTED}")
 
 
 def to_store(value: dt.datetime | None) -> dt.datetime | None:

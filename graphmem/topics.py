@@ -4,7 +4,9 @@ See docs/concepts/hotness.md.
 
 **Topics** are the entities mentioned by a session or that are the subject of a fact. Entities
 that only ever appear as a fact's object (literal values, free-text notes) are not topics of
-their own, but their facts still count for both endpoints.
+their own, but their facts still count for both endpoints. The memory's owner (``self``) is
+never a topic, and the speakers of a session's turns are not mentions of it
+(docs/concepts/hotness.md#what-is-a-topic).
 
 **Time axes.** Hotness and triage "as of ``now``" use only what existed then, so asking about a
 past date gives exactly what would have been computed on that date from the data of that date:
@@ -79,6 +81,11 @@ def _as_of(kernel: Kernel, now: TimeLike | None) -> dt.datetime:
     return kernel.now() if now is None else to_utc(now, name="now")
 
 
+def _owner(kernel: Kernel) -> str:
+    """The entity id of the memory's owner, which is not a topic (docs/concepts/hotness.md)."""
+    return kernel.entity_id(kernel.owner)
+
+
 def hot_topics(
     mem: MemoryLike,
     *,
@@ -128,9 +135,11 @@ def hot_topics(
             if top is not None:
                 return top
         n_sessions = store.count_mentioning_sessions(now=at)
-        mentioned = store.mention_counts(now=at, start=start)
+        owner = _owner(kernel)
+        mentioned = [m for m in store.mention_counts(now=at, start=start) if m.entity_id != owner]
         topics = {m.entity_id for m in mentioned}
         activity = {a.entity_id: a for a in store.fact_activity(now=at, keep=topics)}
+        activity.pop(owner, None)
     counts: list[TopicCounts] = []
     for m in mentioned:
         fact = activity.pop(m.entity_id, None)
@@ -192,8 +201,11 @@ def _top_mentioned(
             break
         held += g.n_topics
         min_hits = min(min_hits, g.hits)
+    owner = _owner(kernel)
     while True:
         mentioned = store.mention_counts(now=at, start=start, min_hits=min_hits)
+        if any(m.entity_id == owner for m in mentioned):
+            return None  # the owner is not a topic, but its hits are in the groups' bounds
         newest = store.newest_activity(now=at, entity_ids=[m.entity_id for m in mentioned])
         counts = [
             TopicCounts(
@@ -254,11 +266,15 @@ def triage(
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
         raise InvalidInput(f"limit={limit!r} must be a non-negative int or None")
     start = _window_start(at, window_days)
-    mentioned = kernel.store.mention_counts(now=at, start=start)
+    owner = _owner(kernel)
+    mentioned = [
+        m for m in kernel.store.mention_counts(now=at, start=start) if m.entity_id != owner
+    ]
     topics = {m.entity_id for m in mentioned}
     activity = {
         a.entity_id: a for a in kernel.store.fact_activity(now=at, with_texts=True, keep=topics)
     }
+    activity.pop(owner, None)
     rows: list[TriageRow] = []
     for m in mentioned:
         fact = activity.pop(m.entity_id, None)

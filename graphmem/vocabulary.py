@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from graphmem.errors import InvalidInput
 from graphmem.kernel import TIMELESS
 from graphmem.models import Entity, Predicate
-from graphmem.normalize import clean_name, entity_key
+from graphmem.normalize import clean_name, clean_subject, entity_key
 from graphmem.ontology import Ontology
 
 if TYPE_CHECKING:
@@ -32,8 +32,8 @@ def define_entity(k: Kernel, name: str, *, kind: str, aliases: Sequence[str]) ->
         InvalidInput: an alias that already names another entity.
     """
     with k.uow.write(at=TIMELESS, marker=False) as w:
-        eid = k.entity_id(name)
-        keys = sorted({entity_key(clean_name(a, what="alias")) for a in aliases} - {eid})
+        eid = k.entity_id(clean_subject(name, what="name"))
+        keys = sorted({entity_key(clean_subject(a, what="alias")) for a in aliases} - {eid})
         for key in keys:
             owner = k.aliases.get(key)
             if owner not in (None, eid) or (owner is None and k.store.get_entity(key) is not None):

@@ -313,12 +313,19 @@ class FactRows:
 
 
 def open_rows(
-    k: Kernel, w: Write, items: Sequence[Mapping[str, Any]], *, bulk: bool = False
+    k: Kernel,
+    w: Write,
+    items: Sequence[Mapping[str, Any]],
+    *,
+    bulk: bool = False,
+    given: bool = False,
 ) -> FactRows:
     """Check fact rows and read the current versions of their subjects, inside the write ``w``.
 
-    ``bulk`` skips the rate limits (imports). Nothing is written: a bad row raises before the
-    caller plans anything.
+    ``bulk`` skips the rate limits (imports). ``given``: the rows are the caller's, whose
+    subjects are bounded by :data:`~graphmem.normalize.MAX_SUBJECT` (names read from text are
+    not refused for their length). Nothing is written: a bad row raises before the caller
+    plans anything.
 
     Raises:
         InvalidInput: a bad row (the message names its index, field and value).
@@ -344,6 +351,7 @@ def open_rows(
             # a non-text source (e.g. a list) is rejected by validate, not hashed here
             starts.get(it["source"], now) if isinstance(it.get("source"), str) else now,
             names,
+            bound_subject=given,
         )
         checked.append(c)
         subjects[c["subject"]] = None
@@ -376,7 +384,7 @@ def write_facts(
     from graphmem.temporal import plan_assert
 
     with k.uow.write() as w:
-        rows = open_rows(k, w, items, bulk=bulk)
+        rows = open_rows(k, w, items, bulk=bulk, given=True)
         for row in rows:
             fact, pred = row.fact, row.predicate
             plan = plan_assert(

@@ -79,7 +79,11 @@ def test_add_and_read_back_as_json(run: Invoke) -> None:
         (["add", "a", "!!", "c"], "InvalidInput", "predicate"),
         (["add", "a", "b", "c", "--statement", "no"], "InvalidInput", "statement"),
         (["retract", "nobody", "works_at"], "NotFound", "nobody"),
-        (["facts", "--valid-at", "last tuesday"], "InvalidInput", "--valid-at 'last tuesday'"),
+        (
+            ["facts", "--valid-at", "some tuesday"],
+            "InvalidInput",
+            "--valid-at 'some tuesday' is not a date",
+        ),
         (["believed", "--on", "x\ny"], "InvalidInput", ""),
     ],
 )
@@ -235,3 +239,15 @@ def test_add_many_keeps_text_exactly(run: Invoke, tmp_path: Path, db_path: str) 
         [fact] = mem.facts(subject="s")
         assert fact.statement == hostile
         assert fact.source == "$s"
+
+
+@pytest.mark.parametrize("text", ["", "   ", "\n"])
+def test_add_session_refuses_a_blank_text(run: Invoke, db_path: str, text: str) -> None:
+    assert run("add", "seed", "is", "here").exit_code == 0
+    line = _one_line_error(run("add-session", text), "InvalidInput")
+    assert f"text={text!r} is blank" in line
+    assert "pass it as TEXT or on standard input" in line
+    piped = CliRunner().invoke(cli, ["--engine", ENGINE, "--db", db_path, "add-session"], input="")
+    assert _one_line_error(piped, "InvalidInput")
+    with gm.open(db_path, engine=ENGINE, read_only=True) as mem:
+        assert mem.sessions() == []

@@ -92,7 +92,11 @@ def test_triage_table_and_json(db: str) -> None:
 
 
 def test_bad_input_is_one_line_and_exit_1(db: str, tmp_path: Path) -> None:
-    for args in (["hot", "--now", "last week"], ["sessions", "nope"], ["triage", "--now", "x"]):
+    for args in (
+        ["hot", "--now", "sometime last week"],
+        ["sessions", "nope"],
+        ["triage", "--now", "x"],
+    ):
         result = run(db, *args)
         assert result.exit_code == 1, (args, result.output)
         assert "Traceback" not in result.output

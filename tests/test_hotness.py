@@ -383,7 +383,9 @@ def test_topic_scores_are_bounded_and_sorted(rows: list[MentionRow], at: dt.date
             assert 0.0 <= s.plain_score <= 1.0
             assert 0.0 <= s.idf_score <= 1.0
             assert 0.0 <= s.engagement <= 1.0
-            assert s.band is classify(s.score)
+            assert s.band is classify(s.score, hits=s.hits)
+            if s.hits == 0:  # docs/concepts/hotness.md#hotness: no hits, never WARM or HOT
+                assert s.band is Band.COLD
         keys = [(-s.score, s.topic) for s in scores]
         assert keys == sorted(keys)
         if any(s.weighted_hits if weighting == "idf" else s.hits for s in scores):

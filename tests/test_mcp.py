@@ -145,6 +145,8 @@ def test_graphmem_errors_become_tool_errors(tools: _Tools) -> None:
         tools("remember", text="we deploy on Fridays", valid_to="2027-01-01")
     with pytest.raises(tools.tool_error, match="query"):
         tools("context", query=" ")
+    with pytest.raises(tools.tool_error, match=r"text=' \\n' is blank: .*pass the text"):
+        tools("add_session", text=" \n")
 
 
 def test_missing_sdk_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -15,6 +15,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 pytest.importorskip("mcp")
 
@@ -96,3 +98,113 @@ def test_migrate_from_a_database_the_server_serves(server: RawServer, db_path: s
     )  # fmt: skip
     assert [f["object"] for f in json.loads(facts.stdout)] == ["Go"]
     assert "api runs_on Go" in _text(server.call("context", query="api"))
+
+
+# -- the initialize answer, given while the SDK loads (docs/agents.md#start-up) ----------------
+
+SDK_ONLY = (
+    "import sys, graphmem.mcp_wire as w; w.KNOWN_SDKS.clear(); "
+    "from graphmem.cli import main; sys.exit(main(sys.argv[1:]))"
+)
+
+
+def _initialize(db: str, version: str, *, early: bool = True) -> tuple[dict[str, Any], RawServer]:
+    raw = RawServer.__new__(RawServer)
+    command = ["-m", "graphmem"] if early else ["-c", SDK_ONLY]
+    raw.proc = subprocess.Popen(
+        [sys.executable, *command, "--db", db, "--engine", ENGINE, "mcp"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    raw.next_id = 0
+    params = {
+        "protocolVersion": version,
+        "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"},
+    }
+    return raw.request("initialize", params), raw
+
+
+@pytest.mark.parametrize("version", ["2025-06-18", "2024-11-05", "1999-01-01"])
+def test_the_early_initialize_answer_is_the_sdks(tmp_path: Any, version: str) -> None:
+    from importlib.metadata import version as installed
+
+    from graphmem.mcp_wire import KNOWN_SDKS
+
+    if installed("mcp") not in KNOWN_SDKS:
+        pytest.skip(f"mcp {installed('mcp')} is not in KNOWN_SDKS: the SDK answers itself")
+    answers = []
+    for early in (True, False):
+        answer, raw = _initialize(str(tmp_path / f"{early}.kuzu"), version, early=early)
+        # The session goes on: one answer to initialize, then the tools.
+        raw.send(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}).encode())
+        tools = raw.request("tools/list", {})
+        assert {t["name"] for t in tools["result"]["tools"]} >= {"remember", "context"}
+        assert "add: a b c" in _text(raw.call("remember", subject="a", predicate="b", object="c"))
+        raw.close()
+        answers.append(answer)
+    assert answers[0] == answers[1]
+
+
+def test_the_sdk_answers_what_the_wire_cannot() -> None:
+    from graphmem.mcp_wire import initialize_reply
+
+    good = {
+        "jsonrpc": "2.0",
+        "id": "a",
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "x",
+            "capabilities": {},
+            "clientInfo": {"name": "c", "version": "1"},
+        },
+    }
+    kw = {"name": "g", "version": "0", "instructions": "i"}
+    assert initialize_reply(good, sdk="2.3.0", **kw) is not None
+    assert initialize_reply(good, sdk="0.0.1", **kw) is None  # an SDK it was not checked against
+    assert initialize_reply(good, sdk=None, **kw) is None
+    for bad in (
+        {**good, "method": "ping"},
+        {**good, "id": True},
+        {**good, "id": None},
+        {**good, "params": []},
+        {**good, "params": {**good["params"], "clientInfo": {"name": "c"}}},
+        {**good, "params": {**good["params"], "protocolVersion": 3}},
+        {**good, "params": {**good["params"], "capabilities": None}},
+    ):
+        assert initialize_reply(bad, sdk="2.3.0", **kw) is None, bad
+
+
+@given(requested=st.one_of(st.sampled_from(["2024-11-05", "2025-11-25"]), st.text(max_size=12)))
+def test_the_early_answer_agrees_to_a_known_version_or_the_latest(requested: str) -> None:
+    from graphmem.mcp_wire import KNOWN_SDKS, initialize_reply
+
+    for sdk, (versions, _) in KNOWN_SDKS.items():
+        params = {
+            "protocolVersion": requested,
+            "capabilities": {},
+            "clientInfo": {"name": "c", "version": "1"},
+        }
+        found = initialize_reply(
+            {"jsonrpc": "2.0", "id": 7, "method": "initialize", "params": params},
+            sdk=sdk,
+            name="g",
+            version="0",
+            instructions="",
+        )
+        assert found is not None
+        ident, line = found
+        agreed = json.loads(line)["result"]["protocolVersion"]
+        assert ident == 7
+        assert agreed == (requested if requested in versions else versions[-1])
+
+
+def test_only_the_sdks_result_for_the_early_id_is_dropped() -> None:
+    from graphmem.mcp_wire import _answers
+
+    assert _answers(b'{"jsonrpc":"2.0","id":1,"result":{}}\n', 1)
+    assert not _answers(b'{"jsonrpc":"2.0","id":1,"error":{"code":-32602}}\n', 1)  # read it
+    assert not _answers(b'{"jsonrpc":"2.0","id":2,"result":{}}\n', 1)
+    assert not _answers(b'{"jsonrpc":"2.0","method":"notifications/message"}\n', 1)
+    assert not _answers(b"not json\n", 1)

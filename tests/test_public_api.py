@@ -33,13 +33,74 @@ def test_errors_form_one_tree_with_builtin_bases():
         assert issubclass(getattr(gm, name), gm.GraphmemError)
 
 
+HEAVY = ("kuzu", "ladybug", "falkordb", "redis", "spacy", "matplotlib", "networkx", "pyarrow")
+
+
+def _loaded_after(code: str) -> set[str]:
+    """The top-level packages in ``sys.modules`` after running ``code`` in a fresh Python."""
+    probe = f"{code}\nimport sys\nprint(' '.join({{m.split('.')[0] for m in sys.modules}}))"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    return set(out.stdout.split())
+
+
 def test_import_does_not_load_heavy_dependencies():
+    # docs/api.md#importing-graphmem: every public name loads on first use
+    loaded = _loaded_after("import graphmem")
+    assert not loaded & {*HEAVY, "mcp", "pydantic", "rich", "click"}, sorted(loaded)
+
+
+def test_import_graphmem_loads_no_graphmem_submodule():
+    probe = "import sys, graphmem; print([m for m in sys.modules if m.startswith('graphmem.')])"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_version_and_the_cli_load_no_store_engine_pydantic_or_rich():
+    # `graphmem --version` imports the CLI's group only (docs/api.md#importing-graphmem)
     code = (
-        "import sys, graphmem; heavy = {'kuzu', 'ladybug', 'spacy', 'matplotlib', "
-        "'networkx', 'pyarrow', 'mcp'} & set(sys.modules); print(sorted(heavy))"
+        "import contextlib, io\nfrom graphmem.cli import main\n"
+        "with contextlib.suppress(SystemExit), contextlib.redirect_stdout(io.StringIO()):\n"
+        "    main(['--version'])"
+    )
+    loaded = _loaded_after(code)
+    assert not loaded & {*HEAVY, "mcp", "pydantic", "rich"}, sorted(loaded)
+
+
+def test_every_public_name_is_importable_lazily():
+    names = ", ".join(n for n in gm.__all__ if n != "__version__")
+    code = (
+        f"from graphmem import {names}\nimport graphmem\n"
+        f"print([n for n in graphmem.__all__ if getattr(graphmem, n) is not globals().get(n)])"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "[]"
+    assert out.stdout.strip() == "['__version__']"
+    assert gm.ManualClock is gm.timeutil.ManualClock
+    assert gm.open is gm.memory.open  # type: ignore[attr-defined]
+
+
+def test_an_unknown_name_is_an_attribute_error():
+    import pytest
+
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        gm.nope  # type: ignore[attr-defined]  # noqa: B018
+
+
+def test_the_version_is_the_package_version():
+    from importlib.metadata import version
+
+    assert gm.__version__ == version("graphmem")
+
+
+def test_the_cli_knows_each_command_module_and_the_engine_names():
+    from graphmem.cli import COMMANDS, cli
+    from graphmem.store import EMBEDDED_ENGINES, ENGINES
+
+    assert sorted(EMBEDDED_ENGINES) == sorted(ENGINES)
+    commands = dict(cli.commands.items())  # reading them whole imports every module
+    assert sorted(commands) == sorted(COMMANDS)
+    for name, command in commands.items():
+        assert command.callback is not None
+        assert command.callback.__module__ == f"graphmem.cli.{COMMANDS[name]}", name
 
 
 def test_memory_surface_matches_the_spec():

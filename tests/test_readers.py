@@ -254,8 +254,19 @@ def _claims(text: str, at: str = "2026-04-10") -> list[tuple[str, str | None, st
         # where a thing comes from is a relation; an ending said with "deleted"
         (
             "Keys come from the AUTH_SECRET env var.",
-            [("Keys", "comes from", "AUTH_SECRET env var", True)],
+            [("Keys", "comes from", "AUTH_SECRET", True)],
         ),
+        # an identifier named with its kind is the identifier; the team's employer
+        (
+            "Acme Logistics now uploads to the SFTP bucket partner-inbound.",
+            [("Acme Logistics", "uploads to", "partner-inbound", True)],
+        ),
+        ("It's behind the export_v2 flag.", []),
+        (
+            "I'm on the platform team at Klarna now, joined last month",
+            [("self", "is on", "platform team", True), ("self", "works at", "Klarna", True)],
+        ),
+        ("and I hate cilantro lol", [("self", "hates", "cilantro", True)]),
         ("Good things come from patience.", []),
         # a kin slot with its name: who the person is to the owner, and an age
         (

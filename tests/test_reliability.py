@@ -21,9 +21,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import graphmem as gm
-from graphmem.normalize import MAX_NAME, MAX_TEXT
+from graphmem.normalize import MAX_NAME, MAX_SUBJECT, MAX_TEXT
 from graphmem.timeutil import ManualClock
 
 ENGINE = os.environ.get("GRAPHMEM_ENGINE", "kuzu")
@@ -235,7 +237,6 @@ def test_a_checkpoint_killed_after_logging_itself_is_completed(tmp_path: Path) -
     ("field", "size", "bound"),
     [
         ("object", 50_000_000, MAX_NAME),
-        ("subject", MAX_NAME + 1, MAX_NAME),
         ("source", MAX_TEXT + 1, MAX_TEXT),
         ("source_ref", MAX_TEXT + 1, MAX_TEXT),
     ],
@@ -248,6 +249,58 @@ def test_oversized_fields_are_refused(mem: gm.Memory, field: str, size: int, bou
         mem.add_fact(**row)
     assert time.perf_counter() - started < 1.0
     assert mem.count_versions() == 0
+
+
+@pytest.mark.parametrize("size", [MAX_SUBJECT + 1, 10_001, MAX_NAME + 1, 5_000_000])
+def test_a_subject_is_a_name_not_a_text(mem: gm.Memory, size: int) -> None:
+    # docs/errors.md#size-bounds: a subject names a thing, at most MAX_SUBJECT characters
+    message = rf"^subject has {size:,} characters; a subject names a thing in at most 1,000 "
+    started = time.perf_counter()
+    with pytest.raises(gm.InvalidInput, match=message) as err:
+        mem.add_fact("y" * size, "note", "x")
+    assert "put the text in the object or the statement" in str(err.value)
+    assert time.perf_counter() - started < 1.0
+    long = "z" * 2_000  # an object first, then a subject: the names cache checks it again
+    with pytest.raises(gm.InvalidInput, match=r"^facts\[1\]\.subject has 2,000 characters"):
+        mem.add_facts(
+            [
+                {"subject": "a", "predicate": "p", "object": long},
+                {"subject": long, "predicate": "p", "object": "b"},
+            ]
+        )
+    with pytest.raises(gm.InvalidInput, match=rf"^subject has {size:,} characters"):
+        mem.remember("a short note", subject="y" * size)
+    with pytest.raises(gm.InvalidInput, match=rf"^name has {size:,} characters"):
+        mem.define_entity("y" * size)
+    with pytest.raises(gm.InvalidInput, match=rf"^alias has {size:,} characters"):
+        mem.define_entity("api", aliases=["y" * size])
+    with pytest.raises(gm.InvalidInput, match=rf"^mentions name has {size:,} characters"):
+        mem.add_session(started_at="2026-01-01", mentions=["y" * size])
+    assert mem.count_versions() == 0
+    assert mem.sessions() == []
+    mem.add_fact("y" * MAX_SUBJECT, "note", "y" * MAX_NAME)  # both bounds are inclusive
+    assert mem.count_versions() == 1
+
+
+@given(
+    name=st.text(alphabet=st.sampled_from("ab \t\u00a0ﬁ"), min_size=1, max_size=40).map(
+        lambda t: t * 60
+    )
+)
+def test_clean_subject_is_clean_name_bounded(name: str) -> None:
+    from graphmem.normalize import clean_name, clean_subject
+
+    try:
+        expected = clean_name(name)
+    except gm.InvalidInput:
+        with pytest.raises(gm.InvalidInput):
+            clean_subject(name)
+        return
+    if len(expected) <= MAX_SUBJECT:
+        assert clean_subject(name) == expected
+    else:
+        with pytest.raises(gm.InvalidInput, match=f"^subject has {len(expected):,} characters"):
+            clean_subject(name)
 
 
 def test_reason_and_statement_bounds(mem: gm.Memory) -> None:

@@ -327,7 +327,10 @@ def test_a_recent_fact_refreshes_a_topic(mem: gm.Memory, clock: ManualClock) -> 
     mem.add_fact("delta", "status", "new", valid_from=day(5))  # not started by NOW
     g = by_topic(mem.hot_topics(now=NOW))
     assert g["gamma"].age_days == pytest.approx(2)  # recorded 2 days ago, valid for 30
-    assert g["gamma"].band is Band.WARM
+    assert g["gamma"].score > by_topic(mem.hot_topics(now=day(-3)))["gamma"].score
+    # docs/concepts/hotness.md#what-is-a-topic: the fact refreshes its recency, but a topic
+    # with no hits in the window stays COLD
+    assert g["gamma"].band is Band.COLD
     assert g["gamma"].hits == 0
     assert "delta" not in g
     assert "revived" not in g  # objects are not topics of their own
@@ -614,3 +617,31 @@ def test_bench_10k_sessions_over_1k_topics(capsys: pytest.CaptureFixture[str]) -
             f"\n[{ENGINE}] bulk load {n_sessions} sessions: {load:.2f} s; add_session "
             f"{single * 1000:.1f} ms; hot_topics {ms(hot)}; idf {ms(hot_idf)}; triage {ms(tri)}"
         )
+
+
+# -- a blank session text is refused (docs/api.md: errors name the value and the fix) -----------
+
+
+@pytest.mark.parametrize("text", ["", " ", "\n\t \n", "\u3000", " " * 50])
+def test_a_blank_session_text_is_refused_and_nothing_written(mem: gm.Memory, text: str) -> None:
+    with pytest.raises(InvalidInput, match=r"text=.* is blank: .*pass the text") as err:
+        mem.add_session(text, started_at="2026-06-01")
+    assert ("whitespace characters" in str(err.value)) == (len(text) > 20)
+    with pytest.raises(InvalidInput, match=r"sessions\[1\]\.text=.* is blank"):
+        mem.add_sessions(
+            [
+                {"text": "We moved the API to Go.", "started_at": "2026-06-01"},
+                {"text": text, "started_at": "2026-06-02"},
+            ]
+        )
+    assert mem.sessions() == []
+    assert mem.count_versions() == 0
+
+
+@settings(max_examples=30, deadline=None)
+@given(text=st.text(alphabet=st.sampled_from(" \t\n\r\x0b\x0c\u00a0\u2003\u3000"), max_size=40))
+def test_any_whitespace_only_text_is_refused(text: str) -> None:
+    with gm.open(engine=ENGINE, clock=ManualClock("2026-06-10")) as mem:
+        with pytest.raises(InvalidInput, match="is blank"):
+            mem.add_session(text, started_at="2026-06-01")
+        assert mem.sessions() == []

@@ -31,7 +31,7 @@ with gm.open(clock=clock) as mem:
     for t in mem.hot_topics():
         print(
             f"{t.topic:8} {t.hits:4}  {t.plain_score:.2f}  {t.band!s:5} "
-            f"{t.idf_score:.2f}  {classify(t.idf_score)!s}"
+            f"{t.idf_score:.2f}  {classify(t.idf_score, hits=t.hits)!s}"
         )
 
     # Recurrence counts the sessions inside the lookback window (default 30 days): paris,

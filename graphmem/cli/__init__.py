@@ -4,6 +4,10 @@ Global options: ``--db PATH`` (env ``GRAPHMEM_DB``, default ``~/.graphmem/memory
 ``--engine``, ``--read-only``, ``--ontology default|none|PATH`` (env ``GRAPHMEM_ONTOLOGY``).
 Every read takes ``--json``. Bad input prints one line ``Error: ...`` and exits 1, without a
 traceback.
+
+A command's module is imported when the command runs (or when the commands are listed, as
+``--help`` does), so ``graphmem --version`` and ``graphmem facts`` load only what they use
+(docs/api.md#importing-graphmem).
 """
 
 from __future__ import annotations
@@ -13,10 +17,31 @@ from typing import Any
 
 import click
 
-from graphmem.cli.common import GraphmemGroup, Settings
-from graphmem.store import DEFAULT_ENGINE, ENGINES
+from graphmem import __version__
+from graphmem.cli.common import GraphmemGroup, LazyCommands, Settings
+from graphmem.store import DEFAULT_ENGINE, EMBEDDED_ENGINES
 
-__all__ = ["cli", "main"]
+__all__ = ["COMMANDS", "cli", "main"]
+
+#: The module of ``graphmem.cli`` that defines each command; importing it registers them.
+COMMANDS = {
+    **dict.fromkeys(("context", "search", "mcp", "ingest-text"), "agent"),
+    **dict.fromkeys(
+        ("remember", "why", "changes", "purge", "merge-entities", "predicates", "define-predicate"),
+        "audit",
+    ),
+    "check": "check",
+    **dict.fromkeys(
+        ("add", "add-many", "retract", "correct", "facts", "believed", "history", "demo"), "core"
+    ),
+    **dict.fromkeys(("export", "import"), "export"),
+    "migrate": "migrate",
+    **dict.fromkeys(("add-session", "ingest"), "sessions"),
+    **dict.fromkeys(("topic-health", "topic-triage", "topic-audit"), "topic_files"),
+    **dict.fromkeys(("sessions", "hot", "triage", "maintain"), "topics"),
+    **dict.fromkeys(("disputes", "resolve-dispute", "explain"), "trust"),
+    "view": "view",
+}
 
 
 def _ontology_option(ctx: click.Context, param: click.Parameter, value: str) -> str | None:
@@ -52,7 +77,7 @@ def _ontology_option(ctx: click.Context, param: click.Parameter, value: str) -> 
 )
 @click.option(
     "--engine",
-    type=click.Choice(sorted(ENGINES)),
+    type=click.Choice(sorted(EMBEDDED_ENGINES)),
     default=DEFAULT_ENGINE,
     show_default=True,
     envvar="GRAPHMEM_ENGINE",
@@ -70,39 +95,25 @@ def _ontology_option(ctx: click.Context, param: click.Parameter, value: str) -> 
     help="Predicates of a new database: the shipped ones, none, or a JSON file (merged into an "
     "existing database; env GRAPHMEM_ONTOLOGY).",
 )
-@click.version_option(package_name="graphmem")
+@click.version_option(__version__, package_name="graphmem")
 @click.pass_context
 def cli(
     ctx: click.Context, db: str | None, engine: str, read_only: bool, ontology: str | None
 ) -> None:
     """graphmem: a bi-temporal knowledge-graph memory for AI agents.
 
-    Dates take YYYY-MM-DD, an ISO datetime with an offset, or now, today, yesterday (wall
-    clock, UTC). With --json, results are JSON on stdout and errors one JSON object on stderr.
+    Dates take YYYY-MM-DD, an ISO datetime with an offset, now, today, yesterday, tomorrow or a
+    relative date such as 'next tuesday' or '3 days ago' (wall clock, UTC). With --json,
+    results are JSON on stdout and errors one JSON object on stderr.
     """
     ctx.obj = Settings(db=db, engine=engine, read_only=read_only, ontology=ontology)
     if ctx.invoked_subcommand is None:
         click.echo(ctx.get_help())
 
 
-def _register() -> None:
-    # Each module adds its commands to ``cli``; importing them is the registration.
-    from graphmem.cli import (
-        agent,  # noqa: F401
-        audit,  # noqa: F401
-        check,  # noqa: F401
-        core,  # noqa: F401
-        export,  # noqa: F401
-        migrate,  # noqa: F401
-        sessions,  # noqa: F401
-        topic_files,  # noqa: F401
-        topics,  # noqa: F401
-        trust,  # noqa: F401
-        view,  # noqa: F401
-    )
-
-
-_register()
+# Each module adds its commands to ``cli`` when imported: the first time a command is looked
+# up by name (its module only) or the commands are read whole (every module).
+cli.commands = LazyCommands({name: f"graphmem.cli.{module}" for name, module in COMMANDS.items()})
 
 
 def main(argv: list[str] | None = None) -> Any:

@@ -15,17 +15,19 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
-from pydantic import BaseModel
 
 from graphmem.errors import GraphmemError
-from graphmem.models import Fact
 from graphmem.store import DEFAULT_FILE
+
+if TYPE_CHECKING:
+    from graphmem.models import Fact
 
 __all__ = [
     "GraphmemGroup",
+    "LazyCommands",
     "Settings",
     "db_path",
     "echo_json",
@@ -33,6 +35,7 @@ __all__ = [
     "json_option",
     "learned_at_option",
     "open_memory",
+    "print_table",
 ]
 
 DEFAULT_DB = os.path.join("~", ".graphmem", DEFAULT_FILE)
@@ -82,6 +85,11 @@ CLI_HINTS: tuple[tuple[str, str], ...] = (
         r"\{[^}]*\}\)\) \(None = unlimited\), or use add_facts for bulk imports",
         "Wait until then, or write in bulk with graphmem add-many (no rate limit)",
     ),
+    (
+        r"pass the text, or leave text out \(None\) and pass mentions",
+        "pass it as TEXT or on standard input",
+    ),
+    (r"or pass it to remember\(text\)", "or pass it to graphmem remember TEXT"),
     (r"graphmem\.open\([^)]*\)", "graphmem --db PATH"),
 )
 
@@ -125,6 +133,74 @@ def _set_db(ctx: click.Context, param: click.Parameter, value: str | None) -> No
         settings = ctx.find_object(Settings)
         if settings is not None:
             ctx.obj = dataclasses.replace(settings, db=value)
+
+
+class LazyCommands(dict):  # type: ignore[type-arg]
+    """A group's commands, each module imported when one of its commands is first wanted.
+
+    Looking a command up by name (``get``, ``[]``, ``in``: what running a command does)
+    imports the one module that defines it; reading the commands whole (iterating, ``len``,
+    ``keys``, ``items``, ``values``: what ``--help`` and the docs generator do) imports every
+    module. Importing a module registers its commands through ``@cli.command``.
+
+    Args:
+        modules: the module that defines each command, by command name.
+    """
+
+    def __init__(self, modules: dict[str, str]) -> None:
+        super().__init__()
+        self.modules = dict(modules)
+
+    def _load(self, name: object) -> None:
+        module = self.modules.get(name) if isinstance(name, str) else None
+        if module is not None and not dict.__contains__(self, name):
+            import importlib
+
+            importlib.import_module(module)
+
+    def _load_all(self) -> None:
+        for name in self.modules:
+            self._load(name)
+
+    def get(self, name: str, default: Any = None) -> Any:
+        """Return the command ``name`` (importing its module), else ``default``."""
+        self._load(name)
+        return dict.get(self, name, default)
+
+    def __getitem__(self, name: str) -> Any:
+        self._load(name)
+        return dict.__getitem__(self, name)
+
+    def __contains__(self, name: object) -> bool:
+        self._load(name)
+        return dict.__contains__(self, name)
+
+    def __iter__(self) -> Iterator[str]:
+        self._load_all()
+        return dict.__iter__(self)
+
+    def __len__(self) -> int:
+        self._load_all()
+        return dict.__len__(self)
+
+    def keys(self) -> Any:
+        """Every command name (importing every module)."""
+        self._load_all()
+        return dict.keys(self)
+
+    def items(self) -> Any:
+        """Every (name, command) pair (importing every module)."""
+        self._load_all()
+        return dict.items(self)
+
+    def values(self) -> Any:
+        """Every command (importing every module)."""
+        self._load_all()
+        return dict.values(self)
+
+    def __repr__(self) -> str:
+        self._load_all()
+        return dict.__repr__(self)
 
 
 class GraphmemGroup(click.Group):
@@ -274,7 +350,7 @@ learned_at_option = click.option(
 
 
 def _default(value: Any) -> Any:
-    if isinstance(value, BaseModel):
+    if hasattr(value, "model_dump"):  # a pydantic model (pydantic is not imported for this)
         return value.model_dump(mode="json")
     if isinstance(value, dt.datetime):
         return value.isoformat()
@@ -302,15 +378,16 @@ def fact_table(
     Times are dates at midnight UTC, else UTC to the second; ``changed`` adds a last column
     (``believed`` uses it to say what became of each belief since).
     """
-    from rich.console import Console
     from rich.table import Table
+
+    from graphmem.display import clip
 
     fmt = fmt_when
     table = Table(title=title, show_lines=False)
     for col in ("subject", "predicate", "object", "valid", *(("known", "reason") if audit else ())):
-        table.add_column(col, overflow="fold")
+        table.add_column(col, overflow="ellipsis")
     if changed is not None:
-        table.add_column("since then", overflow="fold")
+        table.add_column("since then", overflow="ellipsis")
     for f in facts:
         cells = [
             f.subject,
@@ -325,10 +402,29 @@ def fact_table(
             ]
         if changed is not None:
             cells.append(changed(f))
-        table.add_row(*cells)
-    Console(soft_wrap=True).print(table)
+        table.add_row(*(clip(c) for c in cells))
+    print_table(table, piped_width=None)
     if not facts:
         click.echo("(no facts)")
+
+
+def print_table(table: Any, *, piped_width: int | None = 160) -> None:
+    """Print a rich table at the terminal's width (docs/concepts/surfaces.md#tables).
+
+    On a terminal the table fits its width; piped or captured, ``piped_width`` columns
+    (``None``: ``$COLUMNS``, else 80). A cell wraps between words: a word too long for its
+    column ends in ``…`` instead of being broken across lines. Callers cut long texts with
+    :func:`graphmem.display.clip` (:data:`~graphmem.display.CELL_CHARS` characters).
+    """
+    from rich.console import Console
+
+    for column in table.columns:
+        if not column.no_wrap:
+            column.overflow = "ellipsis"
+    console = Console(soft_wrap=True)
+    if not console.is_terminal and piped_width is not None:
+        console = Console(soft_wrap=True, width=piped_width)
+    console.print(table)
 
 
 def fmt_when(value: dt.datetime | None) -> str:

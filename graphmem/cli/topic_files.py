@@ -81,8 +81,8 @@ def topic_health(
     from rich.table import Table
 
     table = Table(title=f"topic files of {directory} as of {fmt(at)} (window {window_days:g} d)")
-    table.add_column("file", overflow="fold", ratio=1)
-    table.add_column("keywords", overflow="fold")
+    table.add_column("file", overflow="ellipsis", ratio=1)
+    table.add_column("keywords", overflow="ellipsis")
     for col in ("hits", "weighted", "hotness", "band", "idf hot.", "recency", "age (d)"):
         table.add_column(col, justify="left" if col == "band" else "right", no_wrap=True)
     for h in found:

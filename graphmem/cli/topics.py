@@ -14,7 +14,15 @@ from typing import Any
 import click
 
 from graphmem.cli import cli
-from graphmem.cli.common import Settings, db_path, echo_json, fact_table, json_option, open_memory
+from graphmem.cli.common import (
+    Settings,
+    db_path,
+    echo_json,
+    fact_table,
+    json_option,
+    open_memory,
+    print_table,
+)
 from graphmem.hotness import TopicScore
 from graphmem.timeutil import fmt, to_utc
 
@@ -24,12 +32,8 @@ now_option = click.option(
 
 
 def _print(table: Any) -> None:
-    from rich.console import Console
-
-    console = Console()
-    if not console.is_terminal:  # piped or captured: no terminal width to fit, don't fold at 80
-        console = Console(width=160)
-    console.print(table)
+    # piped or captured: no terminal width to fit, so 160 columns (docs/concepts/surfaces.md#tables)
+    print_table(table, piped_width=160)
 
 
 def _num(value: float | None, places: int = 2) -> str:
@@ -86,16 +90,18 @@ def sessions_cmd(
         return
     from rich.table import Table
 
+    from graphmem.display import clip
+
     table = Table(title=f"{len(rows)} session(s)")
     for col in ("id", "started", "ended", "title", "mentions"):
-        table.add_column(col, overflow="fold")
+        table.add_column(col, overflow="ellipsis")
     for s in rows:
         table.add_row(
             s.id,
             fmt(s.started_at),
             fmt(s.ended_at) if s.ended_at else "",
-            s.title or "",
-            _mentions(s.mentions),
+            clip(s.title),
+            clip(_mentions(s.mentions)),
         )
     _print(table)
 
@@ -108,7 +114,7 @@ def _hot_table(scores: Sequence[TopicScore], *, title: str) -> Any:
 
     table = Table(title=title)
     table.add_column("#", justify="right")
-    table.add_column("topic", overflow="fold", min_width=8, ratio=1)
+    table.add_column("topic", overflow="ellipsis", min_width=8, ratio=1)
     for col in ("hits", "idf", "plain", "band", "idf score", "idf band", "recency", "age (d)"):
         table.add_column(col, justify="left" if "band" in col else "right", no_wrap=True)
     for rank, s in enumerate(scores, start=1):
@@ -118,19 +124,19 @@ def _hot_table(scores: Sequence[TopicScore], *, title: str) -> Any:
             str(s.hits),
             _num(s.idf),
             _num(s.plain_score, 3),
-            str(_band(s.plain_score)),
+            str(_band(s.plain_score, s.hits)),
             _num(s.idf_score, 3),
-            str(_band(s.idf_score)),
+            str(_band(s.idf_score, s.hits)),
             _num(s.recency),
             _num(s.age_days, 1),
         )
     return table
 
 
-def _band(score: float) -> str:
+def _band(score: float, hits: int) -> str:
     from graphmem.hotness import classify
 
-    return str(classify(score))
+    return str(classify(score, hits=hits))
 
 
 @cli.command()
@@ -194,11 +200,11 @@ def _triage_table(
     from rich.table import Table
 
     table = Table(title=title)
-    table.add_column(name[0], overflow="fold", min_width=8)
+    table.add_column(name[0], overflow="ellipsis", min_width=8)
     table.add_column("advice", no_wrap=True)
     for col in ("score", "rec", "recur", "act", "stale", *(c for c, _ in counts)):
         table.add_column(col, justify="right", no_wrap=True)
-    table.add_column("reason", overflow="fold", ratio=1)
+    table.add_column("reason", overflow="ellipsis", ratio=1)
     for t in rows:
         table.add_row(
             name[1](t),

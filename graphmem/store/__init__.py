@@ -6,21 +6,29 @@ store for an embedded Kuzu-family engine. Paths are files or ``None`` (in memory
 defaults to ``$GRAPHMEM_ENGINE``, else ``kuzu``. A ``falkordb://host:port/graph`` URL opens a
 :class:`~graphmem.store.falkordb.FalkorStore` (imported only then); any other ``scheme://`` is
 refused.
+
+The engine modules load on first use (``open_store``, or reading ``KuzuBackend``,
+``KuzuStore`` or ``ENGINES``), so the CLI starts without them
+(docs/api.md#importing-graphmem).
 """
 
 from __future__ import annotations
 
 import os
 import re
+from typing import TYPE_CHECKING, Any
 
 from graphmem.errors import InvalidInput, StoreError
-from graphmem.store.base import Store
-from graphmem.store.kuzu.backend import KuzuBackend
-from graphmem.store.kuzu.engine import ENGINES, KuzuStore
+
+if TYPE_CHECKING:
+    from graphmem.store.base import Store
+    from graphmem.store.kuzu.backend import KuzuBackend
+    from graphmem.store.kuzu.engine import ENGINES, KuzuStore
 
 __all__ = [
     "DEFAULT_ENGINE",
     "DEFAULT_FILE",
+    "EMBEDDED_ENGINES",
     "ENGINES",
     "SCHEMES",
     "KuzuBackend",
@@ -31,6 +39,9 @@ __all__ = [
 
 #: The embedded engine used when none is named (``GRAPHMEM_ENGINE`` unset).
 DEFAULT_ENGINE = "kuzu"
+#: The names of the embedded engines: the keys of ``ENGINES``, known without importing it
+#: (the CLI's ``--engine`` choices; a test keeps the two in step).
+EMBEDDED_ENGINES = ("kuzu", "ladybug")
 #: The file name of a memory nobody named (the CLI's ``~/.graphmem/<DEFAULT_FILE>``).
 DEFAULT_FILE = "memory.kuzu"
 #: URL schemes of server stores.
@@ -66,6 +77,25 @@ def open_store(path: str | None, *, engine: str | None = None, read_only: bool =
         return FalkorStore(path, read_only=read_only)
     if engine is None:
         engine = os.environ.get("GRAPHMEM_ENGINE") or DEFAULT_ENGINE
-    if engine not in ENGINES:
-        raise InvalidInput(f"engine={engine!r} is unknown; use one of {sorted(ENGINES)}")
+    if engine not in EMBEDDED_ENGINES:
+        raise InvalidInput(f"engine={engine!r} is unknown; use one of {sorted(EMBEDDED_ENGINES)}")
+    from graphmem.store.kuzu.backend import KuzuBackend
+
     return KuzuBackend(path, engine=engine, read_only=read_only)
+
+
+_LAZY = {
+    "ENGINES": "graphmem.store.kuzu.engine",
+    "KuzuBackend": "graphmem.store.kuzu.backend",
+    "KuzuStore": "graphmem.store.kuzu.engine",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:  # a submodule (``from graphmem.store import locks``) is imported
+        raise AttributeError(f"module 'graphmem.store' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(_LAZY[name]), name)
+    globals()[name] = value
+    return value

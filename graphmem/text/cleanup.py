@@ -48,6 +48,11 @@ _CLARIFIED = re.compile(
     r"^(?:the )?user (?:clarified|corrected(?: (?:me|that|this|it))?)(?: that)?\b[\s:,—–-]*",
     re.IGNORECASE,
 )
+#: Chat fillers at the end of a statement: "lol", "haha", "tbh", ":)".
+_FILLER = re.compile(
+    r"(?:\s+(?:lol|lmao|rofl|haha+|hehe+|tbh|imo|fwiw|btw|xd|:\)|:\(|:d|;\)))+[\s.!]*$",
+    re.IGNORECASE,
+)
 #: A label before a statement: a version, a ticket, an issue number ("v6.0 —", "FIN-18:",
 #: "[SRE-902]", "#412:"), docs/concepts/text.md#log-formats.
 _LABEL = re.compile(
@@ -97,6 +102,7 @@ def clean(sentence: str, *, speaker_known: bool = False) -> tuple[str, str | Non
             text = text[m.end() :]
         if text == before:
             break
+    text = _FILLER.sub("", text)  # "I hate cilantro lol"
     for rx, repl in _CONTRACTION_RES:
         text = rx.sub(repl, text)
     text = _PREAMBLE.sub("", text)

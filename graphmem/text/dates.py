@@ -192,9 +192,16 @@ def _nearest(when: dt.datetime, at: dt.datetime) -> dt.datetime:
 
 
 def _weekday(name: str, today: dt.datetime, *, back: bool) -> dt.datetime:
+    """The named weekday before ``today`` (``back``) or after it, never ``today`` itself.
+
+    >>> tue = dt.datetime(2026, 12, 1)  # a Tuesday
+    >>> [_weekday("tuesday", tue, back=b).day for b in (True, False)]
+    [24, 8]
+    """
     target = _WEEKDAYS.index(name)
-    delta = (today.weekday() - target) % 7 or 7
-    return today - dt.timedelta(days=delta) if back else today + dt.timedelta(days=7 - delta)
+    if back:
+        return today - dt.timedelta(days=(today.weekday() - target) % 7 or 7)
+    return today + dt.timedelta(days=(target - today.weekday()) % 7 or 7)
 
 
 def _relative(which: str, unit: str, at: dt.datetime, today: dt.datetime) -> dt.datetime:

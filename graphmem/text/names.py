@@ -68,6 +68,18 @@ _RELATION_NOUNS = (
 )
 
 
+#: Kinds of thing an identifier is named with: "the bucket evt-raw-eu", "the export_v2 flag".
+_KINDS = (
+    r"(?:bucket|repo|repository|branch|topic|queue|table|(?:feature )?flag|env var|"
+    r"environment variable|variable|var|channel|namespace|folder|directory|image|secret|"
+    r"endpoint|path|workspace|cron ?job|job|index|schema)"
+)
+#: An identifier: words joined by "-" or "_", or a path ("partner-inbound", "AUTH_SECRET").
+_IDENT = r"(?P<id>(?=[\w./-]*[-_/])[A-Za-z0-9./][\w./-]*[\w/])"
+_KIND_AND_ID = re.compile(rf"(?i:(?:[A-Za-z]+\s+)?{_KINDS})\s+{_IDENT}")
+_ID_AND_KIND = re.compile(rf"{_IDENT}\s+(?i:{_KINDS})")
+
+
 def value(raw: str | None, *, keep_prepositions: bool = False) -> str | None:
     """Clean an object phrase: cut at clause words, drop determiners and trailing adverbs."""
     if raw is None:
@@ -85,6 +97,9 @@ def value(raw: str | None, *, keep_prepositions: bool = False) -> str | None:
     text = _strip_det(text)
     text = re.sub(r"^(?:our|my|the)\s+", "", text, flags=re.IGNORECASE).strip(" .")
     text = re.sub(r"(?i)^(?:[\w-]+\s+){1,2}(?:called|named)\s+", "", text)  # "a startup called X"
+    named = _KIND_AND_ID.fullmatch(text) or _ID_AND_KIND.fullmatch(text)
+    if named:  # "SFTP bucket partner-inbound", "export_v2 flag": the identifier is the name
+        text = named.group("id")
     if not text or len(text.split()) > _MAX_NAME_WORDS:
         return None
     if text.casefold() in (

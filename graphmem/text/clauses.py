@@ -1,0 +1,166 @@
+"""Clauses and settings: how the reader cuts a sentence and tells a setting from a note.
+
+A sentence is cut into clauses at "and", "but", ";" and commas that start no prepositional
+phrase; a clause that is only a name waits for its verb ("Alice and Bob both work at X"); a
+short item after a list is one more item. A "key: value" line is a setting when its key names
+no note ("Status: done") and its value is short and no clause
+(docs/concepts/text.md#log-formats).
+"""
+
+from __future__ import annotations
+
+import re
+
+from graphmem.text import lexicon, names
+from graphmem.text.names import _FIRST_PERSON, _PERSON_PRONOUNS, _THING_PRONOUNS, is_name_like
+
+_KEY_VALUE = re.compile(
+    r"^(?P<key>[A-Za-z][\w/&.-]*(?: [\w/&.-]+){0,2})\s*(?::|->|→|=>|=)\s*(?P<value>\S.{0,40})$"
+)
+#: Words before a colon that head a note, not a setting ("Status: done", "feat: ...").
+_NOT_KEYS = frozenset(
+    """status agenda todo todos action actions next steps blockers blocker done wip eta summary
+    title subject re date time when where who why how q a question answer note notes update
+    updates decision decisions feat fix chore ci docs doc refactor test tests perf build style
+    revert release changelog added removed changed fixed deprecated security breaking retro
+    standup meeting minutes reminder heads warning important context background edit ps
+    attendees owner owners goal goals risk risks idea ideas result results outcome yesterday
+    today tomorrow tonight doing planned wins learned progress""".split()  # noqa: SIM905
+)
+#: Labels in capitals that head a note, not a setting ("TODO: Redis").
+_NOT_ACRONYM_KEYS = frozenset(["todo", "wip", "fyi", "re", "ps", "nb", "tldr", "faq", "ama"])
+_VERBISH = re.compile(
+    r"(?i)\b(?:is|are|was|were|be|been|will|would|should|can|could|has|have|had|do|does|did|"
+    r"not|no|we|i|you|he|she|they|it|please|let)\b"
+)
+
+
+def _is_key(key: str) -> bool:
+    # the head word decides: "Status: done" is a note, "status page: Statuspage" a setting
+    words = key.casefold().split()
+    heading = words[-1] in _NOT_KEYS or words[0] in ("heads", "action", "next", "open", "follow")
+    if lexicon.ACRONYM.fullmatch(key.strip()):  # "APM: Datadog", "CI: GitHub Actions"
+        return words[0] not in _NOT_ACRONYM_KEYS
+    return not heading and not lexicon.is_speaker(key.strip())
+
+
+def _is_value(value: str) -> bool:
+    words = value.strip().rstrip(".").split()
+    return 0 < len(words) <= 3 and not _VERBISH.search(value)
+
+
+def _split_correction(text: str) -> tuple[str, str | None]:
+    """Split "Alice works at Globex, not Acme" into the assertion and the value it ends."""
+    m = re.search(r",?\s+(?:and\s+)?not\s+(?P<old>[^,;]+?)\s*$", text, re.IGNORECASE)
+    if m and not re.search(r"\b(?:is|are|does|do)\s*$", text[: m.start()], re.I):
+        old = names.value(m.group("old"))
+        if old and is_name_like(old):
+            return text[: m.start()], old
+    return text, None
+
+
+_RETRACT = re.compile(
+    r"^(?:please\s+)?(?:disregard|ignore|forget|scratch|strike)\s+"
+    r"(?:what\s+(?:i|we)\s+(?:said|told you|"
+    r"wrote|mentioned)|my\s+(?:earlier|previous|last)\s+(?:note|message|comment|remark)|that)\s+"
+    r"(?:about|regarding|on)\s+(?P<rest>.+?)(?:\s*[,;—–-]\s*(?:that|it|this)\s+.*)?$",
+    re.IGNORECASE,
+)
+_NOT_TRUE = re.compile(
+    r"(?i)^(?:it|that|this)\s+is\s+(?:not true|false|wrong|incorrect|not the case)\s+that\s+"
+    r"(?P<rest>.+)$"
+)
+_SO_DOES = re.compile(r"(?i)^(?:so|as)\s+(?:does|do|did|is|are|has|have)\s+(?P<s>.+)$")
+_LEAD_NAME = re.compile(r"^([A-Z][\w.-]*(?:\s+[A-Z][\w.-]*)*)\s+(?:is|are|was|has|had)\b")
+_PARTICIPLE = re.compile(
+    r"(?i)^(?:hosted|built|written|deployed|owned|led|powered|maintained|managed|based|located|"
+    r"implemented|run|headed|shipped|released)\b"
+)
+_APPOSITION = re.compile(
+    r"\b(?P<own>my|our)\s+(?P<rel>manager|boss|wife|husband|partner|lead|tech lead|team lead)"
+    r"\s+(?P<name>[A-Z][\w.-]+)\b",
+    re.IGNORECASE,
+)
+
+
+def _bare_name(clause: str) -> bool:
+    """A clause that is only a name, waiting for its verb ("Alice and Bob both work at X")."""
+    words = clause.split()
+    return (
+        0 < len(words) <= 4
+        and (words[0][:1].isupper() or words[0].casefold() in ("the", "our"))
+        and words[0].casefold()
+        not in (
+            "in",
+            "at",
+            "on",
+            "after",
+            "before",
+            "during",
+            "since",
+            "for",
+            "with",
+            "yesterday",
+            "today",
+            "then",
+        )
+    )
+
+
+_PLURAL = re.compile(
+    r"(?i)^(?:\S+\s+){0,3}?(?:both\s+|all\s+)?(?:are|work|live|use|run|report|lead|own|"
+    r"prefer|like|deploy|listen|were)\b"
+)
+
+
+_NOT_NAMES = frozenset(
+    """the we i it our my this that they he she you and but so monday tuesday wednesday
+    thursday friday saturday sunday january february march april may june july august
+    september october november december today yesterday""".split()  # noqa: SIM905
+)
+_VERB_FIRST = re.compile(
+    r"(?i)^(?:is|are|was|has|have|joined|left|moved|works|lives|uses|leads|owns|reports|"
+    r"prefers|likes|switched|migrated|runs|became|started|quit|stopped|no longer|now|still|"
+    r"hosted|built|written|deployed|owned|led|powered|maintained|managed|based|located|"
+    r"implemented|headed|listens|deploys|loves|enjoys|relies|depends)\b"
+)
+
+
+def _list_item(clause: str) -> bool:
+    if re.search(r"(?i)\b(?:is|are|was|were|so|very|too|really)\b|!", clause):
+        return False  # "..., the effects are so cool!": a remark, not one more item
+    words = (names.value(clause) or "").split()
+    return 0 < len(words) <= 3 and words[0].casefold() not in (
+        _FIRST_PERSON
+        | _PERSON_PRONOUNS
+        | _THING_PRONOUNS
+        | {"the", "there", "this"}
+        | {
+            "especially",
+            "mostly",
+            "mainly",
+            "including",
+            "probably",
+            "not",
+            "maybe",
+            "which",
+            "because",
+            "since",
+            "except",
+            "plus",
+            "even",
+            "just",
+            "only",
+        }
+    )
+
+
+_CLAUSE_SPLIT = re.compile(
+    r"\s*(?:;|,?\s+(?:and then|and|but|then|while|whereas|so|now that)\s+|"
+    r"(?<!\d),\s+(?!(?:from|to|onto|into|in|on|at|with|for|since|until|as)\b))\s*",
+    re.IGNORECASE,
+)
+
+
+def _clauses(text: str) -> list[str]:
+    return [c for c in _CLAUSE_SPLIT.split(text) if c.strip()]
