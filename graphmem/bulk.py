@@ -16,15 +16,24 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from itertools import islice
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from graphmem.errors import GraphmemError, InvalidInput
 
 if TYPE_CHECKING:
-    from graphmem.memory import Memory
     from graphmem.models import Fact, WriteResult
+    from graphmem.timeutil import TimeLike
 
 __all__ = ["DEFAULT_CHUNK", "IngestReport", "ingest_facts"]
+
+
+class FactWriter(Protocol):
+    """What :func:`ingest_facts` writes through: ``Memory.add_facts`` (the public API)."""
+
+    def add_facts(
+        self, facts: Iterable[Mapping[str, Any] | Fact], *, learned_at: TimeLike | None = None
+    ) -> list[WriteResult]: ...
+
 
 #: Facts per chunk: large enough that a chunk into a growing store can take the bulk COPY
 #: path (a COPY into a non-empty Kuzu table costs a fixed part that grows with the table), small
@@ -62,7 +71,7 @@ def _chunks(facts: Iterable[Any], size: int) -> Iterator[list[Any]]:
 
 
 def ingest_facts(
-    mem: Memory,
+    mem: FactWriter,
     facts: Iterable[Mapping[str, Any] | Fact],
     *,
     chunk: int = DEFAULT_CHUNK,

@@ -37,7 +37,7 @@ from pydantic import ValidationError
 from graphmem.errors import IntegrityError
 from graphmem.kernel import kernel_of
 from graphmem.models import Fact
-from graphmem.store.kuzu.schema import DDL, SCHEMA_VERSION
+from graphmem.store.schema import SCHEMA_VERSION, TABLES
 from graphmem.timeutil import UTC
 
 if TYPE_CHECKING:
@@ -248,14 +248,14 @@ def check_rows(
     meta: Mapping[str, Any] | None = None,
     tables: Iterable[str] | None = None,
 ) -> tuple[list[Problem], dict[str, int]]:
-    """Check raw stored rows (as :mod:`graphmem.store.kuzu.integrity` returns them); pure.
+    """Check raw stored rows (as an ``IntegrityStore`` returns them); pure.
 
     Returns:
         The problems (at most :data:`MAX_PER_CODE` per code) and the omitted counts per code.
     """
     out = _Collector()
     if tables is not None:
-        wanted = {stmt.split("EXISTS ")[1].split("(")[0] for stmt in DDL}
+        wanted = set(TABLES)
         for name in sorted(wanted - set(tables)):
             out.add("schema-tables", f"table {name!r} is missing from the database")
     if meta is not None:
@@ -457,7 +457,7 @@ def check_sessions(
     loose_mentions: int = 0,
     orphans: Sequence[str] = (),
 ) -> tuple[list[Problem], dict[str, int]]:
-    """Check sessions and their mentions (rows of :mod:`graphmem.store.kuzu.integrity`); pure.
+    """Check sessions and their mentions (rows an ``IntegrityStore`` returns); pure.
 
     ``mentions`` are ``{session, entity, count}`` rows whose two ends loaded;
     ``loose_mentions`` counts MENTIONS edges that did not join a session and an entity;

@@ -27,17 +27,12 @@ True
 
 from __future__ import annotations
 
+import datetime as dt
 import html
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from graphmem.timeutil import fmt
-
-if TYPE_CHECKING:
-    from graphmem.audit import Change, Explanation
-    from graphmem.hotness import TopicScore
-    from graphmem.models import Fact, Session
-    from graphmem.triage import TopicTriage
 
 __all__ = [
     "CELL_CHARS",
@@ -55,6 +50,111 @@ MAX_ROWS = 100
 #: A table cell shows at most this many characters, the last one ``…`` (HTML and the CLI).
 CELL_CHARS = 200
 _T = TypeVar("_T")
+
+
+# -- the shapes rendered: read by attribute, so this module imports none of its result types --
+
+
+class Fact(Protocol):
+    """A fact version as rendered (:class:`graphmem.models.Fact`)."""
+
+    @property
+    def subject(self) -> str: ...
+    @property
+    def predicate(self) -> str: ...
+    @property
+    def object(self) -> str: ...
+    @property
+    def valid_from(self) -> dt.datetime: ...
+    @property
+    def valid_to(self) -> dt.datetime | None: ...
+    @property
+    def recorded_at(self) -> dt.datetime: ...
+    @property
+    def expired_at(self) -> dt.datetime | None: ...
+    @property
+    def reason(self) -> str | None: ...
+    @property
+    def source(self) -> str | None: ...
+    @property
+    def source_type(self) -> str | None: ...
+
+
+class Session(Protocol):
+    """A session as rendered (:class:`graphmem.models.Session`)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def started_at(self) -> dt.datetime: ...
+    @property
+    def title(self) -> str | None: ...
+    @property
+    def mentions(self) -> dict[str, int]: ...
+
+
+class TopicScore(Protocol):
+    """A topic's hotness as rendered (:class:`graphmem.hotness.TopicScore`)."""
+
+    @property
+    def topic(self) -> str: ...
+    @property
+    def score(self) -> float: ...
+    @property
+    def band(self) -> object: ...
+    @property
+    def hits(self) -> int: ...
+    @property
+    def age_days(self) -> float: ...
+    @property
+    def plain_score(self) -> float: ...
+    @property
+    def idf_score(self) -> float: ...
+
+
+class TopicTriage(Protocol):
+    """A topic's triage as rendered (:class:`graphmem.triage.TopicTriage`)."""
+
+    @property
+    def topic(self) -> str: ...
+    @property
+    def recommendation(self) -> object: ...
+    @property
+    def composite(self) -> float: ...
+    @property
+    def days_since_last(self) -> float | None: ...
+    @property
+    def n_sessions(self) -> int: ...
+    @property
+    def reason(self) -> str: ...
+
+
+class Change(Protocol):
+    """A change of knowledge as rendered (:class:`graphmem.audit.Change`)."""
+
+    @property
+    def at(self) -> dt.datetime: ...
+    @property
+    def action(self) -> str: ...
+    @property
+    def fact(self) -> Fact | None: ...
+    @property
+    def reason(self) -> str | None: ...
+    @property
+    def detail(self) -> str | None: ...
+
+
+class Explanation(Protocol):
+    """A ``why`` answer as rendered (:class:`graphmem.audit.Explanation`)."""
+
+    @property
+    def fact(self) -> Fact: ...
+    @property
+    def chain(self) -> Sequence[Fact]: ...
+    @property
+    def sessions(self) -> Sequence[Session]: ...
+    @property
+    def sources(self) -> Sequence[str]: ...
 
 
 def clip(value: object, limit: int = CELL_CHARS) -> str:
@@ -261,23 +361,23 @@ def explanation_html(e: Explanation) -> str:
 # -- lists ----------------------------------------------------------------------------------------
 
 
+#: The table of each result type, by its defining module and name: a subclass renders as
+#: its base, and this module imports none of them (it is a core module below them all).
+_RENDERERS: dict[tuple[str, str], tuple[Sequence[str], Callable[[Any], list[object]]]] = {
+    ("graphmem.models", "Fact"): (_FACT_HEADERS, _fact_cells),
+    ("graphmem.hotness", "TopicScore"): (_SCORE_HEADERS, _score_cells),
+    ("graphmem.triage", "TopicTriage"): (_TRIAGE_HEADERS, _triage_cells),
+    ("graphmem.audit", "Change"): (_CHANGE_HEADERS, _change_cells),
+    ("graphmem.models", "Session"): (_SESSION_HEADERS, _session_cells),
+}
+
+
 def _renderer(item: object) -> tuple[Sequence[str], Callable[[Any], list[object]]] | None:
     """Return the table headers and the cells function for an item type, if known."""
-    from graphmem.audit import Change
-    from graphmem.hotness import TopicScore
-    from graphmem.models import Fact, Session
-    from graphmem.triage import TopicTriage
-
-    known: tuple[tuple[type, Sequence[str], Callable[[Any], list[object]]], ...] = (
-        (Fact, _FACT_HEADERS, _fact_cells),
-        (TopicScore, _SCORE_HEADERS, _score_cells),
-        (TopicTriage, _TRIAGE_HEADERS, _triage_cells),
-        (Change, _CHANGE_HEADERS, _change_cells),
-        (Session, _SESSION_HEADERS, _session_cells),
-    )
-    for cls, headers, cells in known:
-        if isinstance(item, cls):
-            return headers, cells
+    for cls in type(item).__mro__:
+        found = _RENDERERS.get((cls.__module__, cls.__qualname__))
+        if found is not None:
+            return found
     return None
 
 
@@ -309,7 +409,7 @@ class ResultList(list[_T]):
         return table(headers, (cells(i) for i in self), caption=caption, total=n)
 
 
-class FactList(ResultList["Fact"]):
+class FactList(ResultList[_T]):
     """The fact versions ``facts()``, ``history()`` and ``believed()`` return: a plain list."""
 
 

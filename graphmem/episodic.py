@@ -1,13 +1,13 @@
 """Episodic recall: the session lines that match a query, dated and checked.
 
-See docs/concepts/recall.md#rule-6, issue #14.
+See docs/concepts/recall.md#rule-6 and docs/benchmarks.md#episodic-recall.
 
 :func:`graphmem.context.context` and :func:`graphmem.context.search` blend these with the
 current facts; this module finds, scores, checks and renders the lines. The store side (how
 texts are split into lines, the BM25 index and its fallback) is :mod:`graphmem.store.kuzu.lines`.
 
 How lines are found
-    The query's words (:func:`graphmem.store.kuzu.lines.terms`: case-folded, stop words dropped,
+    The query's words (:func:`graphmem.normalize.terms`: case-folded, stop words dropped,
     lightly stemmed), plus the words of the entities it names and of their aliases (so "Ali"
     also finds lines that say "Alice"), are ranked by BM25 over every line recorded by
     ``known_at`` (``SessionLine.recorded_at``, the system time of the write; valid time does
@@ -67,9 +67,9 @@ from typing import TYPE_CHECKING, Any, Literal
 from graphmem.decay import effective_importance
 from graphmem.display import ContextText
 from graphmem.kernel import kernel_of
+from graphmem.normalize import terms
 from graphmem.said_ended import Said, Shown, marks
 from graphmem.store.records import FactView, LineHit, LineRow, SessionClaim
-from graphmem.store.textlines import terms
 
 if TYPE_CHECKING:
     from graphmem.kernel import Kernel, MemoryLike

@@ -31,10 +31,10 @@ from graphmem.timeutil import Clock, TimeLike, to_utc
 
 if TYPE_CHECKING:
     from graphmem.admission import AdmissionPolicy, RateLimiter
+    from graphmem.authority import Trust
     from graphmem.ontology import Ontology
     from graphmem.similarity import Similarity
     from graphmem.text.readers import Reader
-    from graphmem.trust import Trust
 
 #: The time of writes that record no system time (predicate seeds, entity declarations).
 TIMELESS = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
@@ -223,7 +223,7 @@ class UnitOfWork:
 
 
 def _default_trust() -> Trust:
-    from graphmem.trust import Trust
+    from graphmem.authority import Trust
 
     return Trust()
 

@@ -355,7 +355,7 @@ class Memory(MemoryWrites, MemoryReads):
         *,
         subject: str | None = None,
         predicate: str | None = None,
-        object: str | None = None,  # noqa: A002 - the SPEC's name
+        object: str | None = None,  # noqa: A002 - the name of Fact.object
         valid_at: TimeLike | None = None,
         known_at: TimeLike | None = None,
         limit: int | None = None,
@@ -389,7 +389,8 @@ class Memory(MemoryWrites, MemoryReads):
             return FactList(kept)
         now = self.now()
         if limit is not None and (
-            # the store takes a 64-bit LIMIT: a bigger int failed as a StoreError (#7 fuzz)
+            # the store takes a 64-bit LIMIT: a bigger int failed as a StoreError
+            # (docs/concurrency.md#hostile-input)
             isinstance(limit, bool) or not isinstance(limit, int) or not 0 <= limit < 2**63
         ):
             raise InvalidInput(f"limit={limit!r} must be a non-negative integer or None")

@@ -10,7 +10,7 @@ change set (docs/concepts/storage.md#rule-3).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from graphmem.errors import InvalidInput
 from graphmem.kernel import Kernel
@@ -21,7 +21,6 @@ from graphmem.writes import FIELDS, paused_gc, write_facts
 
 if TYPE_CHECKING:
     from graphmem.audit import PurgeSummary
-    from graphmem.memory import Memory
     from graphmem.similarity import Similarity
 
 __all__ = ["MemoryWrites"]
@@ -36,7 +35,7 @@ class MemoryWrites:
         self,
         subject: str,
         predicate: str,
-        object: str,  # noqa: A002 - the SPEC's name
+        object: str,  # noqa: A002 - the name of Fact.object
         *,
         valid_from: TimeLike | None = None,
         valid_to: TimeLike | None = None,
@@ -151,7 +150,7 @@ class MemoryWrites:
         self,
         subject: str | None = None,
         predicate: str | None = None,
-        object: str | None = None,  # noqa: A002 - the SPEC's name
+        object: str | None = None,  # noqa: A002 - the name of Fact.object
         *,
         fact_id: str | None = None,
         at: TimeLike | None = None,
@@ -394,5 +393,4 @@ class MemoryWrites:
         from graphmem.bulk import DEFAULT_CHUNK, ingest_facts
 
         size = DEFAULT_CHUNK if chunk is None else chunk
-        mem = cast("Memory", self)  # the facade: bulk.py takes the public API
-        return ingest_facts(mem, facts, chunk=size, results=results, progress=progress)
+        return ingest_facts(self, facts, chunk=size, results=results, progress=progress)

@@ -206,8 +206,9 @@ def trusted(cls: type[_M], values: dict[str, Any]) -> _M:
     The write path's hot loop: a bulk write validates every input field itself (naming the
     row and the fix), then builds versions here at 0.6 µs each instead of 3.7-7 µs through
     ``model_validate``, and 550 instead of 1,280 bytes, because every instance shares one
-    fields-set (#6). ``values`` must hold every field of ``cls`` in declaration order, with
-    valid values; this is what ``model_construct`` does, minus its per-field default lookup.
+    fields-set (docs/benchmarks.md#results). ``values`` must hold every field of ``cls`` in
+    declaration order, with valid values; this is what ``model_construct`` does, minus its per-field
+    default lookup.
     """
     fields_set = _FIELDS_SET.get(cls)
     if fields_set is None:

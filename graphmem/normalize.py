@@ -34,6 +34,8 @@ __all__ = [
     "clean_subject",
     "entity_key",
     "predicate_name",
+    "stem",
+    "terms",
 ]
 
 MAX_KEY = 256
@@ -229,5 +231,31 @@ def _predicate_name(name: object) -> str:
     return snake
 
 
-# Writes resolve every row's predicate a few times; bulk loads of 1M rows spent 5% here (#6).
+# Writes resolve every row's predicate a few times; bulk loads of 1M rows spent 5% here
+# (docs/benchmarks.md#results).
 _cached_predicate_name = functools.lru_cache(maxsize=4096)(_predicate_name)
+
+
+_TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
+
+
+def stem(word: str) -> str:
+    """Strip one common English suffix (``ing``, ``ies``, ``es``, ``ed``, ``s``).
+
+    >>> [stem(w) for w in ("deploys", "running", "companies", "used", "gas")]
+    ['deploy', 'runn', 'company', 'used', 'gas']
+    """
+    for suffix in ("ing", "ies", "es", "ed", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)] + ("y" if suffix == "ies" else "")
+    return word
+
+
+def terms(text: str) -> list[str]:
+    """Return the indexed words of a text, in order (repeats kept).
+
+    >>> terms("Caroline: I went to the LGBTQ support group in 2023!")
+    ['caroline', 'went', 'lgbtq', 'support', 'group']
+    """
+    words = _TOKEN.findall(unicodedata.normalize("NFKC", text).casefold())
+    return [stem(w) for w in words if len(w) > 1 and not w.isdigit() and w not in STOPWORDS]

@@ -16,12 +16,30 @@ from graphmem.admission import check_source_type
 from graphmem.errors import InvalidInput
 from graphmem.normalize import MAX_SUBJECT, check_text, clean_name, clean_subject
 from graphmem.timeutil import to_utc
-from graphmem.writes import FIELDS
 
 if TYPE_CHECKING:
     from graphmem.kernel import Kernel
 
-__all__ = ["INPUT_FIELDS", "KINDS", "session_starts", "validate"]
+__all__ = ["FIELDS", "INPUT_FIELDS", "KINDS", "session_starts", "validate"]
+
+#: Keys accepted in a fact dictionary for ``add_facts`` (and the JSONL import).
+FIELDS = frozenset(
+    {
+        "subject",
+        "predicate",
+        "object",
+        "valid_from",
+        "valid_to",
+        "source",
+        "source_ref",
+        "statement",
+        "kind",
+        "importance",
+        "confidence",
+        "pinned",
+        "source_type",
+    }
+)
 
 KINDS: tuple[str, ...] = ("fact", "event", "insight", "directive", "identity")
 #: Keys accepted by :func:`validate`: the fact fields (``source_type`` included) and
@@ -78,8 +96,8 @@ def validate(
     """Check one input row; return its normalised fields.
 
     ``names`` caches cleaned subject and object names across the rows of one call (a bulk
-    write repeats them). ``bound_subject``: refuse a subject longer than
-    :data:`~graphmem.normalize.MAX_SUBJECT` characters (docs/errors.md#size-bounds).
+    write repeats them; docs/benchmarks.md#results). ``bound_subject``: refuse a subject longer
+    than :data:`~graphmem.normalize.MAX_SUBJECT` characters (docs/errors.md#size-bounds).
     """
     where = f"facts[{i}]." if i >= 0 else ""
     if not INPUT_FIELDS.issuperset(item):

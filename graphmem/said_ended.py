@@ -32,8 +32,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 
-from graphmem.normalize import STOPWORDS
-from graphmem.store.textlines import terms
+from graphmem.normalize import STOPWORDS, terms
 
 __all__ = ["Said", "Shown", "corrected", "ended_values", "fact_marks", "marks"]
 

@@ -26,7 +26,7 @@ __all__ = ["Close", "Plan", "new_id", "plan_assert", "plan_retract", "shortened"
 
 def new_id() -> str:
     """Return a fresh version id (64 random bits, hex)."""
-    return "f" + os.urandom(8).hex()  # uuid4().hex[:16] costs 5x more (bulk writes: #6)
+    return "f" + os.urandom(8).hex()  # uuid4().hex[:16] costs 5x more in bulk writes
 
 
 @dataclass(frozen=True)
@@ -75,7 +75,7 @@ def shortened(old: Fact, end: dt.datetime, now: dt.datetime) -> Fact:
     """Return a new version of ``old`` valid until ``end``, recorded at ``now``.
 
     Callers keep ``old.valid_from < end`` (the only check a version's fields need here), so
-    the copy is built without a second validation (#6).
+    the copy is built without a second validation (docs/benchmarks.md#results).
     """
     data = dict(old.__dict__)  # every field, in order
     data.update(
@@ -150,7 +150,7 @@ def plan_assert(
         )
         if closes:
             # A negation inserts no version, so it cannot be the successor of what it closes
-            # through source_ref (a dangling superseded_by, found by graphmem check; #7).
+            # through source_ref (a dangling superseded_by, found by graphmem check).
             plan.closes[:0] = [Close(c.fact, None, c.reason) for c in closes]
             plan.decision = Decision.INVALIDATE
         return plan

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Literal
 
 from graphmem.errors import InvalidInput
 from graphmem.kernel import kernel_of
-from graphmem.store.textlines import terms
+from graphmem.normalize import terms
 from graphmem.text.pipeline import read
 from graphmem.timeutil import TimeLike, to_utc
 from graphmem.topic_file_scores import (

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 
 from graphmem.errors import InvalidInput, NotFound
 from graphmem.kernel import kernel_of
-from graphmem.store.textlines import terms
+from graphmem.normalize import terms
 from graphmem.timeutil import TimeLike, to_utc
 from graphmem.topic_file_scores import (
     ACTIONABLE_LINES,

@@ -62,7 +62,8 @@ def _window_start(now: dt.datetime, window_days: float) -> dt.datetime:
         isinstance(window_days, bool)
         or not isinstance(window_days, (int, float))
         or window_days <= 0
-        # math.isfinite only for floats: it overflows on a huge int (found by the #7 fuzzer)
+        # math.isfinite only for floats: it overflows on a huge int
+        # (docs/concurrency.md#hostile-input)
         or (isinstance(window_days, float) and not math.isfinite(window_days))
     ):
         raise InvalidInput(f"window_days={window_days!r} must be a positive, finite number of days")

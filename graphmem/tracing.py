@@ -27,6 +27,8 @@ from collections import Counter
 from collections.abc import Callable, Sized
 from typing import Any, TypeVar
 
+from graphmem.version import package_version
+
 __all__ = ["instrument", "reset"]
 
 _T = TypeVar("_T")
@@ -45,9 +47,7 @@ def _get_tracer() -> Any:
         except ImportError:
             _tracer = None
         else:
-            from graphmem import __version__
-
-            _tracer = trace.get_tracer("graphmem", __version__)
+            _tracer = trace.get_tracer("graphmem", package_version())
     return _tracer
 
 
@@ -59,12 +59,7 @@ def reset(provider: Any = None) -> None:
             (tests, an application with providers of its own); ``None``: the global one.
     """
     global _tracer
-    if provider is None:
-        _tracer = _UNSET
-    else:
-        from graphmem import __version__
-
-        _tracer = provider.get_tracer("graphmem", __version__)
+    _tracer = _UNSET if provider is None else provider.get_tracer("graphmem", package_version())
 
 
 def _describe(span: Any, result: Any) -> None:

@@ -24,6 +24,7 @@ from pydantic import ValidationError
 from graphmem.errors import InvalidInput, NotFound
 from graphmem.models import Decision, Entity, Fact, Predicate, WriteResult, trusted
 from graphmem.normalize import check_text, entity_key
+from graphmem.rows import FIELDS
 from graphmem.store.base import ChangeSet
 
 if TYPE_CHECKING:
@@ -49,26 +50,6 @@ __all__ = [
     "write_facts",
 ]
 
-#: Keys accepted in a fact dictionary for ``add_facts`` (and the JSONL import).
-FIELDS = frozenset(
-    {
-        "subject",
-        "predicate",
-        "object",
-        "valid_from",
-        "valid_to",
-        "source",
-        "source_ref",
-        "statement",
-        "kind",
-        "importance",
-        "confidence",
-        "pinned",
-        "source_type",
-    }
-)
-
-
 #: Batches of at least this many rows run with the cyclic garbage collector paused.
 GC_PAUSE_ROWS = 1000
 
@@ -79,8 +60,8 @@ def paused_gc(rows: int) -> Iterator[None]:
 
     A bulk write allocates a few objects per row that all stay alive until it returns, and the
     collector's passes over them cost as much as the write itself (100k facts: 31.8 s with the
-    collector, 16.0 s without; #6). Nothing a write allocates needs a cycle collection
-    mid-call; the collector is re-enabled (and runs as usual) afterwards.
+    collector, 16.0 s without; docs/benchmarks.md#results). Nothing a write allocates needs a cycle
+    collection mid-call; the collector is re-enabled (and runs as usual) afterwards.
     """
     if rows < GC_PAUSE_ROWS or not gc.isenabled():
         yield
@@ -113,8 +94,8 @@ def new_version(checked: dict[str, Any], **fields: Any) -> Fact:
 
     ``checked`` holds every Fact field in declaration order and becomes the version's own
     ``__dict__`` (the caller lets go of it). No second validation: the checks ran on the input
-    (with the row's index in the message), and a bulk write builds a million of these (#6;
-    ``test_writes`` holds the result equal to :func:`build_fact`'s).
+    (with the row's index in the message), and a bulk write builds a million of these
+    (docs/benchmarks.md#results; ``test_writes`` holds the result equal to :func:`build_fact`'s).
     """
     checked.update(fields)
     return trusted(Fact, checked)
@@ -126,7 +107,7 @@ class WriteBatch:
 
     Versions are grouped per subject and predicate: the decision rules mostly look at one
     predicate of a subject, and scanning the subject's other versions cost 7% of a bulk
-    write (#6).
+    write (docs/benchmarks.md#results).
     """
 
     now: dt.datetime
@@ -296,7 +277,7 @@ class FactRows:
         A plan that would close a version the memory's :class:`~graphmem.trust.Trust` protects
         becomes a dispute (docs/concepts/decisions.md#authority-and-disputes).
         """
-        from graphmem.trust import gate
+        from graphmem.authority import gate
 
         result = self.batch.apply(row.subject_id, gate(plan, row.fact, self.k.trust))
         self.results.append(result)
@@ -317,7 +298,7 @@ class FactRows:
         changes.predicates.extend(self.new_predicates.values())
         if any(f.expired_at is not None for f in self.batch.pending.values()):
             # docs/concepts/decisions.md#authority-and-disputes: reads look for disputes now
-            from graphmem.trust import HAS_DISPUTES
+            from graphmem.authority import HAS_DISPUTES
 
             changes.meta[HAS_DISPUTES] = "1"
         self.batch.fill(changes)
@@ -357,7 +338,7 @@ def open_rows(
     names: dict[str, str] = {}
     checked = []
     # One pass: validate each row and note its names (a second pass over a million rows
-    # costs seconds in cache misses; #6). Nothing is written before all are valid.
+    # costs seconds in cache misses). Nothing is written before all are valid.
     subjects: dict[str, None] = {}
     objects: dict[str, str] = {}  # name -> kind of its first use
     predicates: dict[str, Predicate] = {}

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from graphmem.errors import InvalidInput
 from graphmem.models import Fact
-from graphmem.store.kuzu.schema import SCHEMA_VERSION
+from graphmem.store.schema import SCHEMA_VERSION
 
 if TYPE_CHECKING:
     from graphmem.kernel import Kernel
@@ -135,13 +135,13 @@ def _dump(kernel: Kernel) -> _Dump:
         facts=[_fact_record(s, o, f) for s, o, f in store.all_facts()],
         audit=audit,
     )
-    from graphmem import __version__
+    from graphmem.version import package_version
 
     dump.header = {
         "format": FORMAT_NAME,
         "version": FORMAT_VERSION,
         "schema_version": SCHEMA_VERSION,
-        "graphmem": __version__,
+        "graphmem": package_version(),
         "exported_at": _iso(kernel.now()),
         "last_write": _iso(last),
         "counts": {

@@ -18,7 +18,7 @@ from graphmem.errors import InvalidInput
 from graphmem.export.records import TransferReport, _Dump
 from graphmem.models import Fact, Predicate
 from graphmem.store.base import Snapshot
-from graphmem.store.kuzu.schema import SCHEMA_VERSION
+from graphmem.store.schema import SCHEMA_VERSION
 from graphmem.timeutil import to_utc
 from graphmem.writes import build_fact
 
@@ -172,7 +172,7 @@ def _check_history(
         InvalidInput: an invariant is broken.
     """
     from graphmem.check import CODES, check_rows
-    from graphmem.store.kuzu.schema import FACT_COLUMNS
+    from graphmem.store.schema import FACT_COLUMNS
 
     cols = [c for c, _ in FACT_COLUMNS if c != "fid"]
 

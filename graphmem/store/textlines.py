@@ -7,10 +7,10 @@ are what episodic search indexes, with the same normalisation as the query's wor
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Sequence
 
-from graphmem.normalize import STOPWORDS
+# The words of a text are the core's (graphmem.normalize), re-exported here.
+from graphmem.normalize import stem, terms
 
 __all__ = [
     "MAX_LINE",
@@ -28,35 +28,10 @@ __all__ = [
 MAX_LINE = 600
 
 
-_TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
-
-
 _SPEAKER = re.compile(r"^([^\W\d_][\w.'’ -]{0,38}?)\s*:\s+(?=\S)")
 
 
 _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
-
-
-def stem(word: str) -> str:
-    """Strip one common English suffix (``ing``, ``ies``, ``es``, ``ed``, ``s``).
-
-    >>> [stem(w) for w in ("deploys", "running", "companies", "used", "gas")]
-    ['deploy', 'runn', 'company', 'used', 'gas']
-    """
-    for suffix in ("ing", "ies", "es", "ed", "s"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            return word[: -len(suffix)] + ("y" if suffix == "ies" else "")
-    return word
-
-
-def terms(text: str) -> list[str]:
-    """Return the indexed words of a text, in order (repeats kept).
-
-    >>> terms("Caroline: I went to the LGBTQ support group in 2023!")
-    ['caroline', 'went', 'lgbtq', 'support', 'group']
-    """
-    words = _TOKEN.findall(unicodedata.normalize("NFKC", text).casefold())
-    return [stem(w) for w in words if len(w) > 1 and not w.isdigit() and w not in STOPWORDS]
 
 
 def split_lines(text: str | None) -> list[tuple[str | None, str]]:

@@ -218,7 +218,7 @@ def _resolved(
 
     A text that gave no fact, or the sentences of a text that gave none, become a note.
     """
-    from graphmem.remember import NOTE
+    from graphmem.notes import NOTE
 
     rows: list[dict[str, Any]] = []
     meta: list[_Row] = []
@@ -317,7 +317,7 @@ def _speakers(text: str) -> Callable[[str], str | None]:
 
 def _plan(m: _Row, fact: Fact, versions: list[Fact], kernel: Kernel, sim: Similarity) -> Plan:
     """The plan of one row of a text: a note, an end or a claim, over its subject's versions."""
-    from graphmem.remember import plan_note
+    from graphmem.notes import plan_note
 
     if m.op == "note":
         return plan_note(fact, versions, similarity=sim)

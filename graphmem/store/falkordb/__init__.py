@@ -22,12 +22,12 @@ from graphmem.store.falkordb.integrity import LABELS, FalkorIntegrity
 from graphmem.store.falkordb.search import FalkorSearch
 from graphmem.store.falkordb.sessions import FalkorSessions
 from graphmem.store.falkordb.transfer import FalkorTransfer
-from graphmem.store.kuzu.schema import SCHEMA_VERSION as _KUZU_SCHEMA_VERSION
+from graphmem.store.schema import SCHEMA_VERSION as _KUZU_SCHEMA_VERSION
 
 __all__ = ["INDEXES", "SCHEMA_VERSION", "FalkorStore", "FalkorURL", "parse_url"]
 
 #: The schema version kept in ``Meta`` (``schema_version``): graphmem's data model version
-#: (:data:`graphmem.store.kuzu.schema.SCHEMA_VERSION`, which ``graphmem check`` expects); a graph of
+#: (:data:`graphmem.store.schema.SCHEMA_VERSION`, which ``graphmem check`` expects); a graph of
 #: another version refuses to open.
 SCHEMA_VERSION = str(_KUZU_SCHEMA_VERSION)
 

@@ -25,7 +25,7 @@ from pydantic import ValidationError
 from graphmem.models import Entity, Fact, Predicate
 from graphmem.store.falkordb.codec import from_db, to_db
 from graphmem.store.falkordb.writes import FalkorWrites
-from graphmem.store.kuzu.schema import FACT_COLUMNS
+from graphmem.store.schema import FACT_COLUMNS
 
 __all__ = ["FACT_RETURN", "FalkorFacts", "fact_from_row"]
 

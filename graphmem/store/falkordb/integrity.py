@@ -12,7 +12,7 @@ from typing import Any
 from graphmem.store.falkordb.codec import from_db
 from graphmem.store.falkordb.connection import FalkorBase
 from graphmem.store.falkordb.order import lost_data
-from graphmem.store.kuzu.schema import FACT_COLUMNS
+from graphmem.store.schema import FACT_COLUMNS
 
 __all__ = ["LABELS", "RELATIONS", "FalkorIntegrity"]
 

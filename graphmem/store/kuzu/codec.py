@@ -38,7 +38,8 @@ def _fact_from_row(row: Sequence[Any]) -> Fact:
 
     The store only holds versions that were validated when written, and a write reads the
     current versions of every subject it touches: 75k versions cost 1.7 s through
-    ``model_validate`` in a 10k append (issue 18), a tenth of that through ``trusted``.
+    ``model_validate`` in a 10k append (docs/benchmarks.md#appending), a tenth of that through
+    ``trusted``.
     """
     (
         fid,
@@ -170,7 +171,7 @@ def _fact_table(rows: Sequence[tuple[str, str, Fact]]) -> Any:
     """Return ``(subject id, object id, fact)`` rows as an Arrow table for ``COPY Fact``.
 
     One pass over the versions, then columns: a pass per column over a million versions
-    scattered in the heap cost 3x more in cache misses (15.5 s vs 7.9 s at 1M shuffled; #6).
+    scattered in the heap cost 3x more in cache misses (15.5 s vs 7.9 s at 1M shuffled).
     """
     pa = _arrow()
     types = {
@@ -189,6 +190,6 @@ def _fact_table(rows: Sequence[tuple[str, str, Fact]]) -> Any:
     for (name, typ), values in zip(FACT_COLUMNS, columns[2:], strict=True):
         # Facts hold aware UTC datetimes: Arrow converts them to UTC in C and stores them
         # naive, as the store keeps them (4.6x faster than through a zoned type and a cast:
-        # 0.3 s a column at 100k versions, issue 18).
+        # 0.3 s a column at 100k versions, docs/benchmarks.md#appending).
         table[name] = pa.array(values, types[typ])
     return pa.table(table)

@@ -25,7 +25,7 @@ import sys
 import time
 import warnings
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from graphmem.errors import StoreBusy, StoreError
@@ -193,7 +193,28 @@ class KuzuConnection:
             f"for it to finish (docs/concurrency.md) [{msg}]"
         )
 
-    def _detach(self) -> None:
+    @property
+    def engine_module(self) -> Any:
+        """The engine's Python module (``kuzu`` or ``real_ladybug``) this store opened with."""
+        return self._mod
+
+    @contextlib.contextmanager
+    def file_swap(self) -> Iterator[None]:
+        """Close the handles under the gate, let the caller replace the file, reopen them.
+
+        The store keeps its claim on the database meanwhile, and no other process opens the
+        file (storage.md#the-gate). When the body raises, the handles stay closed.
+
+        Raises:
+            StoreBusy: another process opened the database in between.
+            StoreError: the engine cannot open the replaced file.
+        """
+        with self._gated():
+            self.detach()
+            yield
+            self.attach()
+
+    def detach(self) -> None:
         """Close the engine's handles but keep this store's claim (vacuum swaps the file)."""
         self._stmts.clear()
         with self._gated(required=False):
@@ -204,8 +225,8 @@ class KuzuConnection:
             if self._ckpt is not None:
                 self._ckpt.after(True)  # the close checkpointed what was left: the copy goes
 
-    def _attach(self) -> None:
-        """Reopen the engine's handles after :meth:`_detach`.
+    def attach(self) -> None:
+        """Reopen the engine's handles after :meth:`detach`.
 
         Raises:
             StoreBusy: another process opened the database in between.
@@ -240,7 +261,7 @@ class KuzuConnection:
             # Kuzu: checkpoints run after COMMIT returned (_checkpoint), never inside it: an
             # automatic one that fails (a full disk) made COMMIT raise for a committed write.
             # Not ladybug: with automatic checkpoints off, ladybug 0.22 lost acknowledged
-            # commits after a SIGKILL (test_crash, issue 16).
+            # commits after a SIGKILL (test_crash, docs/concepts/storage.md#durability).
             options["auto_checkpoint"] = False
         try:
             return self._mod.Database(target, read_only=read_only, **options)

@@ -222,8 +222,8 @@ class KuzuStore(KuzuTransactions):
 
         With ``pairs`` (``(subject id, predicate)``), only the versions of those pairs: a write
         whose rules look at one predicate of a subject reads a tenth of the rows (converting a
-        row costs about 10 µs, issue 18). One prepared point query per subject (or pair) up to
-        :data:`SMALL_BATCH`, else one ``UNWIND`` query.
+        row costs about 10 µs, docs/benchmarks.md#appending). One prepared point query per subject
+        (or pair) up to :data:`SMALL_BATCH`, else one ``UNWIND`` query.
         """
         out: dict[str, list[Fact]] = {s: [] for s in subject_ids}
         if not subject_ids:

@@ -1,11 +1,11 @@
 """Open protection: a damaged database file fails fast with a clear error, never hangs.
 
-Kuzu 0.11.3 has no page checksums. Measured for issue 16: one zeroed 4 KB page in the middle of
-an 11 MB database makes ``kuzu.Database(path)`` spin inside its constructor, growing by about
-0.6 GB a second (4.7 GB after 8 s, with a 256 MB buffer pool), read-only or not; other zeroed
-pages give a clean engine error or go unnoticed until ``graphmem check``. A hung constructor
-cannot be interrupted from Python, so the first open of a file that *may* be damaged happens in
-a child process with a time and memory bound:
+Kuzu 0.11.3 has no page checksums. Measured (docs/concepts/storage.md#damaged-files): one
+zeroed 4 KB page in the middle of an 11 MB database makes ``kuzu.Database(path)`` spin inside
+its constructor, growing by about 0.6 GB a second (4.7 GB after 8 s, with a 256 MB buffer
+pool), read-only or not; other zeroed pages give a clean engine error or go unnoticed until
+``graphmem check``. A hung constructor cannot be interrupted from Python, so the first open of
+a file that *may* be damaged happens in a child process with a time and memory bound:
 
 - **The seal.** A clean close of a writable store writes ``<db>.graphmem-seal`` (size,
   modification time and inode of the file it left). An open whose file still matches its seal,

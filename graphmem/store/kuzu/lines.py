@@ -1,6 +1,6 @@
 """Session lines: the episodic index behind ``search()`` and ``context()``.
 
-See docs/concepts/recall.md#rule-6, issue #14.
+See docs/concepts/recall.md#rule-6 and docs/benchmarks.md#episodic-recall.
 
 Every session text is split into **lines** (:func:`split_lines`: one per non-blank line or
 turn; ``Speaker: text`` turns keep the speaker; a line over :data:`MAX_LINE` characters is cut
@@ -12,9 +12,9 @@ shown as the line's date), ``recorded_at`` the system time of the write that sto
 same normalisation as the query's.
 
 Lines are written and deleted in the caller's transaction with logged statements only (no
-``COPY``: a transaction that mixes COPY with logged writes is torn by a crash, issue #16), by
-:meth:`replace_lines`, called from :meth:`write_sessions` (add and
-re-add of a session), the privacy purge (redacted texts re-split) and import (lines are not
+``COPY``: a transaction that mixes COPY with logged writes is torn by a crash,
+docs/concepts/storage.md#copy), by :meth:`replace_lines`, called from :meth:`write_sessions` (add
+and re-add of a session), the privacy purge (redacted texts re-split) and import (lines are not
 exported; they are rebuilt from the session texts).
 
 Ranking: BM25 (``k1 = 1.2``, ``b = 0.75``, ``idf = log10((N - df + 0.5) / (df + 0.5) + 1)``:

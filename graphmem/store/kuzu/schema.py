@@ -10,37 +10,12 @@ is enforced by graphmem, not by Kuzu (a rel PRIMARY KEY is accepted but not enfo
 
 from __future__ import annotations
 
-__all__ = ["DDL", "FACT_COLUMNS", "SCHEMA_VERSION", "UPGRADES"]
+# The version and the fact columns are every backend's (graphmem.store.schema); re-exported.
+from graphmem.store.schema import FACT_COLUMNS, SCHEMA_VERSION, TABLES
 
-#: Bump when the DDL changes; a database of an older version listed in :data:`UPGRADES` is
-#: upgraded on a writable open, any other version refuses to open.
-#: 2: ``Session.recorded_at`` (system time of the write) and the ``SessionLine`` table (#14).
-#: 3: ``Fact.source_type`` (who said it; docs/concepts/decisions.md#authority-and-disputes).
-SCHEMA_VERSION = 3
+__all__ = ["DDL", "FACT_COLUMNS", "SCHEMA_VERSION", "TABLES", "UPGRADES"]
 
-#: Fact edge properties in storage order (after the FROM/TO endpoints).
-FACT_COLUMNS: tuple[tuple[str, str], ...] = (
-    ("fid", "STRING"),
-    ("predicate", "STRING"),
-    ("object", "STRING"),
-    ("valid_from", "TIMESTAMP"),
-    ("valid_to", "TIMESTAMP"),
-    ("recorded_at", "TIMESTAMP"),
-    ("expired_at", "TIMESTAMP"),
-    ("statement", "STRING"),
-    ("kind", "STRING"),
-    ("importance", "DOUBLE"),
-    ("confidence", "DOUBLE"),
-    ("source", "STRING"),
-    ("source_ref", "STRING"),
-    ("superseded_by", "STRING"),
-    ("reason", "STRING"),
-    ("access_count", "INT64"),
-    ("last_accessed_at", "TIMESTAMP"),
-    ("pinned", "BOOLEAN"),
-    ("source_type", "STRING"),
-)
-
+#: The tables of :data:`TABLES`, in that order (``tests/test_schemas.py`` holds them equal).
 DDL: tuple[str, ...] = (
     "CREATE NODE TABLE IF NOT EXISTS Meta(key STRING PRIMARY KEY, value STRING)",
     "CREATE NODE TABLE IF NOT EXISTS Entity(id STRING PRIMARY KEY, name STRING, kind STRING, "

@@ -35,7 +35,8 @@ from graphmem.timeutil import from_store, to_store
 __all__ = ["COPY_MIN_SESSIONS", "KuzuSessions"]
 
 #: Batches of more than this many new sessions are written with one ``UNWIND`` statement per
-#: table, smaller ones one statement per row. (The name predates issue #16: nothing is copied.)
+#: table, smaller ones one statement per row. (No ``COPY`` is made despite the name: a COPY
+#: next to logged writes is torn by a crash, docs/concepts/storage.md#copy.)
 COPY_MIN_SESSIONS = SMALL_BATCH
 
 _SESSION_COLUMNS: tuple[tuple[str, str], ...] = (
@@ -124,8 +125,8 @@ class KuzuSessions(KuzuLines):
         Every statement is a logged write (``CREATE``/``MERGE``/``SET``/``DELETE``), never a
         ``COPY``: a transaction that mixes COPY with logged writes (the entities the caller merged,
         a rewritten session) keeps the logged part and loses the copied rows when killed during
-        ``COMMIT`` (issue #16, item 1). Large batches use one ``UNWIND`` statement per table
-        (measured on 2 cores: 10,000 sessions with 40,000 mentions and 200,000 lines in about
+        ``COMMIT`` (docs/concepts/storage.md#copy). Large batches use one ``UNWIND`` statement per
+        table (measured on 2 cores: 10,000 sessions with 40,000 mentions and 200,000 lines in about
         12 s, against 0.25 s for the old COPY of the sessions and mentions alone; mentions go
         through ``UNWIND ... MERGE`` on both primary keys at about 14,000 rows/s).
 

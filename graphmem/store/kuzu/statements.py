@@ -12,8 +12,8 @@ docs/concepts/storage.md#engine-facts):
   costs 0.1–0.6 ms. Small id sets and every write below the COPY path go row by row; ``UNWIND``
   only serves large id sets (:data:`SMALL_BATCH`). Inserting a version costs Kuzu 0.45–0.55
   ms a row either way (a prepared ``MATCH``/``MATCH``/``CREATE`` per row, or one ``UNWIND``:
-  measured for issue 18, no shape is faster), ladybug 0.13 ms per row and 0.09 ms through one
-  ``UNWIND``, which its bigger batches take (:meth:`KuzuStatements._insert_rows`).
+  measured, docs/benchmarks.md#appending: no shape is faster), ladybug 0.13 ms per row and 0.09 ms
+  through one ``UNWIND``, which its bigger batches take (:meth:`KuzuStatements._insert_rows`).
 - **No NULL parameters.** A ``None`` parameter makes ladybug re-bind the statement (20 µs
   each), so writes leave NULL properties out of the query instead of passing ``None``.
 - Every filter on rel properties sits behind a ``WITH`` barrier, or the planner scans all edges

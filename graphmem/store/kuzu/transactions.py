@@ -6,16 +6,16 @@
 
 - **COPY is the bulk path, in a transaction of its own kind.** Killed during ``COMMIT``, a
   transaction that mixes COPY with logged writes (``CREATE``/``MERGE``/``SET``) keeps the
-  logged writes and loses the copied rows (a torn write, Kuzu 0.11.3 and ladybug 0.22, found
-  for issue #7), and a rolled-back transaction that COPY-ed into a non-empty rel table corrupts
-  it (later writes resurrect the rolled-back rows). A transaction holding *only* COPYs commits
-  all or nothing, except on Kuzu 0.11.3, where a killed COPY also damages the primary-key
-  indexes (issue 16): there the new nodes are written with logged statements and committed,
-  the log is checkpointed, and only the versions are copied (:meth:`_copy_after_checkpoint`).
-  So ``insert_facts`` defers a big batch, with the entities and predicates
-  it creates, to the commit: when the transaction logged nothing else it commits as COPYs only
-  (the ``last_write`` marker follows in a second transaction and is repaired on open after a
-  crash in between); otherwise the rows are logged inserts. Nothing is ever copied
+  logged writes and loses the copied rows (a torn write, Kuzu 0.11.3 and ladybug 0.22, measured:
+  docs/concepts/storage.md#copy), and a rolled-back transaction that COPY-ed
+  into a non-empty rel table corrupts it (later writes resurrect the rolled-back rows). A
+  transaction holding *only* COPYs commits all or nothing, except on Kuzu 0.11.3, where a killed
+  COPY also damages the primary-key indexes (docs/concepts/storage.md#durability): there the new
+  nodes are written with logged statements and committed, the log is checkpointed, and only the
+  versions are copied (:meth:`_copy_after_checkpoint`). So ``insert_facts`` defers a big batch, with
+  the entities and predicates it creates, to the commit: when the transaction logged nothing else it
+  commits as COPYs only (the ``last_write`` marker follows in a second transaction and is repaired
+  on open after a crash in between); otherwise the rows are logged inserts. Nothing is ever copied
   before a rollback.
 - **Held-back writes.** An append supersedes stored versions: its closes, access bumps and
   entity upserts are logged writes. Inside a transaction that has logged nothing yet they are
@@ -50,9 +50,9 @@ __all__ = ["COPY_THRESHOLD", "WRITE_COSTS", "KuzuTransactions"]
 #: A call inserting at least this many new versions may take the bulk COPY path (when it is
 #: cheaper than logged inserts: :data:`WRITE_COSTS`; into an empty table it always is).
 COPY_THRESHOLD = 500
-#: Seconds, measured for issue 18 on 2 cores (``benchmarks/run.py``, systems ``append-*``):
-#: ``(a logged insert per row, COPY fixed, COPY per stored version)``. A COPY into a rel table
-#: holding ``m`` versions costs about ``fixed + m * per_stored`` whatever the batch size
+#: Seconds, measured on 2 cores (docs/benchmarks.md#appending) (``benchmarks/run.py``, systems
+#: ``append-*``): ``(a logged insert per row, COPY fixed, COPY per stored version)``. A COPY into a
+#: rel table holding ``m`` versions costs about ``fixed + m * per_stored`` whatever the batch size
 #: (Kuzu 0.11.3: 0.31 s for 1k and 0.84 s for 10k rows into 100k versions, 4-14 s into 1M,
 #: growing with earlier appends; ladybug 0.22: 0.37-0.45 s into 100k, 3.8-3.9 s into 1M);
 #: a logged insert costs 0.45-0.55 ms a row on Kuzu (one statement a row: ``UNWIND`` is no
@@ -212,8 +212,8 @@ class KuzuTransactions(KuzuStatements):
         and before theirs is finished on open by applying them (:meth:`_undo_copy_pending`),
         one before the copy's commit is undone, so the call is whole or absent.
 
-        Measured for issue 16 with SIGKILL rounds on plain Kuzu 0.11.3 (ladybug 0.22 has none
-        of these):
+        Measured with SIGKILL rounds (docs/concepts/storage.md#durability) on plain Kuzu 0.11.3
+        (ladybug 0.22 has none of these):
 
         - a ``COPY`` into a node table killed before its commit leaves keys in the
           primary-key index: afterwards even a plain ``CREATE`` of such a key fails with

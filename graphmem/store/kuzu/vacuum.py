@@ -2,13 +2,13 @@
 
 Kuzu 0.11.3 never overwrites deleted rows: after ``DELETE`` (even after overwriting the values
 first) and a ``CHECKPOINT``, the old strings are still in the database file, and the full-text
-index keeps their terms (measured for issue #7). A privacy purge that must remove the content
-from the files therefore rebuilds the database: ``EXPORT DATABASE`` (live rows only, Parquet)
-into a private work directory next to the file, ``IMPORT DATABASE`` into a fresh file there,
-then a rename over the old file.
+index keeps their terms (measured, docs/concepts/storage.md#purge). A privacy purge that must remove
+the content from the files therefore rebuilds the database: ``EXPORT DATABASE`` (live rows only,
+Parquet) into a private work directory next to the file, ``IMPORT DATABASE`` into a fresh file
+there, then a rename over the old file.
 
-**Crash safety** (issue 16). The purge itself commits first, in the old file, with its audit
-record; the rebuild follows. What makes a killed rebuild harmless:
+**Crash safety** (docs/concepts/storage.md#purge). The purge itself commits first, in the old
+file, with its audit record; the rebuild follows. What makes a killed rebuild harmless:
 
 - **The rename is the commit point.** Until it, the old file (purge committed, purged strings
   still in its pages) is the database; after it, the rebuilt one. Both are complete databases.
@@ -34,11 +34,14 @@ import glob
 import os
 import shutil
 import tempfile
+from typing import TypeVar
 
 from graphmem.errors import StoreError
 from graphmem.fileio import fsync_dir
 from graphmem.store.kuzu.checkpoint import BASE_SUFFIX
-from graphmem.store.kuzu.engine import KuzuStore
+from graphmem.store.kuzu.statements import KuzuStatements
+
+_S = TypeVar("_S", bound=KuzuStatements)
 
 __all__ = ["PURGES_KEY", "WORK_PREFIX", "compact", "finish_interrupted", "rebuild_pending"]
 
@@ -55,12 +58,12 @@ def _literal(path: str) -> str:
     return f"'{path}'"
 
 
-def _purges(store: KuzuStore) -> int:
+def _purges(store: KuzuStatements) -> int:
     rows = store.run("MATCH (a:Audit) WHERE a.action = 'purge' RETURN count(a)")
     return int(rows[0][0]) if rows else 0
 
 
-def rebuild_pending(store: KuzuStore) -> bool:
+def rebuild_pending(store: KuzuStatements) -> bool:
     """Return whether a purge committed in ``store`` still waits for its file rebuild."""
     if store.path is None:
         return False
@@ -79,7 +82,7 @@ def _work_dirs(path: str) -> list[str]:
     return sorted(glob.glob(pattern))
 
 
-def finish_interrupted(store: KuzuStore) -> None:
+def finish_interrupted(store: KuzuStatements) -> None:
     """Clean up after a rebuild a crash cut short; redo it if a purge is still in the file.
 
     Called by every writable open of a file database (the store holds the database's lock).
@@ -96,7 +99,7 @@ def finish_interrupted(store: KuzuStore) -> None:
         _rebuild(store, path)
 
 
-def compact(store: KuzuStore) -> KuzuStore:
+def compact(store: _S) -> _S:
     """Rebuild the database of ``store`` from its live rows; return the store, reopened.
 
     The store object is reopened in place on the rebuilt file (the one returned). In-memory
@@ -115,7 +118,7 @@ def compact(store: KuzuStore) -> KuzuStore:
     return store
 
 
-def _rebuild(store: KuzuStore, path: str) -> None:
+def _rebuild(store: KuzuStatements, path: str) -> None:
     """Export, import into a fresh file, rename it over ``path`` (the real file), reopen."""
     parent = os.path.dirname(path)
     work = tempfile.mkdtemp(prefix=WORK_PREFIX + os.path.basename(path) + ".", dir=parent)
@@ -127,7 +130,7 @@ def _rebuild(store: KuzuStore, path: str) -> None:
         fresh = os.path.join(work, "compact.kuzu")
         purges = _purges(store)
         store.run(f"EXPORT DATABASE {_literal(dump)} (format='parquet')")
-        mod = store._mod  # noqa: SLF001 - the vacuum rebuilds the engine files of its store
+        mod = store.engine_module
         db = mod.Database(fresh)
         conn = mod.Connection(db)
         try:
@@ -154,15 +157,13 @@ def _rebuild(store: KuzuStore, path: str) -> None:
         with open(fresh, "rb+") as fh:  # the rebuilt file is on disk before it becomes the db
             os.fsync(fh.fileno())
         # No other process opens the file while it is swapped (storage.md#the-gate).
-        with store._gated():  # noqa: SLF001
-            store._detach()  # noqa: SLF001
+        with store.file_swap():
             if os.path.exists(path + ".wal"):  # a clean close leaves none; never pair a stale one
                 os.remove(path + ".wal")
             if os.path.exists(path + BASE_SUFFIX):  # the copy of the old file (checkpoint.py)
                 os.remove(path + BASE_SUFFIX)
             os.replace(fresh, path)  # the commit point
             fsync_dir(parent)
-            store._attach()  # noqa: SLF001
     finally:
         with contextlib.suppress(OSError):
             shutil.rmtree(work)

@@ -1,6 +1,11 @@
 """Generate the artifacts in ``schemas/``: JSON Schemas of the models, the ontology, the DDL.
 
-``python -m graphmem.schemas`` rewrites them; ``tests/test_schemas.py`` fails when they drift.
+Usage::
+
+    python scripts/gen_schemas.py            # rewrite schemas/
+
+``tests/test_schemas.py`` fails when they drift. A script, not a module of ``graphmem``: it reads
+the models and the Kuzu DDL together, which no layer of the library does.
 """
 
 from __future__ import annotations
@@ -46,5 +51,6 @@ def write(folder: str | Path) -> list[Path]:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    for p in write(sys.argv[1] if len(sys.argv) > 1 else "schemas"):
+    default = Path(__file__).resolve().parents[1] / "schemas"
+    for p in write(sys.argv[1] if len(sys.argv) > 1 else default):
         print(p)
