@@ -131,10 +131,9 @@ def commit_statement(text: str) -> str | None:
     body = text[commit.end() :]
     scope = (commit.group("scope") or "").strip()
     done_with = _DONE_WITH.match(body.rstrip("."))
-    if done_with and _SCOPE.fullmatch(scope) and body.split()[0].casefold() not in _COMMIT_VERBS:
-        first = body.split()[0].casefold()
-        if first not in _UPKEEP_VERBS:
-            return f"the {scope} uses {done_with.group('v')}"
+    first = body.split()[0].casefold()
+    if done_with and _SCOPE.fullmatch(scope) and first not in {*_COMMIT_VERBS, *_UPKEEP_VERBS}:
+        return f"the {scope} uses {done_with.group('v')}"
     return _as_statement(body)
 
 

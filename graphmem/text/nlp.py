@@ -392,15 +392,16 @@ def _turns(text: str) -> list[tuple[str | None, str]]:
     chat = _chat_labels(lines)
     card = _key_items(lines)
     turns: list[tuple[str | None, str]] = []
+    titled: re.Match[str] | None = None  # the heading over a card, if it names one thing
     for k, raw in enumerate(lines):
+        if raw.lstrip().startswith("#"):
+            titled = _TITLED.match(raw)
         if not raw.strip():
             turns.append((None, ""))  # a paragraph break
             continue
         if k in card:  # "- City: Valencia" is a setting, "city: Valencia", not a speaker
             key, value = card[k]
             key = key if ACRONYM.fullmatch(key) else key.casefold()
-            heading = next((h for h in reversed(lines[:k]) if h.lstrip().startswith("#")), "")
-            titled = _TITLED.match(heading)
             if titled:  # under "## Service catalog: notifications": that thing's settings
                 turns.append((None, f"The {key} of {titled.group(1)} is {value}."))
                 continue
