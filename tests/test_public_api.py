@@ -14,6 +14,14 @@ def test_all_is_sorted_and_importable():
         assert getattr(gm, name) is not None
 
 
+def test_every_error_is_a_public_name():
+    # graphmem/__init__.py lists the error names again (its lazy table): the two lists agree
+    from graphmem import errors
+
+    assert set(errors.__all__) <= set(gm.__all__)
+    assert all(getattr(gm, name) is getattr(errors, name) for name in errors.__all__)
+
+
 def test_errors_form_one_tree_with_builtin_bases():
     assert issubclass(gm.InvalidInput, ValueError)
     assert issubclass(gm.NotFound, KeyError)

@@ -562,6 +562,7 @@ class Resolver:
         of the owner whose name holds every word of the thing is the slot; none, or two, and
         the change places nothing (docs/concepts/text.md#resolution-against-the-graph).
         """
+        # not _content_words: it drops words of two letters, and "CI" is one
         words = [w for w in c.subject.casefold().split() if w not in ("the", "our", "my")]
         if not words:
             return None
