@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
@@ -58,6 +59,37 @@ def _name_list(value: object, what: str) -> tuple[str, ...]:
     return tuple(value)
 
 
+#: Stores that an open Memory owns, by ``id``: one store serves one memory at a time.
+_OWNED: weakref.WeakValueDictionary[int, Any] = weakref.WeakValueDictionary()
+
+
+def _check_given_store(store: object, *, path: object, engine: str | None, read_only: bool) -> None:
+    """Refuse a ``store=`` that is not a store, or that comes with arguments it decides itself."""
+    from graphmem.store.base import Store
+
+    if not isinstance(store, Store):
+        raise InvalidInput(
+            f"store={store!r} is not a graphmem store; pass one from "
+            "graphmem.store.open_store(path, engine=...) or an object implementing "
+            "graphmem.store.base.Store"
+        )
+    if path is not None or engine is not None:
+        raise InvalidInput(
+            f"store={store!r} came with path={path!r} or engine={engine!r}; a store is already "
+            "open on its own file and engine: pass store= alone"
+        )
+    if read_only and not store.read_only:
+        raise InvalidInput(
+            f"read_only=True came with the writable store={store!r}; open the store with "
+            "open_store(path, read_only=True) instead"
+        )
+    if _OWNED.get(id(store)) is store:
+        raise InvalidInput(
+            f"store={store!r} already serves another open Memory; close that memory first or "
+            "open a store of its own for this one"
+        )
+
+
 def open(  # noqa: A001 - the public name is part of the contract: gm.open()
     path: str | os.PathLike[str] | None = None,
     *,
@@ -69,8 +101,9 @@ def open(  # noqa: A001 - the public name is part of the contract: gm.open()
     ontology: str | os.PathLike[str] | None = "default",
     reader: Reader | None = None,
     trust: Trust | None = None,
+    store: Store | None = None,
 ) -> Memory:
-    """Open a memory: on disk at ``path``, or in memory when ``path`` is ``None``.
+    """Open a memory: on disk at ``path``, in memory when ``path`` is ``None``, or on a store.
 
     Args:
         path: database file; created when missing. ``None`` keeps everything in memory.
@@ -101,13 +134,19 @@ def open(  # noqa: A001 - the public name is part of the contract: gm.open()
             confidence floor); default ``user > import > tool > system > agent``, floor 0.5.
             Per open, not stored with the database
             (docs/concepts/decisions.md#authority-and-disputes).
+        store: an opened store (:func:`graphmem.store.open_store`, or any object implementing
+            :class:`graphmem.store.base.Store`) to run on instead of opening ``path``; give
+            neither ``path`` nor ``engine`` with it, and its own ``read_only`` decides. The
+            memory owns it from then on: closing the memory closes the store
+            (docs/api.md#opening-a-memory-on-a-store).
 
     Returns:
         A :class:`Memory`, usable as a context manager.
 
     Raises:
-        InvalidInput: a bad ``ontology`` (not ``"default"``, ``None`` or a valid file), or a
-            file that changes the cardinality of a predicate with stored facts.
+        InvalidInput: a bad ``ontology`` (not ``"default"``, ``None`` or a valid file), a
+            file that changes the cardinality of a predicate with stored facts, or a ``store``
+            that is not a store or comes with ``path``, ``engine`` or another ``read_only``.
         StoreBusy: another process holds the database.
         SchemaVersionError: the database was written by another schema version.
     """
@@ -121,6 +160,7 @@ def open(  # noqa: A001 - the public name is part of the contract: gm.open()
         ontology=ontology,
         reader=reader,
         trust=trust,
+        store=store,
     )
 
 
@@ -140,6 +180,7 @@ class Memory(MemoryWrites, MemoryReads):
         ontology: str | os.PathLike[str] | None = "default",
         reader: Reader | None = None,
         trust: Trust | None = None,
+        store: Store | None = None,
     ) -> None:
         from graphmem.ontology import choose_ontology
         from graphmem.similarity import default_similarity
@@ -152,12 +193,17 @@ class Memory(MemoryWrites, MemoryReads):
                 f"reader={reader!r} has no read() method; pass an object with "
                 "read(text, *, at, owner) returning claims (graphmem.text.readers.Reader)"
             )
-        self.path = None if path is None else os.path.expanduser(os.fspath(path))
-        if self.path is not None and "://" not in self.path and not read_only:
-            parent = os.path.dirname(os.path.abspath(self.path))
-            os.makedirs(parent, exist_ok=True)
-        store = open_store(self.path, engine=engine, read_only=read_only)
+        if store is not None:
+            _check_given_store(store, path=path, engine=engine, read_only=read_only)
+            read_only = store.read_only
+        else:
+            self.path = None if path is None else os.path.expanduser(os.fspath(path))
+            if self.path is not None and "://" not in self.path and not read_only:
+                parent = os.path.dirname(os.path.abspath(self.path))
+                os.makedirs(parent, exist_ok=True)
+            store = open_store(self.path, engine=engine, read_only=read_only)
         self.path = store.path  # a server URL without its password
+        _OWNED[id(store)] = store
         self.engine = store.engine
         self.closed = False
         try:
@@ -190,6 +236,7 @@ class Memory(MemoryWrites, MemoryReads):
                 for p in chosen.predicates:  # the user's file wins over the stored definitions
                     define(self._kernel, p, force=False, persist=not read_only)
         except BaseException:
+            _OWNED.pop(id(store), None)
             store.close()
             self.closed = True
             raise
@@ -242,6 +289,7 @@ class Memory(MemoryWrites, MemoryReads):
         if not self.closed:
             from graphmem.store.locks import ClosedStore
 
+            _OWNED.pop(id(self._kernel.store), None)
             self._kernel.store.close()
             self._kernel.store = ClosedStore(self.path)  # type: ignore[assignment]
             self._kernel.uow.store = self._kernel.store
