@@ -209,7 +209,10 @@ def _cli_names() -> dict[str, set[str]]:
                     if opt.startswith("--"):
                         found.setdefault(opt[2:].replace("-", "_"), set()).add(path)
         if isinstance(command, click.Group):
-            for name, sub in command.commands.items():
+            ctx = click.Context(command)
+            for name in command.list_commands(ctx):
+                sub = command.get_command(ctx, name)
+                assert sub is not None, name
                 walk(sub, f"{path} {name}")
 
     walk(cli, "graphmem")

@@ -5,6 +5,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import click
+
 import graphmem as gm
 
 
@@ -104,9 +106,11 @@ def test_the_cli_knows_each_command_module_and_the_engine_names():
     from graphmem.store import EMBEDDED_ENGINES, ENGINES
 
     assert sorted(EMBEDDED_ENGINES) == sorted(ENGINES)
-    commands = dict(cli.commands.items())  # reading them whole imports every module
+    ctx = click.Context(cli)
+    commands = {name: cli.get_command(ctx, name) for name in cli.list_commands(ctx)}
     assert sorted(commands) == sorted(COMMANDS)
     for name, command in commands.items():
+        assert command is not None
         assert command.callback is not None
         assert command.callback.__module__ == f"graphmem.cli.{COMMANDS[name]}", name
 

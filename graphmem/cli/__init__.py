@@ -18,7 +18,7 @@ from typing import Any
 import click
 
 from graphmem import __version__
-from graphmem.cli.common import GraphmemGroup, LazyCommands, Settings
+from graphmem.cli.common import GraphmemGroup, Settings
 from graphmem.store import DEFAULT_ENGINE, EMBEDDED_ENGINES
 
 __all__ = ["COMMANDS", "cli", "main"]
@@ -111,9 +111,9 @@ def cli(
         click.echo(ctx.get_help())
 
 
-# Each module adds its commands to ``cli`` when imported: the first time a command is looked
-# up by name (its module only) or the commands are read whole (every module).
-cli.commands = LazyCommands({name: f"graphmem.cli.{module}" for name, module in COMMANDS.items()})
+# Each module adds its commands to ``cli`` when imported: the first time one of its commands is
+# looked up (``cli.get_command``), which running it and ``--help`` do.
+cli.lazy = {name: f"graphmem.cli.{module}" for name, module in COMMANDS.items()}
 
 
 def main(argv: list[str] | None = None) -> Any:

@@ -12,9 +12,10 @@ import re
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -27,7 +28,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "GraphmemGroup",
-    "LazyCommands",
     "Settings",
     "db_path",
     "echo_json",
@@ -135,74 +135,6 @@ def _set_db(ctx: click.Context, param: click.Parameter, value: str | None) -> No
             ctx.obj = dataclasses.replace(settings, db=value)
 
 
-class LazyCommands(dict):  # type: ignore[type-arg]
-    """A group's commands, each module imported when one of its commands is first wanted.
-
-    Looking a command up by name (``get``, ``[]``, ``in``: what running a command does)
-    imports the one module that defines it; reading the commands whole (iterating, ``len``,
-    ``keys``, ``items``, ``values``: what ``--help`` and the docs generator do) imports every
-    module. Importing a module registers its commands through ``@cli.command``.
-
-    Args:
-        modules: the module that defines each command, by command name.
-    """
-
-    def __init__(self, modules: dict[str, str]) -> None:
-        super().__init__()
-        self.modules = dict(modules)
-
-    def _load(self, name: object) -> None:
-        module = self.modules.get(name) if isinstance(name, str) else None
-        if module is not None and not dict.__contains__(self, name):
-            import importlib
-
-            importlib.import_module(module)
-
-    def _load_all(self) -> None:
-        for name in self.modules:
-            self._load(name)
-
-    def get(self, name: str, default: Any = None) -> Any:
-        """Return the command ``name`` (importing its module), else ``default``."""
-        self._load(name)
-        return dict.get(self, name, default)
-
-    def __getitem__(self, name: str) -> Any:
-        self._load(name)
-        return dict.__getitem__(self, name)
-
-    def __contains__(self, name: object) -> bool:
-        self._load(name)
-        return dict.__contains__(self, name)
-
-    def __iter__(self) -> Iterator[str]:
-        self._load_all()
-        return dict.__iter__(self)
-
-    def __len__(self) -> int:
-        self._load_all()
-        return dict.__len__(self)
-
-    def keys(self) -> Any:
-        """Every command name (importing every module)."""
-        self._load_all()
-        return dict.keys(self)
-
-    def items(self) -> Any:
-        """Every (name, command) pair (importing every module)."""
-        self._load_all()
-        return dict.items(self)
-
-    def values(self) -> Any:
-        """Every command (importing every module)."""
-        self._load_all()
-        return dict.values(self)
-
-    def __repr__(self) -> str:
-        self._load_all()
-        return dict.__repr__(self)
-
-
 class GraphmemGroup(click.Group):
     """A click group whose every failure is one line on stderr and exit code 1.
 
@@ -211,6 +143,23 @@ class GraphmemGroup(click.Group):
     With ``--json`` the failure is one JSON object on stderr instead:
     ``{"error": "...", "type": "InvalidInput"}`` (exit code 1 as well).
     """
+
+    #: The module that defines each command not yet imported, by command name: a command's
+    #: module is imported the first time the command is looked up (click's lazy group).
+    lazy: Mapping[str, str] = MappingProxyType({})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        """Return the command ``cmd_name``, importing the one module that defines it."""
+        module = self.lazy.get(cmd_name)
+        if module is not None and cmd_name not in self.commands:
+            import importlib
+
+            importlib.import_module(module)  # registers its commands through @cli.command
+        return super().get_command(ctx, cmd_name)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        """Every command name, loaded or not (``--help`` then looks each one up)."""
+        return sorted({*self.commands, *self.lazy})
 
     def add_command(self, cmd: click.Command, name: str | None = None) -> None:
         """Register a command: full one-line summary, and ``--db`` after the subcommand too."""
