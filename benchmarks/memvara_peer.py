@@ -117,19 +117,10 @@ COLUMNS: Sequence[tuple[str, str]] = (
 )
 
 
-def _lat(r: Mapping[str, Any], key: str) -> str:
-    v = r.get(key)
-    return f"{v['p50_ms']:.2f} / {v['p95_ms']:.2f}" if v else "–"
-
-
-def _rss(r: Mapping[str, Any]) -> str:
-    if "serve_peak_rss_mb" in r:
-        return f"{r['ingest_peak_rss_mb']:,} / {r['serve_peak_rss_mb']:,}"
-    return f"{r['peak_rss_mb']:,}"
-
-
-def side_by_side(results: Iterable[Mapping[str, Any]]) -> list[str]:
+def side_by_side(results: Iterable[dict[str, Any]]) -> list[str]:
     """Return the markdown table of docs/benchmarks.md#memvara (empty without a memvara row)."""
+    from benchmarks.run import fmt_lat, fmt_rss
+
     kept = [
         r
         for r in results
@@ -147,7 +138,7 @@ def side_by_side(results: Iterable[Mapping[str, Any]]) -> list[str]:
             f"{r['ingest_s']} ({r['ingest_facts_per_s']:,})",
             f"{r.get('versions', 0):,}",
         ]
-        cells += [_lat(r, key) for _, key in COLUMNS]
-        cells += [_rss(r), str(r.get("disk_mb", "–"))]
+        cells += [fmt_lat(r, key) for _, key in COLUMNS]
+        cells += [fmt_rss(r), str(r.get("disk_mb", "–"))]
         lines.append("| " + " | ".join(cells) + " |")
     return lines

