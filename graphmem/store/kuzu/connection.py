@@ -385,6 +385,7 @@ class KuzuConnection:
             if len(self._writes) > 4 * STATEMENT_CACHE:
                 self._writes.clear()
         if write:
+            self._wrote()
             batch = params.get("rows", params.get("t"))  # UNWIND rows or a COPY's table
             size = getattr(batch, "num_rows", None)
             self._grown += size if size is not None else len(batch) if type(batch) is list else 1
@@ -405,6 +406,12 @@ class KuzuConnection:
         except RuntimeError as exc:
             self._stmts.pop(query, None)
             raise StoreError(f"{self.engine} query failed: {exc}") from exc
+
+    def _wrote(self) -> None:
+        """Called before every statement that changes data (the version cache's hook).
+
+        docs/concepts/storage.md#version-cache: outside a change set it drops the cache.
+        """
 
     def _prepared(self, query: str, params: Mapping[str, Any]) -> Any:
         """Return the cached prepared statement for ``query``, or ``None`` to run it directly."""
