@@ -51,8 +51,8 @@ def fact(fid: str, subject: str = "a", **kw: object) -> Fact:
     return Fact.model_validate(data)
 
 
-def loaded(sid: str, *fids: str) -> dict[str, list[tuple[str, str, Fact]]]:
-    return {sid: [("x", "x", fact(f, sid)) for f in fids]}
+def loaded(sid: str, *fids: str) -> dict[str, list[Fact]]:
+    return {sid: [fact(f, sid) for f in fids]}
 
 
 # -- the cache alone -----------------------------------------------------------------------------
@@ -64,11 +64,11 @@ def test_hit_miss_and_fresh_lists() -> None:
     cache.put(loaded("a", "f1", "f2"), cache.generation)
     got = cache.get("a")
     assert got is not None
-    assert [f.id for _, f in got] == ["f1", "f2"]
+    assert [f.id for f in got] == ["f1", "f2"]
     got.clear()  # the caller's list: the cache keeps its own
     assert len(cache.get("a") or []) == 2
     assert (cache.hits, cache.misses) == (2, 1)
-    assert cache.names(["a", "x", "zz"]) == ({"a": "a", "x": "x"}, ["zz"])
+    assert cache.names(["a", "zz"]) == ({"a": "a"}, ["zz"])
 
 
 def test_lru_evicts_by_subjects_and_by_versions() -> None:
@@ -123,16 +123,21 @@ def test_a_change_set_updates_cached_subjects() -> None:
     changes.inserts.append(("a", "x", fact("f3", "a", recorded_at=at)))
     changes.inserts.append(("b", "x", fact("b1", "b", recorded_at=at)))  # b is not cached
     changes.bumps.append(("a", "f2", 4))
-    changes.access[("in", "x")] = ["f2"]
+    changes.access[("out", "a")] = ["f2"]
     with cache.write() as done:
         done.append(changes)
-    by_id = {f.id: f for _, f in cache.get("a") or []}
+    by_id = {f.id: f for f in cache.get("a") or []}
     assert by_id["f1"].expired_at == at
     assert by_id["f1"].superseded_by == "f3"
     assert by_id["f2"].access_count == 5
     assert by_id["f2"].last_accessed_at == at
     assert "f3" in by_id
     assert cache.get("b") is None
+    counted = ChangeSet(at=at)
+    counted.access[("in", "x")] = ["f2"]  # into object x: the cache drops the subject
+    with cache.write() as done:
+        done.append(counted)
+    assert cache.get("a") is None
 
 
 def test_cached_versions_cannot_be_changed_by_callers(mem: gm.Memory) -> None:

@@ -46,29 +46,29 @@ __all__ = [
 
 #: Subjects kept (least recently used go first) ...
 MAX_SUBJECTS = 4096
-#: ... and versions kept over all of them. A cached version costs about 1 KB (the Fact with
-#: its datetimes and strings, measured with tracemalloc on the benchmark's data): the cap
-#: bounds the cache near 100 MB; a subject with more versions than this is never cached.
-MAX_VERSIONS = 100_000
+#: ... and versions kept over all of them. A cached version costs about 1.3 KB (the Fact with
+#: its datetimes and strings; tracemalloc in ``benchmarks/version_cache.py``, 100k facts): about
+#: 65 MB at the cap. A subject with more versions than this is never cached.
+MAX_VERSIONS = 50_000
 #: Entity names kept (``entity_names``: the names a write resolves).
 MAX_NAMES = 50_000
 #: A read missing more subjects than this (a bulk write's plan) reads the missing ones'
 #: current versions only, without filling the cache.
 FILL_BATCH = 64
 
-#: What a backend's ``_subject_versions`` returns per subject: ``(object id, object name,
-#: version)`` for every version of it, current and closed.
-Loaded = list[tuple[str, str, Fact]]
+#: What a backend's ``_subject_versions`` returns per subject: every version of it, current
+#: and closed.
+Loaded = list[Fact]
 
 
 class VersionCache:
-    """An LRU of ``{subject id: [(object id, version)]}`` plus entity names, with counters."""
+    """An LRU of ``{subject id: [version]}`` plus entity names, with hit and miss counters."""
 
     def __init__(self, subjects: int = MAX_SUBJECTS, versions: int = MAX_VERSIONS) -> None:
         #: The limits; ``subjects=0`` turns the cache off.
         self.max_subjects = subjects
         self.max_versions = versions
-        self._subjects: OrderedDict[str, list[tuple[str, Fact]]] = OrderedDict()
+        self._subjects: OrderedDict[str, list[Fact]] = OrderedDict()
         self._fids: dict[str, str] = {}  # fact id -> cached subject id ("in" access counts)
         self._names: OrderedDict[str, str] = OrderedDict()
         self._count = 0
@@ -87,7 +87,7 @@ class VersionCache:
         """How many versions are cached."""
         return self._count
 
-    def get(self, sid: str) -> list[tuple[str, Fact]] | None:
+    def get(self, sid: str) -> list[Fact] | None:
         """The cached versions of a subject (a new list), or ``None``; counts hits and misses."""
         with self._lock:
             entry = self._subjects.get(sid)
@@ -103,7 +103,7 @@ class VersionCache:
         return self.max_subjects > 0 and not self.writing and generation == self.generation
 
     def put(self, loaded: Mapping[str, Loaded], generation: int) -> None:
-        """Keep the versions (and endpoint names) read at ``generation`` if nothing changed."""
+        """Keep the versions (and subject names) read at ``generation`` if nothing changed."""
         with self._lock:
             if not self.fillable(generation):
                 return
@@ -111,12 +111,12 @@ class VersionCache:
                 if len(rows) > self.max_versions:
                     continue
                 self._drop(sid)
-                self._subjects[sid] = [(oid, f) for oid, _, f in rows]
+                self._subjects[sid] = list(rows)
                 self._count += len(rows)
-                for oid, name, f in rows:
+                for f in rows:
                     self._fids[f.id] = sid
-                    self._name(sid, f.subject)
-                    self._name(oid, name)
+                if rows:
+                    self._name(sid, rows[0].subject)
             self._evict()
 
     def names(self, ids: Sequence[str]) -> tuple[dict[str, str], list[str]]:
@@ -158,7 +158,7 @@ class VersionCache:
         entry = self._subjects.pop(sid, None)
         if entry is not None:
             self._count -= len(entry)
-            for _, f in entry:
+            for f in entry:
                 self._fids.pop(f.id, None)
 
     def _evict(self) -> None:
@@ -197,19 +197,19 @@ class VersionCache:
             self._update(sid, fid, {"access_count": n, "last_accessed_at": at})
         for (direction, eid), fids in c.access.items():
             for fid in set(fids):
-                # "out": versions of subject ``eid``; "in": versions into object ``eid``
-                owner = eid if direction == "out" else self._fids.get(fid)
-                if owner is not None:
-                    self._count_access(owner, fid, at, None if direction == "out" else eid)
+                if direction == "out":  # versions of subject ``eid``
+                    self._update(eid, fid, {"last_accessed_at": at}, count=True)
+                elif fid in self._fids:  # versions into object ``eid``: not checked here
+                    self._drop(self._fids[fid])
         for sid, fid, by, why in c.closes:
             update: dict[str, Any] = {"expired_at": at, "reason": why}
             if by is not None:
                 update["superseded_by"] = by
             self._update(sid, fid, update, current=True)
-        for sid, oid, f in c.inserts:
+        for sid, _, f in c.inserts:
             entry = self._subjects.get(sid)
             if entry is not None:
-                entry.append((oid, f))
+                entry.append(f)
                 self._fids[f.id] = sid
                 self._count += 1
         for sid, fid, why in c.settles:
@@ -223,35 +223,28 @@ class VersionCache:
         *,
         current: bool = False,
         disputed: bool = False,
+        count: bool = False,
     ) -> None:
         """Update version ``fid`` of a cached subject as the store's ``SET`` does.
 
         ``current``: only a version not closed yet (a close); ``disputed``: only one closed at
-        birth (a settle). A version the cache does not find drops the subject.
+        birth (a settle); ``count``: one more access. A version the cache does not find drops
+        the subject.
         """
         entry = self._subjects.get(sid)
         if entry is None:
             return
-        for i, (oid, f) in enumerate(entry):
+        for i, f in enumerate(entry):
             if f.id == fid:
                 if current and f.expired_at is not None:
                     return
                 if disputed and f.expired_at != f.recorded_at:
                     return
-                entry[i] = (oid, _copy(f, **update))
+                if count:
+                    update["access_count"] = f.access_count + 1
+                entry[i] = f.model_copy(update=update)
                 return
         self._drop(sid)
-
-    def _count_access(self, sid: str, fid: str, at: dt.datetime, obj: str | None) -> None:
-        entry = self._subjects.get(sid)
-        for i, (oid, f) in enumerate(entry or ()):
-            if f.id == fid and (obj is None or oid == obj):
-                assert entry is not None
-                entry[i] = (oid, _copy(f, access_count=f.access_count + 1, last_accessed_at=at))
-
-
-def _copy(f: Fact, **update: Any) -> Fact:
-    return f.model_copy(update=update)
 
 
 def _matches(
@@ -404,10 +397,10 @@ class CachedVersions(_Backend):
 
     # -- reads -------------------------------------------------------------------------------
 
-    def _cached(self, ids: Sequence[str], *, fill: bool) -> dict[str, list[tuple[str, Fact]]]:
-        """The versions of those ``ids`` the cache holds, or reads and keeps (``fill``)."""
+    def _cached(self, ids: Sequence[str]) -> dict[str, list[Fact]]:
+        """The versions of those ``ids`` the cache holds, or reads and keeps (a few missing)."""
         cache = self.version_cache
-        found: dict[str, list[tuple[str, Fact]]] = {}
+        found: dict[str, list[Fact]] = {}
         missing: list[str] = []
         for sid in ids:
             entry = cache.get(sid)
@@ -415,12 +408,11 @@ class CachedVersions(_Backend):
                 missing.append(sid)
             else:
                 found[sid] = entry
-        if missing and fill and len(missing) <= FILL_BATCH:
+        if missing and len(missing) <= FILL_BATCH:
             generation = cache.generation
             loaded = self._subject_versions(missing)
             cache.put(loaded, generation)
-            for sid, rows in loaded.items():
-                found[sid] = [(oid, f) for oid, _, f in rows]
+            found.update(loaded)
         return found
 
     def current_versions(
@@ -433,19 +425,19 @@ class CachedVersions(_Backend):
         if not subject_ids or not self._cacheable():
             return super().current_versions(subject_ids, pairs=pairs)
         out: dict[str, list[Fact]] = {s: [] for s in subject_ids}
-        found = self._cached(list(out), fill=True)
+        found = self._cached(list(out))
         rest = [s for s in out if s not in found]
         if rest:
             wanted = None if pairs is None else [p for p in pairs if p[0] not in found]
             out.update(super().current_versions(rest, pairs=wanted))
         if pairs is None:
             for sid, entry in found.items():
-                out[sid] = [f for _, f in entry if f.expired_at is None]
+                out[sid] = [f for f in entry if f.expired_at is None]
             return out
         # As the store answers pairs: per pair, in order.
         for sid, pred in dict.fromkeys(pairs):
             if sid in found:
-                live = (f for _, f in found[sid] if f.predicate == pred and f.expired_at is None)
+                live = (f for f in found[sid] if f.predicate == pred and f.expired_at is None)
                 out[sid].extend(live)
         return out
 
@@ -468,9 +460,9 @@ class CachedVersions(_Backend):
             "current_only": current_only,
         }
         if subject_id and object_id is None and self._cacheable():
-            entry = self._cached([subject_id], fill=True).get(subject_id)
+            entry = self._cached([subject_id]).get(subject_id)
             if entry is not None:
-                rows = [f for _, f in entry if _matches(f, **query)]
+                rows = [f for f in entry if _matches(f, **query)]
                 rows.sort(key=lambda f: (f.predicate, f.valid_from, f.recorded_at, f.id))
                 return rows if limit is None else rows[:limit]
         return super().query_facts(subject_id=subject_id, object_id=object_id, limit=limit, **query)
