@@ -19,7 +19,7 @@ while it lives, and is coherent by construction
 A miss costs what the uncached read costs (one point query for all the subject's versions);
 a hit filters a few Python objects. A server store (FalkorDB, many writers) mixes none of this
 in. The class this is mixed into provides ``_subject_versions`` (every version of some
-subjects, with the object ids and names) and calls ``_wrote`` before each data write.
+subjects) and calls ``_wrote`` before each statement that changes data.
 """
 
 from __future__ import annotations
