@@ -382,6 +382,17 @@ def test_import_and_reopen_start_from_the_file(tmp_path) -> None:
         assert "reopened" in {f.object for f in mem.facts(subject="s1")}
 
 
+def test_a_read_only_store_caches_nothing(tmp_path) -> None:
+    path = os.path.join(tmp_path, "m.kuzu")
+    with gm.open(path, engine=ENGINE, clock=ManualClock(T0)) as mem:
+        mem.add_fact("api", "runs_on", "Go")
+    with gm.open(path, engine=ENGINE, read_only=True) as reader:
+        for _ in range(2):
+            assert [f.object for f in reader.facts(subject="api")] == ["Go"]
+        assert reader._store.version_cache.hits == 0  # type: ignore[attr-defined]
+        assert len(reader._store.version_cache) == 0  # type: ignore[attr-defined]
+
+
 def test_a_bulk_plan_reads_many_subjects_without_filling(mem: gm.Memory) -> None:
     many = [
         {"subject": f"n{i}", "predicate": "likes", "object": "x"} for i in range(FILL_BATCH + 1)

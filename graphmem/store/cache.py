@@ -14,7 +14,8 @@ while it lives, and is coherent by construction
   method directly) reaches the backend's write hook :meth:`CachedVersions._wrote`, which drops
   the whole cache; so do closing, detaching (vacuum swaps the file) and reopening;
 - nothing is cached from inside a transaction, and a read that overlaps a write (another
-  thread) is not cached: each change bumps a generation that a fill must find unchanged.
+  thread) is not cached: each change bumps a generation that a fill must find unchanged;
+- a read-only store caches nothing: ladybug lets readers join a writer of another process.
 
 A miss costs what the uncached read costs (one point query for all the subject's versions);
 a hit filters a few Python objects. A server store (FalkorDB, many writers) mixes none of this
@@ -274,6 +275,7 @@ if TYPE_CHECKING:
         """What the cache needs of the backend it is mixed into (type checking only)."""
 
         _in_tx: bool
+        read_only: bool
 
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             raise NotImplementedError
@@ -339,6 +341,10 @@ class CachedVersions(_Backend):
         self.version_cache = VersionCache()
         self._uncached = 0
         super().__init__(*args, **kwargs)
+        if self.read_only:
+            # Another process may write while this one reads: ladybug 0.22 lets readers join
+            # a running writer (docs/concurrency.md), so a reader keeps nothing.
+            self.version_cache.max_subjects = 0
 
     @contextmanager
     def uncached(self) -> Iterator[None]:
