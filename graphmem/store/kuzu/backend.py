@@ -1,8 +1,10 @@
 """The embedded backend: Kuzu 0.11.3 or ladybug behind the store protocol.
 
-:class:`KuzuBackend` composes the engine and fact versions (:class:`KuzuStore`) with one mixin
+:class:`KuzuUncached` composes the engine and fact versions (:class:`KuzuStore`) with one mixin
 per topic (sessions, lines, search, audit, transfer, integrity) and commits a
-:class:`~graphmem.store.base.ChangeSet` in one Kuzu transaction (:meth:`KuzuBackend.apply`).
+:class:`~graphmem.store.base.ChangeSet` in one Kuzu transaction (:meth:`KuzuUncached.apply`);
+:class:`KuzuBackend` puts the version cache in front of it
+(:mod:`graphmem.store.cache`, docs/concepts/storage.md#version-cache).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from contextlib import contextmanager
 
 from graphmem.store import locks
 from graphmem.store.base import Applied, Capabilities, ChangeSet, Purge, Snapshot
+from graphmem.store.cache import CachedVersions
 from graphmem.store.kuzu import guard
 from graphmem.store.kuzu.audit import KuzuAudit
 from graphmem.store.kuzu.checkpoint import BASE_SUFFIX
@@ -23,11 +26,11 @@ from graphmem.store.kuzu.search import KuzuSearch
 from graphmem.store.kuzu.sessions import KuzuSessions
 from graphmem.store.kuzu.transfer import KuzuTransfer
 
-__all__ = ["KuzuBackend"]
+__all__ = ["KuzuBackend", "KuzuUncached"]
 
 
-class KuzuBackend(KuzuSessions, KuzuSearch, KuzuAudit, KuzuTransfer, KuzuIntegrity):
-    """A graphmem store in an embedded Kuzu-family database (a file, or in memory)."""
+class KuzuUncached(KuzuSessions, KuzuSearch, KuzuAudit, KuzuTransfer, KuzuIntegrity):
+    """A graphmem store in an embedded Kuzu-family database, every read from the engine."""
 
     @property
     def capabilities(self) -> Capabilities:
@@ -130,3 +133,12 @@ class KuzuBackend(KuzuSessions, KuzuSearch, KuzuAudit, KuzuTransfer, KuzuIntegri
         self.insert_facts(snapshot.facts)
         self.import_audit(snapshot.audit)
         self.import_meta(snapshot.meta)
+
+
+class KuzuBackend(CachedVersions, KuzuUncached):
+    """A graphmem store in an embedded Kuzu-family database (a file, or in memory).
+
+    Point reads of subjects come from the version cache when it holds them: one process
+    writes an embedded file, and every write of this one passes the cache
+    (docs/concepts/storage.md#version-cache).
+    """

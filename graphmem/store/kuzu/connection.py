@@ -49,6 +49,9 @@ CHECKPOINT_COMMITS = 100
 _PREPARED_HEADS = ("MATCH", "OPTIONAL", "UNWIND", "MERGE", "WITH", "RETURN", "CREATE (")
 #: A statement that writes through the log (or copies): it rules out a COPY-only commit.
 _WRITES = re.compile(r"\b(CREATE|MERGE|SET|DELETE|REMOVE|DROP|ALTER|COPY|CALL)\b", re.IGNORECASE)
+#: Of those, the statements that can change rows: the store's procedures (``CALL``) only read
+#: or manage indexes (show_tables, SHOW_INDEXES, QUERY_FTS_INDEX, CREATE/DROP_FTS_INDEX).
+_CHANGES = re.compile(r"\b(CREATE|MERGE|SET|DELETE|REMOVE|DROP|ALTER|COPY)\b", re.IGNORECASE)
 #: Opens tried while another process is closing the database (:meth:`KuzuConnection._open_settled`).
 SETTLE_TRIES = 10
 #: How long an open waits for another process's lock on the file to go before it reports the
@@ -101,7 +104,7 @@ class KuzuConnection:
         # the cache is cleared each time the store doubles.
         self._grown = 0
         self._size = 0
-        self._writes: dict[str, bool] = {}
+        self._writes: dict[str, tuple[bool, bool]] = {}  # query -> (write, changes rows)
         self._has_fts: bool | None = None
         #: The last checkpoint's failure (``None`` when it worked): commits stay in the log.
         self.checkpoint_error: str | None = None
@@ -379,11 +382,14 @@ class KuzuConnection:
             self._claim.release()
 
     def _execute(self, query: str, params: dict[str, Any]) -> list[list[Any]]:
-        write = self._writes.get(query)
-        if write is None:
-            write = self._writes[query] = bool(_WRITES.search(query))
+        kind = self._writes.get(query)
+        if kind is None:
+            kind = self._writes[query] = (bool(_WRITES.search(query)), bool(_CHANGES.search(query)))
             if len(self._writes) > 4 * STATEMENT_CACHE:
                 self._writes.clear()
+        write, changes = kind
+        if changes:
+            self._wrote()
         if write:
             batch = params.get("rows", params.get("t"))  # UNWIND rows or a COPY's table
             size = getattr(batch, "num_rows", None)
@@ -405,6 +411,12 @@ class KuzuConnection:
         except RuntimeError as exc:
             self._stmts.pop(query, None)
             raise StoreError(f"{self.engine} query failed: {exc}") from exc
+
+    def _wrote(self) -> None:
+        """Called before every statement that changes data (the version cache's hook).
+
+        docs/concepts/storage.md#version-cache: outside a change set it drops the cache.
+        """
 
     def _prepared(self, query: str, params: Mapping[str, Any]) -> Any:
         """Return the cached prepared statement for ``query``, or ``None`` to run it directly."""
