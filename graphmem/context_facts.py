@@ -130,6 +130,9 @@ class _Candidate:
     was: tuple[str, ...] = ()
     said_ended: str = ""  # a later line says its value ended (docs/concepts/recall.md#said-ended)
     disputed: str = ""  # docs/concepts/decisions.md#authority-and-disputes
+    # holds a word of the query besides the anchors' names, or the query is only names
+    # (docs/benchmarks.md#locomo-recall)
+    on_topic: bool = False
 
     def sort_key(self) -> tuple[float, str, str, str, dt.datetime, str]:
         f = self.fact
@@ -319,8 +322,12 @@ def _gather_facts(
         rel = REL_OBJECT if row.via in anchors else REL_HIT_OBJECT * hits[row.via]
         offer(row, "in", rel)
     terms = _terms(query)
+    topic = terms - {w for name in anchors.values() for w in _terms(name)}
     for c in candidates.values():
         c.score = _score(c, terms, valid_at=v_at, known_at=k_at, replay=replay)
+        f = c.fact
+        said = _terms(" ".join((f.subject, f.predicate, f.object, f.statement or "")))
+        c.on_topic = not topic or bool(topic & said)  # a bare name: all its facts are
     ranked = sorted(candidates.values(), key=_Candidate.sort_key)
     # "was" notes for the best facts (free for anchored subjects; WAS_LOOKUPS queries else).
     _predecessors(kernel, ranked[:WAS_FOR], timelines, known_at=k_at)
