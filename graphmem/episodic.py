@@ -260,10 +260,10 @@ def line_candidates(
     around: dict[str, str] = {}  # neighbour: the hit it is next to
     for h in hits[:NEIGHBOUR_HITS]:
         before, after = store.neighbours(h.line, index=warm)
-        for row in (after, before):
-            if row is not None and row.recorded_at <= known_at and row.id not in around:
-                around[row.id] = h.line.id
-                found.setdefault(row.id, row)
+        for nb in (after, before):
+            if nb is not None and nb.recorded_at <= known_at and nb.id not in around:
+                around[nb.id] = h.line.id
+                found.setdefault(nb.id, nb)
     if not found:
         return []
     if semantic is not None:
