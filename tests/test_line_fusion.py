@@ -109,3 +109,12 @@ def test_the_semantic_seam_adds_a_ranking(mem: gm.Memory, clock: ManualClock) ->
     assert plain == ["s-0#1", "s-1#1", "s-2#1"]
     near = [i.id for i in search(mem, "trip", kinds=("line",), semantic=whales)]
     assert near == ["s-2#1", "s-0#1", "s-1#1"]
+
+
+def test_a_fact_is_on_topic_across_a_final_e(mem: gm.Memory, clock: ManualClock) -> None:
+    # stem("lives") is "liv", stem("live") is "live": the on-topic test must see them meet
+    mem.add_session(
+        "We moved last spring.", started_at="2026-01-01", session_id="s-1", extract=False
+    )
+    mem.add_fact("Sam", "lives_in", "Lisbon", source="s-1", statement="We moved last spring.")
+    assert "s-1#1" in {i.id for i in mem.search("Where does Sam live?", kinds=("line",))}
