@@ -59,12 +59,13 @@ How they are ranked
 
 Session lines
     The lines found by :func:`graphmem.episodic.line_candidates` (BM25 with the anchors' names
-    and aliases, plus the source lines of the best facts; scored on the same scale as facts)
-    render as ``- [8 May 2023] Speaker: text``; a line stating a value since superseded ends
-    with ``(superseded D: predicate object)``. Lines that say the same thing (same speaker and
-    text) are shown once; a fact whose statement a shown line of its session holds is dropped
-    as a duplicate (unless it notes what it replaced). Consecutive lines of a session merge
-    into one passage.
+    and aliases, the source lines of the best on-topic facts and the turns around the best
+    hits, fused by rank; a line's score is relative to the best line's, in ``(0, 1]``) render
+    as ``- [8 May 2023] Speaker: text``; a line stating a value since superseded ends with
+    ``(superseded D: predicate object)``. Lines that say the same thing (same speaker and text)
+    are shown once; a fact whose statement a shown line of its session holds is dropped as a
+    duplicate (unless it notes what it replaced). Consecutive lines of a session merge into
+    one passage.
 
 Rendering and budget
     One line per fact: ``- subject predicate object (since D[, until D][; was X])``, a
@@ -79,8 +80,10 @@ Rendering and budget
     CJK, where a character is closer to a token); the whole block, header and
     footer included, stays within ``budget_tokens * 4`` characters. The header counts what is
     shown: ``(2 facts, 3 session lines)``, ``(2 of 9 facts, ...)``. Everything is shown when it
-    fits; otherwise facts are taken best first up to :data:`FACT_SHARE` (40 %) of the room
-    (not those a line candidate already says), then session lines best first, then the other
+    fits; otherwise the *on-topic* facts (holding a word of the query besides the names it
+    anchors on; every fact when the query is only names) are taken best first up to
+    :data:`FACT_SHARE` (40 %) of the room (not those a line candidate already says), then
+    session lines best first, then the other
     facts, then the lines right after and before the lines shown (context, score 0); whatever
     does not fit is skipped and a footer counts what was left out. Facts come first in the
     block, then the passages, best first.
@@ -313,8 +316,9 @@ def context(
         if total(ranked, everything) <= budget_chars:
             facts_in, lines_in = list(ranked), dict(everything)
         else:
-            # Facts first, up to their share of the room (not those a line candidate says);
-            # then lines; then the other facts; then the neighbours of the lines shown.
+            # On-topic facts first, up to their share of the room (not those a line candidate
+            # says); then lines; then the other facts; then the neighbours of the lines shown.
+            # A fact found by a name alone waits for the lines (docs/benchmarks.md#locomo-recall).
             # Whatever does not fit is skipped.
             nf0 = len(ranked)
             room = budget_chars - len(header(nf0, nl, nf0)) - 1 - len(_footer(nf0 + nl))
@@ -322,7 +326,7 @@ def context(
             used = 0
             for c in ranked:
                 extra = 1 + len(fact_lines[c.fact.id])
-                if c.fact.id not in cover and used + extra <= share:
+                if c.on_topic and c.fact.id not in cover and used + extra <= share:
                     facts_in.append(c)
                     used += extra
             for lc in said:

@@ -70,6 +70,11 @@ def _stem(word: str) -> str:
     return word
 
 
+def _root(term: str) -> str:
+    """A stem without a final ``e``: ``live`` and ``lives`` (stemmed ``liv``) meet."""
+    return term[:-1] if term.endswith("e") and len(term) > 3 else term
+
+
 def _terms(text: str) -> set[str]:
     """Lower-cased, stemmed content words of a text (stop words removed)."""
     words = _WORD.findall(unicodedata.normalize("NFKC", text).casefold().replace("_", " "))
@@ -130,6 +135,9 @@ class _Candidate:
     was: tuple[str, ...] = ()
     said_ended: str = ""  # a later line says its value ended (docs/concepts/recall.md#said-ended)
     disputed: str = ""  # docs/concepts/decisions.md#authority-and-disputes
+    # holds a word of the query besides the anchors' names, or the query is only names
+    # (docs/benchmarks.md#locomo-recall)
+    on_topic: bool = False
 
     def sort_key(self) -> tuple[float, str, str, str, dt.datetime, str]:
         f = self.fact
@@ -319,8 +327,15 @@ def _gather_facts(
         rel = REL_OBJECT if row.via in anchors else REL_HIT_OBJECT * hits[row.via]
         offer(row, "in", rel)
     terms = _terms(query)
+    topic = {_root(w) for w in terms - {w for name in anchors.values() for w in _terms(name)}}
     for c in candidates.values():
         c.score = _score(c, terms, valid_at=v_at, known_at=k_at, replay=replay)
+        f = c.fact
+        said = {
+            _root(w)
+            for w in _terms(" ".join((f.subject, f.predicate, f.object, f.statement or "")))
+        }
+        c.on_topic = not topic or bool(topic & said)  # a bare name: all its facts are
     ranked = sorted(candidates.values(), key=_Candidate.sort_key)
     # "was" notes for the best facts (free for anchored subjects; WAS_LOOKUPS queries else).
     _predecessors(kernel, ranked[:WAS_FOR], timelines, known_at=k_at)

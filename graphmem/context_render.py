@@ -84,10 +84,13 @@ def _line_item(c: LineCandidate | LineRow, score: float | None = None) -> Search
 
 
 def _grounds(ranked: Sequence[_Candidate]) -> list[tuple[str, str, float]]:
-    """The best facts read from a session: ``(source, statement, score)`` (see episodic)."""
+    """The best on-topic facts read from a session: ``(source, statement, score)``.
+
+    A fact that matches the query only by a name lends no line (see :mod:`graphmem.episodic`).
+    """
     out = []
     for c in ranked:
-        if c.fact.source and c.fact.statement:
+        if c.on_topic and c.fact.source and c.fact.statement:
             out.append((c.fact.source, c.fact.statement, c.score))
             if len(out) == GROUND_FACTS:
                 break

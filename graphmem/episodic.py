@@ -13,25 +13,30 @@ How lines are found
     ``known_at`` (``SessionLine.recorded_at``, the system time of the write; valid time does
     not filter lines: they are what was said, when it was said).
 
-How they are scored (the same scale as facts, so the two can be compared)
-    ``score = 0.60 * relevance + 0.25 * importance + 0.15 * recency``, ties by line id.
+How they are ranked (docs/benchmarks.md#locomo-recall)
+    Three rankings are fused by reciprocal rank fusion (``sum(1 / (RRF_K + rank))``, rank from
+    0, ``RRF_K = 60``), each found line scored by the rankings it is in:
 
-    - relevance: ``0.85 * bm25 + 0.5 * overlap + 0.15 * entity + W_SEMANTIC * similarity``;
-      ``bm25`` relative to the best hit (in ``(0, 1]``); ``overlap`` the share of the query's
-      words in the line; ``entity`` 1 when the line names an entity of the query; the
-      similarity term is an optional seam (a ``semantic(query, texts)`` callable returning
-      values in ``[0, 1]``; none by default, so ``W_SEMANTIC`` adds nothing).
-    - importance: :func:`graphmem.decay.effective_importance` of importance 5 (kind ``fact``),
-      aged from the session's start to ``valid_at``, divided by 10.
-    - recency: ``exp(-days / 365)`` from the session's start to ``valid_at``.
-    - a superseded line (below) keeps ``0.85`` of its score: still evidence of the past, but
-      the current value ranks first.
-    - **grounding** (the join of the two layers): the best :data:`GROUND_FACTS` facts found
-      for the query (by entity, alias, predicate words) that came from a session
-      (``source``) with a ``statement`` lend it to the line of that session holding the
-      statement: that line is a candidate even when it shares no word with the query ("Where
-      does Mel work now?" finds "I just started a new job at Globex" through ``Melanie
-      works_at Globex``), scoring at least ``0.95`` times the fact.
+    - **BM25**: the hits above, best first.
+    - **grounding** (the join of the two layers): the best :data:`GROUND_FACTS` *on-topic*
+      facts found for the query (holding a word of the query besides the names it anchors
+      on), that came from a session (``source``) with a ``statement``, lend their rank to the
+      line of that session holding the statement: that line is a candidate even when it
+      shares no word with the query ("Where does Mel work now?" finds "I just started a new
+      job at Globex" through ``Melanie works_at Globex``). A fact that matches only by a name
+      lends nothing: in a two-person chat every question names a speaker, and such a fact
+      would lend a line about the person, not the question.
+    - **neighbours**: the turn after and the turn before each of the best
+      :data:`NEIGHBOUR_HITS` BM25 hits, in the hits' order (the answer to a question is often
+      the next turn, and shares no word with it). This ranking lifts a line at most to just
+      below the hit it is next to (``NEXT_TO``, 0.999 of its score): the hit comes first.
+    - with the optional ``semantic(query, texts)`` seam (values in ``[0, 1]``; none by
+      default), the candidates by similarity, best first.
+
+    A line's score is its fused score relative to the best line's (in ``(0, 1]``), ties by
+    line id; a superseded line (below) keeps ``0.85`` of it: still evidence of the past, but
+    the current value ranks first. Neither importance nor recency weighs in: what was said in
+    an old session is as good evidence as what was said yesterday.
 
 Superseded lines (the memory-rot promise on the episodic layer)
     The text pipeline writes each claim it extracts as a fact with ``source=<session id>``
@@ -58,25 +63,22 @@ Rendering
 from __future__ import annotations
 
 import datetime as dt
-import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from graphmem.decay import effective_importance
 from graphmem.display import ContextText
 from graphmem.kernel import kernel_of
 from graphmem.normalize import terms
 from graphmem.said_ended import Said, Shown, marks
-from graphmem.store.records import FactView, LineHit, LineRow, SessionClaim
+from graphmem.store.records import FactView, LineRow, SessionClaim
 
 if TYPE_CHECKING:
     from graphmem.kernel import Kernel, MemoryLike
 
 __all__ = [
     "MAX_TEXT",
-    "W_SEMANTIC",
     "Context",
     "LineCandidate",
     "SearchItem",
@@ -86,16 +88,15 @@ __all__ = [
     "render_line",
 ]
 
-W_BM25, W_OVERLAP, W_ENTITY = 0.85, 0.5, 0.15
-#: Weight of the optional semantic similarity in a line's relevance.
-W_SEMANTIC = 0.3
-W_RELEVANCE, W_IMPORTANCE, W_RECENCY = 0.60, 0.25, 0.15
 SUPERSEDED_FACTOR = 0.85
-#: A line that holds the statement of one of the query's best facts scores at least this
-#: share of the fact's score (the graph finds what the words alone miss).
-GROUND_FACTOR = 0.95
-#: How many of the best facts lend their source line.
+#: The constant of reciprocal rank fusion (the usual 60: the first ranks differ little).
+RRF_K = 60
+#: How many of the best on-topic facts lend their source line.
 GROUND_FACTS = 8
+#: The best BM25 hits whose neighbouring lines (the turn after, the turn before) are ranked.
+NEIGHBOUR_HITS = 10
+#: A neighbour's place next to a hit lifts it at most to this share of the hit's fused score.
+NEXT_TO = 0.999
 #: Longest line text rendered.
 MAX_TEXT = 600
 
@@ -178,7 +179,11 @@ class Context(ContextText):
 
 @dataclass
 class LineCandidate:
-    """A session line found for a query, with its score and superseded note."""
+    """A session line found for a query, with its score and superseded note.
+
+    ``bm25`` is its BM25 score (0 when another ranking found it), ``relevance`` its fused
+    score and ``score`` that relative to the best line's (module documentation).
+    """
 
     line: LineRow
     bm25: float
@@ -193,10 +198,6 @@ class LineCandidate:
 
 def _norm(text: str) -> str:
     return " ".join(text.split()).casefold()
-
-
-def _days(a: dt.datetime, b: dt.datetime) -> float:
-    return max((b - a).total_seconds() / 86400.0, 0.0)
 
 
 def line_candidates(
@@ -217,15 +218,14 @@ def line_candidates(
         query: the query text.
         anchors: ``{entity id: name}`` of the entities the query names (their names and
             aliases join the BM25 query).
-        valid_at: world time: the age of a line runs from its session's start to it; lines
-            stating a value that ended by then are marked superseded.
+        valid_at: world time: lines stating a value that ended by then are marked superseded.
         known_at: system time: only lines recorded by then, and the fact versions believed
             then.
         limit: at most this many lines.
         semantic: the optional similarity seam (module documentation).
-        grounds: ``(session id, statement, score)`` of the best facts found for the query:
-            the line of that session holding the statement joins the candidates with at least
-            ``GROUND_FACTOR`` times the fact's score (module documentation).
+        grounds: ``(session id, statement, score)`` of the best on-topic facts found for the
+            query: the line of that session holding the statement joins the candidates, ranked
+            by the fact's score (module documentation).
 
     Returns:
         Candidates, best first (ties by line id).
@@ -234,19 +234,17 @@ def line_candidates(
     store = kernel.store
     query_words = terms(query)
     extra: list[str] = []
-    names: list[list[str]] = []
     for eid, name in sorted(anchors.items()):
         if eid == "self":
             continue
         for alias in [name, *(a for a, owner in kernel.aliases.items() if owner == eid)]:
-            words = terms(alias)
-            if words:
-                names.append(words)
-                extra.extend(words)
+            extra.extend(terms(alias))
     hits = store.search_lines([*query_words, *extra], limit=limit, known_at=known_at)
-    hits = list(hits)
-    grounded: dict[str, float] = {}
-    seen = {h.line.id for h in hits}
+    found: dict[str, LineRow] = {h.line.id: h.line for h in hits}
+    bm25 = {h.line.id: h.score for h in hits}
+    # the rankings fused (module documentation): BM25, grounding, the neighbours of the best hits
+    rankings: list[list[str]] = [[h.line.id for h in hits]]
+    lent: dict[str, float] = {}
     for sid, statement, fact_score in grounds:
         wanted_text = _norm(statement)
         for row in store.session_lines(sid):
@@ -254,42 +252,53 @@ def line_candidates(
                 continue
             full = _norm(f"{row.speaker}: {row.text}") if row.speaker else ""
             if wanted_text and (wanted_text in _norm(row.text) or wanted_text in full):
-                grounded[row.id] = max(grounded.get(row.id, 0.0), GROUND_FACTOR * fact_score)
-                if row.id not in seen:
-                    seen.add(row.id)
-                    hits.append(LineHit(row, 0.0))
+                lent[row.id] = max(lent.get(row.id, 0.0), fact_score)
+                found.setdefault(row.id, row)
                 break
-    if not hits:
+    rankings.append(sorted(lent, key=lambda i: (-lent[i], i)))
+    warm = store.warm_index()
+    around: dict[str, str] = {}  # neighbour: the hit it is next to
+    for h in hits[:NEIGHBOUR_HITS]:
+        before, after = store.neighbours(h.line, index=warm)
+        for nb in (after, before):
+            if nb is not None and nb.recorded_at <= known_at and nb.id not in around:
+                around[nb.id] = h.line.id
+                found.setdefault(nb.id, nb)
+    if not found:
         return []
-    best = max(h.score for h in hits) or 1.0
-    wanted = set(query_words)
-    sims: Sequence[float] = ()
     if semantic is not None:
-        sims = semantic(query, [h.line.text for h in hits])
-    out = []
-    for i, h in enumerate(hits):
-        row = h.line
-        line_words = set(terms(f"{row.speaker or ''} {row.text}"))
-        overlap = len(wanted & line_words) / len(wanted) if wanted else 0.0
-        entity = 1.0 if any(set(n) <= line_words for n in names) else 0.0
-        relevance = W_BM25 * (h.score / best) + W_OVERLAP * overlap + W_ENTITY * entity
-        if semantic is not None and i < len(sims):
-            relevance += W_SEMANTIC * min(max(float(sims[i]), 0.0), 1.0)
-        age = _days(row.started_at, valid_at)
-        importance = min(
-            effective_importance(5.0, kind="fact", age_days=age, access_count=0, pinned=False)
-            / 10.0,
-            1.0,
-        )
-        score = W_RELEVANCE * relevance + W_IMPORTANCE * importance
-        score += W_RECENCY * math.exp(-age / 365.0)
-        out.append(LineCandidate(row, h.score, relevance, max(score, grounded.get(row.id, 0.0))))
+        ids = sorted(found)
+        sims = semantic(query, [found[i].text for i in ids])
+        near = {i: min(max(float(v), 0.0), 1.0) for i, v in zip(ids, sims, strict=False)}
+        rankings.append(sorted((i for i in near if near[i] > 0), key=lambda i: (-near[i], i)))
+    fused = _fuse(rankings)
+    # a neighbour's own rankings stand; its place next to a hit lifts it up to just after the hit
+    lifted = _fuse([list(around)])
+    for i, hit in around.items():
+        fused[i] = max(fused.get(i, 0.0), min(fused.get(i, 0.0) + lifted[i], fused[hit] * NEXT_TO))
+    best = max(fused.values())
+    out = [
+        LineCandidate(row, bm25.get(i, 0.0), fused[i], fused[i] / best) for i, row in found.items()
+    ]
     _mark_superseded(kernel, out, valid_at=valid_at, known_at=known_at)
     _mark_said_ended(out, owner=kernel.owner, valid_at=valid_at)
     for c in out:
         if c.superseded is not None:
             c.score *= SUPERSEDED_FACTOR
     out.sort(key=LineCandidate.sort_key)
+    return out
+
+
+def _fuse(rankings: Sequence[Sequence[str]]) -> dict[str, float]:
+    """Reciprocal rank fusion: ``sum(1 / (RRF_K + rank))`` over the rankings (rank from 0).
+
+    >>> _fuse([["a", "b"], ["b"]]) == {"a": 1 / 60, "b": 1 / 61 + 1 / 60}
+    True
+    """
+    out: dict[str, float] = {}
+    for ranking in rankings:
+        for rank, key in enumerate(ranking):
+            out[key] = out.get(key, 0.0) + 1.0 / (RRF_K + rank)
     return out
 
 
