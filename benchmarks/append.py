@@ -27,20 +27,10 @@ import sys
 import time
 from typing import Any
 
+from benchmarks.measure import note, rss_mb
+
 UTC = dt.timezone.utc
 T0 = dt.datetime(2026, 1, 1, tzinfo=UTC)
-
-
-def note(*parts: object) -> None:
-    print("#  ", *parts, file=sys.stderr, flush=True)
-
-
-def rss_mb() -> float:
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    return 0.0
 
 
 def batches(n: int) -> list[tuple[int, list[dict[str, object]]]]:

@@ -3,7 +3,8 @@
     benchmarks/.venv-memvara/bin/python benchmarks/memvara_worker.py ingest|serve INPUT.json DB
 
 Started by benchmarks/memvara_peer.py, which writes INPUT.json; prints one ``RESULT {json}``
-line. It imports neither graphmem nor the benchmarks package (another env). memvara needs
+line. It runs in another env, without graphmem: of this repository it imports only the
+standard-library helpers of ``benchmarks/measure.py`` (the same latency measure). memvara needs
 SQLite >= 3.42, so the pysqlite3 wheel stands in for the standard sqlite3 module.
 
 The mapping (memvara 0.21.0, its defaults otherwise: no LLM, the offline hashing embedder):
@@ -24,15 +25,12 @@ The mapping (memvara 0.21.0, its defaults otherwise: no LLM, the offline hashing
 from __future__ import annotations
 
 import datetime as dt
-import glob
 import itertools
 import json
 import os
-import statistics
 import sys
 import time
 import warnings
-from collections.abc import Callable
 from typing import Any
 
 import pysqlite3
@@ -43,40 +41,8 @@ warnings.simplefilter("ignore")  # the warning that no LLM extracts: that is the
 from memvara import Cardinality, Memvara, NullLLM, PredicateRegistry, PredicateSpec  # noqa: E402
 from memvara.schema import BUILTIN_PREDICATES  # noqa: E402
 
-
-def note(*parts: object) -> None:
-    print("#  ", *parts, file=sys.stderr, flush=True)
-
-
-def rss_mb() -> float:
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    return 0.0
-
-
-def disk_mb(path: str) -> float:
-    return sum(os.path.getsize(f) for f in glob.glob(path + "*")) / 1e6
-
-
-def lat(label: str, fn: Callable[[Any], Any], args: list[Any], warm: int = 20) -> dict[str, float]:
-    """p50/p95 (ms) of ``fn`` over ``args`` after ``warm`` warm-up calls (as benchmarks/run.py)."""
-    for a in args[:warm]:
-        fn(a)
-    times = []
-    for a in args:
-        t = time.perf_counter()
-        fn(a)
-        times.append((time.perf_counter() - t) * 1e3)
-    times.sort()
-    result = {
-        "p50_ms": round(statistics.median(times), 3),
-        "p95_ms": round(times[int(0.95 * (len(times) - 1))], 3),
-        "n": len(times),
-    }
-    note(label, result)
-    return result
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from benchmarks.measure import disk_mb, lat, note, rss_mb  # noqa: E402
 
 
 def when(text: str | None) -> dt.datetime | None:

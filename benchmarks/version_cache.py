@@ -20,7 +20,8 @@ import tempfile
 import tracemalloc
 from typing import Any
 
-from benchmarks.run import T0, lat, probes
+from benchmarks.measure import lat
+from benchmarks.run import T0, probes
 
 
 def build(path: str, engine: str, n: int) -> None:
