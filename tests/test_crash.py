@@ -574,6 +574,7 @@ def kill_inside_checkpoint(
     return stats
 
 
+@pytest.mark.slow  # 4 rounds, about 10 s; CI's slow step runs it beside the 25-round one
 @pytest.mark.skipif(ENGINE != "kuzu", reason="Kuzu 0.11.3's checkpoint")
 def test_kill_inside_checkpoint(tmp_path: Path) -> None:
     stats = kill_inside_checkpoint(str(tmp_path), rounds=4, seed=11)
