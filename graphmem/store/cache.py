@@ -256,16 +256,11 @@ def _matches(
     current_only: bool,
 ) -> bool:
     """The store's filters on one version (closed-open, docs/concepts/time.md#rule-3)."""
-    if predicate is not None and f.predicate != predicate:
-        return False
-    if current_only and f.expired_at is not None:
-        return False
-    if known_at is not None and not (
-        f.recorded_at <= known_at and (f.expired_at is None or known_at < f.expired_at)
-    ):
-        return False
-    return valid_at is None or (
-        f.valid_from <= valid_at and (f.valid_to is None or valid_at < f.valid_to)
+    return (
+        (predicate is None or f.predicate == predicate)
+        and (not current_only or f.is_current)
+        and (known_at is None or f.known_at(known_at))
+        and (valid_at is None or f.valid_at(valid_at))
     )
 
 

@@ -225,45 +225,36 @@ class KuzuStore(KuzuTransactions):
         row costs about 10 µs, docs/benchmarks.md#appending). One prepared point query per subject
         (or pair) up to :data:`SMALL_BATCH`, else one ``UNWIND`` query.
         """
-        out: dict[str, list[Fact]] = {s: [] for s in subject_ids}
-        if not subject_ids:
-            return out
-        if pairs is not None:
-            return self._current_of_pairs(out, pairs)
-        ids = list(out)
-        if self._point_lookups(len(ids)):
-            query = (
-                "MATCH (a:Entity {id: $i})-[r:Fact]->() "
-                f"WITH a, r WHERE r.expired_at IS NULL RETURN {_RETURN}"
-            )
-            for i in ids:
-                out[i] = [_fact_from_row(row) for row in self._q(query, {"i": i})]
-            return out
-        rows = self._q(
-            "UNWIND $ids AS i MATCH (a:Entity {id: i})-[r:Fact]->() "
-            f"WITH i, a, r WHERE r.expired_at IS NULL RETURN i, {_RETURN}",
-            {"ids": ids},
-        )
-        for row in rows:
-            out[row[0]].append(_fact_from_row(row[1:]))
-        return out
+        if pairs is not None and subject_ids:
+            return self._current_of_pairs({s: [] for s in subject_ids}, pairs)
+        return self._versions_of(subject_ids, current=True)
 
     def _subject_versions(self, ids: Sequence[str]) -> dict[str, list[Fact]]:
-        """Every version of each subject, current and closed: what the version cache keeps.
+        """Every version of each subject, current and closed: what the version cache keeps."""
+        return self._versions_of(ids, current=False)
 
-        One prepared point query a subject (or one ``UNWIND``), as :meth:`current_versions`
-        reads, without the object node (joining it doubles a point read on Kuzu 0.11.3).
+    def _versions_of(self, ids: Sequence[str], *, current: bool) -> dict[str, list[Fact]]:
+        """The versions of each subject (``current``: only those not closed in system time).
+
+        One prepared point query a subject up to :data:`SMALL_BATCH`, else one ``UNWIND``;
+        without the object node (joining it doubles a point read on Kuzu 0.11.3); the
+        rel-property filter goes behind a ``WITH``
+        (docs/concepts/storage.md#kuzu-planner-traps-we-avoid).
         """
         out: dict[str, list[Fact]] = {s: [] for s in ids}
         if not out:
             return out
+        live = "WHERE r.expired_at IS NULL"
+        point_filter = f" WITH a, r {live}" if current else ""
+        batch_filter = f" WITH i, a, r {live}" if current else ""
         if self._point_lookups(len(out)):
-            query = f"MATCH (a:Entity {{id: $i}})-[r:Fact]->() RETURN {_RETURN}"
+            query = f"MATCH (a:Entity {{id: $i}})-[r:Fact]->(){point_filter} RETURN {_RETURN}"
             for i in out:
                 out[i] = [_fact_from_row(row) for row in self._q(query, {"i": i})]
             return out
         rows = self._q(
-            f"UNWIND $ids AS i MATCH (a:Entity {{id: i}})-[r:Fact]->() RETURN i, {_RETURN}",
+            f"UNWIND $ids AS i MATCH (a:Entity {{id: i}})-[r:Fact]->(){batch_filter} "
+            f"RETURN i, {_RETURN}",
             {"ids": list(out)},
         )
         for row in rows:
