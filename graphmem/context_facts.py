@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from graphmem.decay import effective_importance
 from graphmem.errors import InvalidInput, StoreError
-from graphmem.normalize import STOPWORDS, entity_key
+from graphmem.normalize import STOPWORDS, entity_key, stem
 from graphmem.store.base import Store
 from graphmem.store.records import FactView
 
@@ -63,13 +63,6 @@ _EDGE = ".,;:!?\"'()[]{}<>«»“”‘’`"
 _CONNECTORS = frozenset({"of", "&", "de", "la", "le", "van", "von", "der", "du", "da", "del", "y"})
 
 
-def _stem(word: str) -> str:
-    for suffix in ("ing", "ies", "es", "ed", "s"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            return word[: -len(suffix)] + ("y" if suffix == "ies" else "")
-    return word
-
-
 def _root(term: str) -> str:
     """A stem without a final ``e``: ``live`` and ``lives`` (stemmed ``liv``) meet."""
     return term[:-1] if term.endswith("e") and len(term) > 3 else term
@@ -78,7 +71,7 @@ def _root(term: str) -> str:
 def _terms(text: str) -> set[str]:
     """Lower-cased, stemmed content words of a text (stop words removed)."""
     words = _WORD.findall(unicodedata.normalize("NFKC", text).casefold().replace("_", " "))
-    return {_stem(w) for w in words if w not in _STOPWORDS}
+    return {stem(w) for w in words if w not in _STOPWORDS}
 
 
 def _keywords(query: str) -> list[str]:
