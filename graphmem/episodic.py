@@ -321,13 +321,14 @@ def _mark_superseded(
         by_session.setdefault(claim.source, []).append(claim)
     ended: dict[int, list[SessionClaim]] = {}
     changed: dict[int, list[SessionClaim]] = {}
-    unstated: list[LineCandidate] = []  # lines holding no believed statement
+    stated: set[str] = set()  # lines holding a believed statement
     for i, c in enumerate(candidates):
         row = c.line
         claims = by_session.get(row.session, [])
         linked = [k for k in claims if _linked(k, row)]
-        if not linked:
-            unstated.append(c)
+        if linked:
+            stated.add(row.id)
+        else:
             # a line of the same session that restates a value ("assistant: Noted, Zendesk
             # for support tickets") stands or falls with it
             linked = [k for k in claims if _names(k.object, _norm(row.text))]
@@ -338,11 +339,12 @@ def _mark_superseded(
         ]
         if valid:
             changed[i] = valid  # still true; say what it replaced ("left Acme and joined ...")
-            continue
         past = [k for k in linked if k.valid_to is not None and k.valid_to <= valid_at]
         if past:
+            # a line may hold a statement that ended beside others still true ("works at
+            # Zalando. Their manager is Keiko Tanaka."): the ended one is said all the same
             ended[i] = past
-    _mark_corrected(store, unstated, known_at=known_at)
+    _mark_corrected(store, candidates, stated, known_at=known_at)
     if not ended and not changed:
         return
     pairs = sorted(
@@ -367,8 +369,11 @@ def _mark_superseded(
             }
         )
         if replaced:
-            candidates[i].superseded = "replaced " + ", ".join(replaced[:2])
+            note = candidates[i].superseded
+            said = "replaced " + ", ".join(replaced[:2])
+            candidates[i].superseded = f"{note}; {said}" if note else said
     for i, past in ended.items():
+        note = candidates[i].superseded
         # The latest end among the linked versions is when the line stopped being true.
         k = max(past, key=lambda x: (x.valid_to or x.valid_from, x.id))
         assert k.valid_to is not None
@@ -381,22 +386,35 @@ def _mark_superseded(
             key=lambda v: (v.object.casefold(), v.id),
         )
         when = fmt_date(k.valid_to)
-        if successors:
+        if i in changed:
+            # only part of the line ended: name that part
+            said = f"{k.predicate} {_clip(k.object, 60)}"
+            if successors:
+                ended_note = f"{said} superseded {when} by {_clip(successors[0].object, 60)}"
+            else:
+                ended_note = f"{said} no longer true since {when}"
+        elif successors:
             nxt = successors[0]
-            candidates[i].superseded = f"superseded {when}: {nxt.predicate} {_clip(nxt.object, 80)}"
+            ended_note = f"superseded {when}: {nxt.predicate} {_clip(nxt.object, 80)}"
         else:
-            candidates[i].superseded = f"no longer true since {when}"
+            ended_note = f"no longer true since {when}"
+        candidates[i].superseded = f"{note}; {ended_note}" if note else ended_note
 
 
 def _mark_corrected(
-    store: Any, open_lines: Sequence[LineCandidate], *, known_at: dt.datetime
+    store: Any,
+    open_lines: Sequence[LineCandidate],
+    stated: set[str],
+    *,
+    known_at: dt.datetime,
 ) -> None:
-    """Mark a line, of those holding no believed statement, whose value a correction replaced.
+    """Mark a line whose value a correction replaced.
 
     A correction ("actually it's Tamsin, not Tomasz") does not end the old version: it was
     never true, so it is no longer believed at all, and the value that replaced it starts
     where it did. A line stating such a value reads ``(was wrong; corrected to: reports_to
-    Tamsin)``.
+    Tamsin)``; a line whose other statements (``stated``: line ids) still hold names the part
+    that was wrong: ``(age 7 was wrong; corrected to 8)``.
     """
     if not open_lines:
         return
@@ -422,7 +440,12 @@ def _mark_corrected(
                 {v.object for v in views if v.valid_from <= k.valid_from and v.valid_to is None}
             )
             if len(fixes) == 1:
-                c.superseded = f"was wrong; corrected to: {k.predicate} {_clip(fixes[0], 80)}"
+                fix = f"{k.predicate} {_clip(fixes[0], 80)}"
+                if c.line.id in stated:  # the line's other statements still hold
+                    said = f"{k.predicate} {_clip(k.object, 60)}"
+                    c.superseded = f"{said} was wrong; corrected to {_clip(fixes[0], 80)}"
+                else:
+                    c.superseded = f"was wrong; corrected to: {fix}"
                 break
 
 

@@ -74,6 +74,8 @@ class Claim:
         together: another value of the same slot, given by the same sentence after one
             ("built on FastAPI and runs on Uvicorn"): it closes none of them.
         sentence: the sentence it came from.
+        fallback: a reading the parse's takes the place of when it has one ("Tier is 1":
+            the parse's ``tier``; "Emma is 8": this claim, placed by Emma's slots).
     """
 
     subject: str
@@ -91,6 +93,7 @@ class Claim:
     many: bool = False
     together: bool = False
     sentence: str = ""
+    fallback: bool = False
 
 
 def read_sentence(

@@ -42,6 +42,8 @@ _CORRECTION = re.compile(
     r"i mixed (?:that|them) up|let me correct (?:that|myself)|scratch that)\b[\s:,—–.!-]*",
     re.IGNORECASE,
 )
+#: "actually" inside a statement, after its subject: a correction as much as at the start.
+_CORRECTED_INSIDE = re.compile(r"(?i)(?<=\w)\s+(?:actually|in fact)\b(?=[\s,.;!]|$)")
 #: An agent's note that the user set something right: "User clarified: ...", "the user
 #: corrected me: ..."; what follows is the user's own word.
 _CLARIFIED = re.compile(
@@ -102,6 +104,10 @@ def clean(sentence: str, *, speaker_known: bool = False) -> tuple[str, str | Non
             text = text[m.end() :]
         if text == before:
             break
+    inside = _CORRECTED_INSIDE.search(text)
+    if inside:  # "Emma is actually 8", "she actually reports to Tamsin"
+        correction = True
+        text = text[: inside.start()] + text[inside.end() :]
     text = _FILLER.sub("", text)  # "I hate cilantro lol"
     for rx, repl in _CONTRACTION_RES:
         text = rx.sub(repl, text)

@@ -232,6 +232,7 @@ def _resolved(
         said_by = _speakers(seg.text)
         written = 0
         unread: list[str] = []  # sentences no write came from, in text order
+        read_ones: list[str] = []
         for sentence, claims in reading:
             wrote = False
             unresolved: list[Claim] = []
@@ -258,7 +259,9 @@ def _resolved(
                 meta.append(_Row(a.op, a.claim, i))
                 written += 1
                 wrote = True
-            if not wrote and sentence not in unread:
+            if wrote:
+                read_ones.append(sentence)
+            elif sentence not in unread:
                 unread.append(sentence)
         note_text = None
         if seg.is_session:
@@ -267,10 +270,12 @@ def _resolved(
             note_text = seg.text.strip() or None
         elif unread:
             # No text a caller gave is lost (docs/concepts/text.md#notes-and-sessions):
-            # the sentences that gave no fact are kept as a note.
-            note_text = " ".join(unread)
+            # the sentences that gave no fact are kept as a note, as the lines that hold them
+            # ("[13:02] kim: ty"); a copy of the sentences read would show their values again
+            # after a change closed them. Too short even so: the whole text.
+            note_text = _unread_lines(seg.text, unread, read_ones)
             if not kernel.admission.statement_ok(note_text):
-                note_text = seg.text.strip()  # "ty": too short alone, kept with its text
+                note_text = seg.text.strip()
         if note_text:
             rows.append(
                 {
@@ -287,6 +292,19 @@ def _resolved(
             )
             meta.append(_Row("note", None, i))
     return rows, meta
+
+
+def _unread_lines(text: str, unread: Sequence[str], read: Sequence[str]) -> str:
+    """The lines of ``text`` holding the unread sentences and none read, else the sentences."""
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    kept: list[str] = []
+    for sentence in unread:
+        home = next((ln for ln in lines if sentence in ln), None)
+        if home is None or any(r in home for r in read):
+            home = sentence  # a line that also holds a sentence read: the sentence alone
+        if home not in kept:
+            kept.append(home)
+    return " ".join(kept)
 
 
 def _speakers(text: str) -> Callable[[str], str | None]:

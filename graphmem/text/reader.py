@@ -508,8 +508,10 @@ class Reader:
         changes = [c for c in out if c.change or c.replaces or c.predicate is None]
         if hedged:
             plain = ", ".join(plain_clauses)
+        fallback = bool(out) and all(c.fallback for c in out)
         if plain and (
             not out
+            or fallback
             or any(_garbled(c) for c in out)
             or _JOINED.search(text)
             or (changes and _CHANGE_WORD.search(text))
@@ -527,9 +529,10 @@ class Reader:
                 for c in self._parsed(plain, speaker, sentence_dates, whole)
             ]
             moves = [c for c in parsed if c.change and c.polarity]
-            if not out or any(_garbled(c) for c in out):
+            if not out or fallback or any(_garbled(c) for c in out):
                 # a misread is never written: the parse's claims, or none (the sentence stays
-                # a line of its session, or a note)
+                # a line of its session, or a note); a fallback reading only when the parse
+                # has none
                 out = parsed or [c for c in out if not _garbled(c)]
             elif changes and moves:
                 # the parse tells which thing moved to which value better than the change

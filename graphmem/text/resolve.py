@@ -519,7 +519,14 @@ class Resolver:
         def assert_in(slot: str) -> list[Action]:
             # "not quite, they switched to Neovim two years ago" after "editor is VS Code"
             # (since May): Neovim replaces VS Code from its start, as corrections do
-            begin = max(start, begins.get(slot, start)) if c.correction else start
+            # A value stated, not moved to ("Emma is actually 8"), replaces it from the old
+            # value's start; "not quite: dns moved to Cloudflare" still says it moved.
+            if not c.correction:
+                begin = start
+            elif c.fallback and c.valid_from is None:
+                begin = begins.get(slot, start)
+            else:
+                begin = max(start, begins.get(slot, start))
             return [self._act("assert", c, c.subject, slot, new, begin)]
 
         if c.hint and c.hint in slots:

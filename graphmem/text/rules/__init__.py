@@ -27,7 +27,9 @@ Rules, in order (S subject, O object, T thing, A old value, B new value):
 7. :func:`~graphmem.text.rules.copular._copular`: copular and possessive, "our/the/X's Z is O"
    and "O is our/X's Z" (the slot Z becomes the predicate, e.g. ``embeddings_provider``), "the
    Z of T is O", "B is the new Z [of T]", "the new Z is B", "Z is now B", and role ("Alice is
-   the CTO", "was promoted to VP of Sales").
+   the CTO", "was promoted to VP of Sales");
+8. :func:`~graphmem.text.rules.copular._bare_copula`: "S is V" with a typed value and no slot
+   ("Emma is 8", "it is 10.20.0.15"): a change placed by the subject's slots of V's kind.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from graphmem.text.rules.change import _change, _ownership, _replaced
-from graphmem.text.rules.copular import _copular, _update_mine
+from graphmem.text.rules.copular import _bare_copula, _copular, _update_mine
 from graphmem.text.rules.negative import _negative_verbs
 from graphmem.text.rules.verbs import _verbs
 
@@ -57,4 +59,5 @@ RULES: tuple[Rule, ...] = (
     _negative_verbs,
     _update_mine,
     _copular,
+    _bare_copula,
 )

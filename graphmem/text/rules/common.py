@@ -42,6 +42,13 @@ _NOT_TOOLS = frozenset(
 )
 
 
+#: What a piece of software called "X manager" manages ("our password manager is Bitwarden").
+_SOFTWARE_MANAGED = frozenset(
+    """password passwords package packages secret secrets window file task display version
+    download boot certificate credential credentials key keys dependency node""".split()  # noqa: SIM905
+)
+
+
 def _is_role(text: str, *, loose: bool = False) -> bool:
     """A job title: "CTO", "release manager", "head of design", "chair of the board".
 
@@ -60,7 +67,9 @@ def _is_role(text: str, *, loose: bool = False) -> bool:
     if words[0] in ("vp", "head", "director", "chief") and len(words) > 1:
         return True
     if words[-1] in lexicon.ROLES and len(words) <= 3:
-        return True
+        # "password manager", "package manager": software named like a job
+        return not (len(words) > 1 and words[-1] == "manager" and words[-2] in _SOFTWARE_MANAGED)
+
     return (
         loose
         and len(words) <= 3

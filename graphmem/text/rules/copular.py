@@ -148,7 +148,7 @@ def _copular(r: Reader, c: str, neg: bool, prev: str | None, spk: str | None) ->
         c,
         re.IGNORECASE,
     )
-    if m:
+    if m and not re.search(r",|\b(?:is|are)\b", m.group("b"), re.IGNORECASE):
         value = m.group("b")
         if value.casefold().split()[-1] in _FIRST_PERSON | _PERSON_PRONOUNS | _THING_PRONOUNS:
             value = _subj(r, value, prev, spk) or ""
@@ -244,3 +244,45 @@ def _slot_claim(
     if obj.casefold().startswith(("a ", "an ", "very ", "so ", "too ", "not ", "quite ", "being ")):
         return []
     return [Claim(subject, slot, obj, polarity=not neg, change=change)]
+
+
+#: "Emma is 8", "it is 10.20.0.15", "prod is 1.29 now": a thing and a typed value, no slot named.
+_BARE = re.compile(
+    r"^(?P<s>[\w][\w .&'/-]{0,40}?)\s+(?:is|are)\s+(?P<now>now\s+)?(?P<o>[^,;]+?)"
+    r"(?:\s+now)?(?:\s*[,;].*)?$",
+    re.IGNORECASE,
+)
+#: The kinds of value a bare "S is V" may be about: one slot of the same kind or none.
+_BARE_KINDS = frozenset({"number", "version", "email", "diet", "money", "percent"})
+
+
+def _bare_copula(
+    r: Reader, c: str, neg: bool, prev: str | None, spk: str | None
+) -> list[Claim] | None:
+    """A value placed by the slots its subject already has: "Emma is 8" after "Emma is 7".
+
+    The claim names no relation, so it is resolved against the subject's current facts like a
+    change ("the one single-valued relation whose value is of the same kind"); with none or
+    several the sentence stays a note (docs/concepts/text.md#resolution-against-the-graph).
+    "it" with no thing to refer to is the owner's ("actually it's 10.20.0.15").
+    """
+    m = _BARE.match(c)
+    if m is None or neg:
+        return None
+    from graphmem.text.resolve import _family, _quantity  # the resolver's own kinds
+
+    raw = m.group("o").strip()
+    value = r.value(raw) if raw else None
+    if not value or (_family(value) or _quantity(value)) not in _BARE_KINDS:
+        return None
+    who = m.group("s").strip()
+    subject: str | None
+    if who.casefold() in _THING_PRONOUNS:
+        subject = r.last_thing or r.owner
+    elif who[:1].isupper() or who.casefold() in _FIRST_PERSON:
+        subject = _subj(r, who, prev, spk)
+    else:
+        return None
+    if not subject:
+        return None
+    return [Claim(subject, None, value, change=True, now=bool(m.group("now")), fallback=True)]

@@ -1,0 +1,147 @@
+"""Values placed by the slots a subject has, and the parts of a line that ended.
+
+docs/concepts/text.md#resolution-against-the-graph, docs/concepts/recall.md#how-lines-are-ranked
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import graphmem as gm
+from graphmem.text.claims import read_sentence
+from graphmem.text.pipeline import read
+from graphmem.timeutil import ManualClock
+
+AT = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
+
+
+def _context(mem: gm.Memory, question: str) -> list[str]:
+    return str(mem.context(question)).casefold().splitlines()
+
+
+def test_a_bare_value_names_no_relation_and_actually_corrects() -> None:
+    [claim] = read_sentence("Emma is actually 8.", at=AT)
+    assert (claim.subject, claim.predicate, claim.object) == ("Emma", None, "8")
+    assert claim.correction
+    [claim] = read_sentence("actually it's 10.20.0.15, the .5 one is the old NAT box", at=AT)
+    assert (claim.subject, claim.predicate, claim.object) == ("self", None, "10.20.0.15")
+
+
+def test_the_parse_reading_comes_before_a_bare_value() -> None:
+    # "Tier is 1": the parse reads a slot of ours; the bare form is only a fallback
+    [(_, claims)] = read("Tier is 1, not 2.", at=AT)
+    assert (claims[0].predicate, claims[0].object) == ("tier", "1")
+
+
+def test_software_named_like_a_job_is_no_role() -> None:
+    [claim] = read_sentence("our password manager is Bitwarden", at=AT)
+    assert (claim.predicate, claim.object) == ("password manager", "Bitwarden")
+    [claim] = read_sentence("The release manager is Bob.", at=AT)
+    assert (claim.subject, claim.predicate) == ("Bob", "role")
+
+
+def test_a_correction_of_a_number_replaces_it_from_its_start(clock: ManualClock) -> None:
+    with gm.open(clock=clock) as mem:
+        clock.set("2026-07-01T12:00Z")
+        mem.add_session(
+            "User's daughter Emma is 7 and attends Riverside Primary.", started_at="2026-07-01"
+        )
+        clock.set("2026-07-02T12:00Z")
+        mem.add_session("User says Emma is actually 8.", started_at="2026-07-02")
+        clock.set("2026-07-03T12:00Z")
+        [age] = mem.facts(subject="Emma", predicate="age")
+        assert age.object == "8"
+        assert age.valid_from == dt.datetime(2026, 7, 1, tzinfo=dt.timezone.utc)
+        # what was believed before the correction stays as it was
+        [before] = mem.facts(subject="Emma", predicate="age", known_at="2026-07-01T18:00Z")
+        assert before.object == "7"
+        # the first line still holds true statements: the mark names the part that was wrong
+        old = next(ln for ln in _context(mem, "how old is Emma?") if "is 7" in ln)
+        assert "(age 7 was wrong; corrected to 8)" in old
+
+
+def test_a_bare_value_with_no_slot_of_its_kind_changes_nothing(clock: ManualClock) -> None:
+    with gm.open(clock=clock) as mem:
+        clock.set("2026-03-01T12:00Z")
+        mem.remember("Nora works at Acme.", at="2026-03-01")
+        clock.set("2026-03-02T12:00Z")
+        result = mem.remember("Nora is 41.", at="2026-03-02")
+        assert not result.superseded
+        assert [(f.predicate, f.object) for f in mem.facts(subject="Nora")] == [
+            ("works_at", "Acme")
+        ]
+        # the text is kept
+        assert any("Nora is 41" in f.object for f in mem.facts(predicate="note"))
+
+
+def test_a_bare_value_with_two_slots_of_its_kind_adds_instead_of_guessing(
+    clock: ManualClock,
+) -> None:
+    with gm.open(clock=clock) as mem:
+        clock.set("2026-03-01T12:00Z")
+        mem.add_fact("Nora", "age", "40", valid_from="2026-03-01")
+        mem.add_fact("Nora", "shoe_size", "39", valid_from="2026-03-01")
+        clock.set("2026-03-02T12:00Z")
+        result = mem.remember("Nora is 41.", at="2026-03-02")
+        assert not result.superseded
+        assert {(f.predicate, f.object) for f in mem.facts(subject="Nora")} == {
+            ("age", "40"),
+            ("shoe_size", "39"),
+        }
+
+
+def test_a_line_shows_which_of_its_statements_ended(clock: ManualClock) -> None:
+    with gm.open(clock=clock) as mem:
+        clock.set("2026-01-20T12:00Z")
+        mem.add_session(
+            "Notes: The user is a backend engineer at Zalando. Their manager is Keiko Tanaka.",
+            started_at="2026-01-20",
+        )
+        clock.set("2026-03-03T12:00Z")
+        mem.add_session(
+            "Notes: The user went through a reorg; their manager is now Felipe Ortega.",
+            started_at="2026-03-03",
+        )
+        clock.set("2026-03-04T12:00Z")
+        lines = _context(mem, "who is the user's manager?")
+        old = next(ln for ln in lines if "manager is keiko" in ln)
+        assert "reports_to keiko tanaka superseded" in old
+        assert "by felipe ortega" in old
+
+
+def test_remember_keeps_only_the_lines_it_did_not_read(clock: ManualClock) -> None:
+    with gm.open(clock=clock) as mem:
+        clock.set("2025-10-20T12:00Z")
+        mem.remember(
+            "[13:01] ade: the staging bastion IP is 10.20.0.5\n[13:02] kim: ty", at="2025-10-20"
+        )
+        notes = [f.object for f in mem.facts(predicate="note")]
+        assert notes == ["[13:02] kim: ty"]
+        clock.set("2025-10-21T12:00Z")
+        mem.remember("[08:47] ade: actually it's 10.20.0.15, the .5 one is the old NAT box")
+        assert [f.object for f in mem.facts(predicate="staging_bastion_ip")] == ["10.20.0.15"]
+        assert not any("10.20.0.5 " in ln for ln in _context(mem, "staging bastion IP"))
+
+
+NAMES = st.sampled_from(["Nora", "Emma", "Priya", "Tom", "Kai"])
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(NAMES, st.integers(0, 120), st.sampled_from(["", "actually ", "now "]))
+def test_a_first_bare_value_never_closes_a_fact(name: str, n: int, adverb: str) -> None:
+    # a bare "S is V" can only take the place of a value of V's kind S already has
+    clock = ManualClock(dt.datetime(2026, 1, 1, 12, tzinfo=dt.timezone.utc))
+    with gm.open(clock=clock) as mem:
+        mem.add_fact(name, "lives_in", "Lisbon", valid_from="2026-01-01")
+        mem.add_fact("self", "timeout_seconds", "30", valid_from="2026-01-01")
+        clock.set("2026-01-02T12:00Z")
+        result = mem.remember(f"{name} is {adverb}{n}.", at="2026-01-02")
+        assert not result.superseded
+        facts = {(f.subject, f.predicate, f.object) for f in mem.facts() if f.predicate != "note"}
+        assert facts == {
+            (name, "lives_in", "Lisbon"),
+            ("self", "timeout_seconds", "30"),
+        }
