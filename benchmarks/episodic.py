@@ -1,14 +1,15 @@
 """Episodic recall benchmark: evidence recall of ``context()`` against plain BM25, on seeded talk.
 
-Run: ``PYTHONPATH=. python -m benchmarks.episodic [--conversations 4] [--scale-sessions 10000]
-[--json]``. Not part of the test run; the method and the measured table are in
-docs/benchmarks.md#episodic-recall.
+Run: ``PYTHONPATH=. python -m benchmarks.episodic [--conversations 4] [--budgets 500,1000,2000]
+[--scale-sessions 10000] [--json]``. Not part of the test run; the method and the measured
+table are in docs/benchmarks.md#episodic-recall.
 
 **Data**: long generated conversations between two friends (:mod:`benchmarks.episodic_data`,
 fixed seeds, never read from a public set): dozens of dated sessions, hundreds of turns,
 questions in LoCoMo's four categories (multi-hop, temporal, open-domain, single-hop) whose
 words paraphrase the evidence, among many turns on the same people and topics that answer
-nothing, and values that change between sessions.
+nothing; and a fifth category LoCoMo lacks, ``changed`` (a value that changed between sessions,
+asked as "now"), reported apart and kept out of ``overall`` so that it compares with LoCoMo's.
 
 **Replay and scoring** are LoCoMo's (:mod:`benchmarks.locomo_recall`, the same functions):
 each conversation goes into a fresh in-memory ``gm.open()``, one ``add_session(text,
@@ -215,7 +216,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
         prog="python -m benchmarks.episodic", description=(__doc__ or "").split("\n")[0]
     )
-    ap.add_argument("--conversations", "--dialogues", type=int, default=6)
+    ap.add_argument("--conversations", "--dialogues", type=int, default=4)
     ap.add_argument("--budgets", default=",".join(map(str, BUDGETS)), help="token budgets")
     ap.add_argument("--scale-sessions", type=int, default=10_000, help="0 skips the latency run")
     ap.add_argument("--lines-per-session", type=int, default=20)

@@ -8,8 +8,8 @@ lives through a dozen **stories** (:mod:`benchmarks.episodic_stories`: adopting 
 a move, a niece born, a trip, a class...). A story plants a few turns in chosen sessions and asks
 questions about them the way a reader of the whole chat would, in LoCoMo's four categories:
 
-- **single-hop**: one turn answers, in other words ("What did Gina paint recently?" against
-  "Finished a canvas of the lake at sunrise last night");
+- **single-hop**: one turn answers, in other words ("What did Gina receive for her birthday?"
+  against "Look what my dad surprised me with when I turned thirty: a telescope!");
 - **multi-hop**: two or more turns, often sessions apart ("What is the name of Gina's niece?"
   needs "my sister Rosa had a baby girl" and, later, "Mia smiled at me"; "What new hobbies did
   Gina pick up?" needs every turn where she took one up);

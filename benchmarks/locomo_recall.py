@@ -30,7 +30,7 @@ with no evidence is not counted.
   with) would exceed ``B``. ``bm25`` tokenizes plainly (lower-cased runs of letters, digits
   and ``_``: the baseline the goal was set against); ``bm25-terms`` uses graphmem's own
   index words (:func:`graphmem.store.textlines.terms`: stop words dropped, lightly stemmed,
-  the tokenizer of :mod:`benchmarks.episodic`), a stronger baseline.
+  graphmem's line index), a stronger baseline. :mod:`benchmarks.episodic` reports both.
 
 **Evidence present**: both blocks and each evidence turn are reduced to words (case-folded,
 runs of letters and digits). A turn is present when every non-blank line of its text appears
