@@ -30,7 +30,7 @@ with no evidence is not counted.
   with) would exceed ``B``. ``bm25`` tokenizes plainly (lower-cased runs of letters, digits
   and ``_``: the baseline the goal was set against); ``bm25-terms`` uses graphmem's own
   index words (:func:`graphmem.store.textlines.terms`: stop words dropped, lightly stemmed,
-  the tokenizer of :mod:`benchmarks.episodic`), a stronger baseline.
+  graphmem's line index), a stronger baseline. :mod:`benchmarks.episodic` reports both.
 
 **Evidence present**: both blocks and each evidence turn are reduced to words (case-folded,
 runs of letters and digits). A turn is present when every non-blank line of its text appears
@@ -243,43 +243,66 @@ def run_conversation(path: Path, budgets: Sequence[int], run: Run) -> None:
             if not evidence:
                 run.skipped_questions += 1
                 continue
-            question = q["question"]
-            for b in budgets:
-                t0 = time.perf_counter()
-                block = str(mem.context(question, budget_tokens=b))
-                run.latency_ms[b].append((time.perf_counter() - t0) * 1000)
-                assert estimate_tokens(block) <= b
-                run.fact_chars[b] += _fact_chars(block)
-                run.block_chars[b] += len(block)
-                blocks = {"graphmem": block}
-                for name, index in baselines.items():
-                    blocks[name] = bm25_block(index, turns, question, b)
-                shares = {}
-                for system, text in blocks.items():
-                    bw = words(text)
-                    share = sum(present(t, bw) for t in evidence) / len(evidence)
-                    shares[system] = share
-                    run.tallies[(system, b, cat)].add(share)
-                    run.tallies[(system, b, "overall")].add(share)
-                if shares["graphmem"] != max(shares.values()):
-                    run.misses.append(
-                        {
-                            "conversation": path.stem,
-                            "budget": b,
-                            "category": cat,
-                            "question": question,
-                            "evidence": [t.dia_id for t in evidence],
-                            **shares,
-                        }
-                    )
+            score(run, mem, baselines, turns, q["question"], evidence, cat, budgets, path.stem)
 
 
-def summary(run: Run, budgets: Sequence[int]) -> dict[str, Any]:
-    """The figures as a JSON-able dict."""
+def score(
+    run: Run,
+    mem: Any,
+    baselines: dict[str, BM25],
+    turns: dict[str, Turn],
+    question: str,
+    evidence: Sequence[Turn],
+    cat: str,
+    budgets: Sequence[int],
+    conversation: str,
+    overall: bool = True,
+) -> dict[int, str]:
+    """Score one question: graphmem's block and each baseline's, at every budget (module docs).
+
+    Shared with :mod:`benchmarks.episodic`, so both benchmarks judge blocks the same way.
+    Returns graphmem's block for each budget. ``overall=False`` keeps the question out of the
+    ``overall`` row (a category LoCoMo does not have).
+    """
+    out: dict[int, str] = {}
+    for b in budgets:
+        t0 = time.perf_counter()
+        block = out[b] = str(mem.context(question, budget_tokens=b))
+        run.latency_ms[b].append((time.perf_counter() - t0) * 1000)
+        assert estimate_tokens(block) <= b
+        run.fact_chars[b] += _fact_chars(block)
+        run.block_chars[b] += len(block)
+        blocks = {"graphmem": block}
+        for name, index in baselines.items():
+            blocks[name] = bm25_block(index, turns, question, b)
+        shares = {}
+        for system, text in blocks.items():
+            bw = words(text)
+            share = sum(present(t, bw) for t in evidence) / len(evidence)
+            shares[system] = share
+            run.tallies[(system, b, cat)].add(share)
+            if overall:
+                run.tallies[(system, b, "overall")].add(share)
+        if shares["graphmem"] != max(shares.values()):
+            run.misses.append(
+                {
+                    "conversation": conversation,
+                    "budget": b,
+                    "category": cat,
+                    "question": question,
+                    "evidence": [t.dia_id for t in evidence],
+                    **shares,
+                }
+            )
+    return out
+
+
+def summary(run: Run, budgets: Sequence[int], extra: Sequence[str] = ()) -> dict[str, Any]:
+    """The figures as a JSON-able dict (``extra``: categories beyond LoCoMo's four)."""
     rows: dict[str, Any] = {}
     for b in budgets:
         per: dict[str, Any] = {}
-        for cat in (*CATEGORIES.values(), "overall"):
+        for cat in (*CATEGORIES.values(), *extra, "overall"):
             got = {system: run.tallies[(system, b, cat)].out() for system in SYSTEMS}
             g = got["graphmem"]["evidence_recall"]
             per[cat] = {
