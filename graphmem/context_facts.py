@@ -213,9 +213,17 @@ def _age_days(f: FactView, *, valid_at: dt.datetime, known_at: dt.datetime) -> f
     return max(delta.total_seconds() / 86400.0, 0.0)
 
 
+def _predicate_names(kernel: Kernel, predicate: str) -> list[set[str]]:
+    """The terms of a predicate's name and of each of its aliases ("role": "job title")."""
+    found = kernel.ontology.lookup(predicate)
+    names = [predicate, *(found.aliases if found is not None else ())]
+    return [t for t in (_terms(n.replace("_", " ")) for n in names) if t]
+
+
 def _score(
     c: _Candidate,
     query_terms: set[str],
+    names: Sequence[set[str]],
     *,
     valid_at: dt.datetime,
     known_at: dt.datetime,
@@ -227,11 +235,10 @@ def _score(
         fact_terms = _terms(" ".join((f.subject, f.predicate, f.object, f.statement or "")))
         overlap = len(query_terms & fact_terms) / len(query_terms)
     relevance = c.relevance + OVERLAP_WEIGHT * overlap
-    if query_terms and f.predicate != "note":
-        predicate_terms = _terms(f.predicate)
-        if predicate_terms:
-            share = len(query_terms & predicate_terms) / len(predicate_terms)
-            relevance += PREDICATE_WEIGHT * share
+    if query_terms and f.predicate != "note" and names:
+        # the predicate's name or one of its aliases, as much of it as the query holds
+        share = max(len(query_terms & t) / len(t) for t in names)
+        relevance += PREDICATE_WEIGHT * share
     eff = effective_importance(
         f.importance,
         kind=f.kind,
@@ -316,18 +323,34 @@ def _gather_facts(
         if row.valid_at(v_at):
             rel = REL_SUBJECT if row.via in anchors else REL_HIT_SUBJECT * hits[row.via]
             offer(row, "out", rel)
+    named: list[str] = []
     for row in store.facts_to(ids, known_at=k_at, valid_at=v_at, limit=IN_LIMIT):
         rel = REL_OBJECT if row.via in anchors else REL_HIT_OBJECT * hits[row.via]
         offer(row, "in", rel)
+        if row.via in anchors and row.predicate in NAME_PREDICATES:
+            named.append(row.subject_id)  # "Tomás" is the one whose name is Tomás
+    named = [i for i in dict.fromkeys(named) if i not in timelines][:NAMED_LOOKUPS]
+    if named:
+        for i in named:
+            timelines[i] = []
+        for row in store.facts_from(named, known_at=k_at):
+            timelines[row.via].append(row)
+            if row.valid_at(v_at):
+                offer(row, "out", REL_SUBJECT)
     terms = _terms(query)
     topic = {_root(w) for w in terms - {w for name in anchors.values() for w in _terms(name)}}
+    predicate_names: dict[str, list[set[str]]] = {}
     for c in candidates.values():
-        c.score = _score(c, terms, valid_at=v_at, known_at=k_at, replay=replay)
         f = c.fact
+        names_of = predicate_names.get(f.predicate)
+        if names_of is None:
+            names_of = predicate_names[f.predicate] = _predicate_names(kernel, f.predicate)
+        c.score = _score(c, terms, names_of, valid_at=v_at, known_at=k_at, replay=replay)
         said = {
             _root(w)
             for w in _terms(" ".join((f.subject, f.predicate, f.object, f.statement or "")))
         }
+        said |= {_root(w) for t in names_of for w in t}
         c.on_topic = not topic or bool(topic & said)  # a bare name: all its facts are
     ranked = sorted(candidates.values(), key=_Candidate.sort_key)
     # "was" notes for the best facts (free for anchored subjects; WAS_LOOKUPS queries else).
@@ -335,5 +358,9 @@ def _gather_facts(
     return ranked, timelines, anchors
 
 
+#: Relations that give a thing's own name: a question naming it is about the thing.
+NAME_PREDICATES = frozenset({"name", "full_name", "nickname", "goes_by", "preferred_name"})
+#: At most this many things found by their name are read (one query for all).
+NAMED_LOOKUPS = 2
 #: Facts that get their "was" notes looked up (the best ranked).
 WAS_FOR = 60
