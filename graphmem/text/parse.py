@@ -99,6 +99,7 @@ class Open:
     change: bool = False
     many: bool = False
     object_is_subject: bool = False
+    moved: bool = False  # the subject itself moved or relocates ("the user is moving to X")
 
 
 def third_person(lemma: str) -> str:
@@ -384,7 +385,8 @@ def _change(verb: Token, subj: Token | None) -> list[Open]:
     if new_tok is None or _is_pronoun(new_tok.text):
         return []
     old = phrase(old_tok) if old_tok is not None else None
-    return [Open(thing, None, phrase(new_tok), replaces=old, change=True)]
+    moved = lemma in ("move", "relocate") and dobj is None and not passive
+    return [Open(thing, None, phrase(new_tok), replaces=old, change=True, moved=moved)]
 
 
 def _owners_slot(subj: Token | None, slot: Token | None) -> bool:
@@ -749,6 +751,11 @@ def to_claims(
         if not subject:
             continue
         replaces = reader.value(o.replaces) if o.replaces else None
+        hint = None
+        if o.moved and value is not None:
+            from graphmem.text.rules.change import _hint  # the rule forms' own hint
+
+            hint = _hint("moved", subject, value, reader)  # "is moving to Montreal": lives_in
         claim = Claim(
             subject,
             o.relation,
@@ -758,6 +765,7 @@ def to_claims(
             valid_to=valid_to if o.polarity else None,
             replaces=replaces,
             change=o.change,
+            hint=hint,
             many=o.many,
             sentence=sentence,
         )
