@@ -50,7 +50,8 @@ from typing import TYPE_CHECKING, Any
 from graphmem.errors import StoreError
 from graphmem.store.falkordb.codec import from_db
 from graphmem.store.falkordb.connection import FalkorBase
-from graphmem.store.records import K1, B, LineDelta, LineHit, LineIndex, LineRow
+from graphmem.store.lineindex import LineDelta, LineIndex
+from graphmem.store.records import K1, B, LineHit, LineRow
 
 __all__ = ["COLD_FTS_MIN", "LINE_INDEX_DDL", "FalkorLines"]
 
@@ -185,12 +186,15 @@ class FalkorLines(FalkorBase):
         del deltas[:-_MAX_DELTAS]
 
     def _build_lines(self, gen: str | None) -> LineIndex:
-        index = LineIndex(gen)
         rows = self._q(f"MATCH (l:SessionLine) RETURN {_LINE_RETURN}, l.terms")
-        rows.sort(key=lambda r: (r[1], r[2]))
-        for r in rows:
-            index.add(_row(r), r[7] or "")
-        return index
+        lines = [_row(r) for r in rows]
+        return LineIndex.bulk(
+            gen,
+            [x.id for x in lines],
+            [r[7] for r in rows],
+            [x.recorded_at.timestamp() for x in lines],
+            lines.__getitem__,
+        )
 
     def _refresh_lines(self, index: LineIndex, gen: str | None) -> LineIndex | None:
         return index if index.refresh(self._line_deltas or (), gen) else None
@@ -218,7 +222,7 @@ class FalkorLines(FalkorBase):
         wanted = sorted(set(ids))
         index = self.warm_index()
         if index is not None:
-            return {i: index.rows[index.pos[i]] for i in wanted if i in index.pos}
+            return {i: index.row(index.pos[i]) for i in wanted if i in index.pos}
         if not wanted:
             return {}
         rows = self._q(
@@ -343,8 +347,7 @@ class FalkorLines(FalkorBase):
         """Return the lines of one session in order (from the warm index, else one query)."""
         index = self.warm_index()
         if index is not None:
-            docs = index.by_session.get(session_id, [])
-            return sorted((index.rows[d] for d in docs if index.alive[d]), key=lambda r: r.n)
+            return index.session_rows(session_id)
         rows = self._q(
             f"MATCH (l:SessionLine {{session: $s}}) RETURN {_LINE_RETURN}", {"s": session_id}
         )

@@ -1,0 +1,367 @@
+"""The in-memory BM25 index over session lines (docs/concepts/recall.md#line-index).
+
+Every backend ranks lines with it (:mod:`graphmem.store.kuzu.lines`,
+:mod:`graphmem.store.falkordb.lines`); :meth:`LineIndex.search` is graphmem's BM25
+(``k1 = 1.2``, ``b = 0.75``, ``idf = log10((N - df + 0.5) / (df + 0.5) + 1)``, Kuzu's FTS
+formula) over each line's stored ``terms``, ties by line id, ``known_at`` applied after scoring.
+
+Two parts, one ranking:
+
+- **the bulk part** (:meth:`LineIndex.bulk`): every stored line at build time, in columns. The
+  terms are split and dictionary-encoded by Arrow and grouped by term with two 16-bit radix
+  sorts (NumPy), into one compressed postings array per column (term offsets, line numbers,
+  term counts). No per-line object is made: a line's :class:`LineRow` is read from the
+  backend's columns when a hit, a neighbour or a session's lines need it (``row_at``).
+- **the added part** (:meth:`LineIndex.add`): lines written after the build (a delta of this
+  process, :meth:`LineIndex.refresh`), or every line of an index built one line at a time
+  (the tests' reference), as lists.
+
+A removed line (its session re-written or purged) is marked dead in either part; its postings
+stay and are skipped. Scores are summed word by word in sorted word order with the same
+float64 operations whichever part a posting is in, so a bulk build and a line-by-line build
+of the same lines give the same scores, bit for bit (``tests/test_line_index.py``).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import heapq
+import math
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from graphmem.store.records import K1, B, LineHit, LineRow
+
+__all__ = ["LineDelta", "LineIndex"]
+
+
+@dataclass
+class LineDelta:
+    """One line write, as the in-memory index follows it.
+
+    Generation ``base`` became ``gen`` by removing the lines of the sessions in ``removed`` and
+    adding ``added`` (rows with their indexed terms).
+    """
+
+    base: str | None
+    gen: str | None
+    removed: frozenset[str]
+    added: list[tuple[LineRow, str]]
+
+
+def _postings(tid: Any, doc: Any, n_terms: int) -> tuple[Any, Any, Any]:
+    """Group token occurrences ``(term id, line)`` (in line order) by term.
+
+    Returns ``(offsets, lines, counts)``: the lines holding term ``t`` are
+    ``lines[offsets[t]:offsets[t + 1]]`` (ascending), each with its term count.
+    """
+    import numpy as np
+
+    # A stable sort by term keeps the lines ascending within a term: two 16-bit radix passes
+    # (NumPy's stable sort is a radix sort for 16-bit keys: linear, not n log n).
+    order = np.argsort(tid.astype(np.uint16), kind="stable")  # the low 16 bits
+    if n_terms > 0xFFFF:
+        order = order[np.argsort((tid[order] >> 16).astype(np.uint16), kind="stable")]
+    st, sd = tid[order], doc[order]
+    first = np.empty(len(st), dtype=bool)
+    first[:1] = True
+    np.not_equal(st[1:], st[:-1], out=first[1:])
+    first[1:] |= sd[1:] != sd[:-1]
+    starts = np.flatnonzero(first)
+    counts = np.diff(starts, append=len(st)).astype(np.int32)
+    offsets = np.zeros(n_terms + 1, dtype=np.int64)
+    np.cumsum(np.bincount(st[starts], minlength=n_terms), out=offsets[1:])
+    return offsets, sd[starts], counts
+
+
+class LineIndex:
+    """An in-memory BM25 index of the session lines (module docstring).
+
+    ``gen`` is the store's ``lines_gen`` the index reflects; ``n_alive`` and ``total_len``
+    count the live lines and their terms.
+    """
+
+    def __init__(self, gen: str | None) -> None:
+        self.gen = gen
+        self.n_alive = 0
+        self.total_len = 0
+        self.pos: dict[str, int] = {}  # live line id -> line number
+        self._ids: list[str] = []  # every line number's id
+        # the bulk part: lines 0 .. n_bulk - 1
+        self._n_bulk = 0
+        self._row_at: Callable[[int], LineRow] | None = None
+        self._vocab: dict[str, int] = {}
+        self._offsets: Any = None
+        self._lines: Any = None
+        self._counts: Any = None
+        self._bulk_len: Any = None
+        self._bulk_rec: Any = None
+        self._bulk_alive: Any = None
+        # the added part: lines n_bulk ..
+        self._rows: list[LineRow] = []
+        self._len: list[int] = []
+        self._rec: list[float] = []
+        self._alive: list[bool] = []
+        self._added: dict[str, tuple[list[int], list[int]]] = {}
+        self._arrays: dict[str, Any] = {}
+
+    @classmethod
+    def bulk(
+        cls,
+        gen: str | None,
+        ids: Sequence[str],
+        terms: Any,
+        recorded: Any,
+        row_at: Callable[[int], LineRow],
+    ) -> LineIndex:
+        """Build the index of ``len(ids)`` lines from columns (module docstring).
+
+        Args:
+            gen: the store's ``lines_gen``.
+            ids: the lines' ids (unique).
+            terms: their stored terms (space-separated; ``None`` for none): a sequence of
+                strings or an Arrow string array.
+            recorded: their ``recorded_at`` as POSIX seconds (float64 array-like).
+            row_at: the :class:`LineRow` of line ``i`` (read when needed).
+        """
+        import numpy as np
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        index = cls(gen)
+        n = len(ids)
+        if isinstance(terms, pa.ChunkedArray):
+            terms = terms.combine_chunks()
+        if not isinstance(terms, pa.Array):
+            terms = pa.array(terms, type=pa.string())
+        words = pc.utf8_split_whitespace(pc.fill_null(terms.cast(pa.string()), ""))
+        flat = pc.list_flatten(words)
+        doc = pc.list_parent_indices(words).to_numpy().astype(np.int32)  # (int64 in Arrow)
+        keep = pc.not_equal(flat, "")
+        if not pc.all(keep).as_py():
+            flat, doc = flat.filter(keep), doc[keep.to_numpy(zero_copy_only=False)]
+        encoded = pc.dictionary_encode(flat)
+        vocab = encoded.dictionary.to_pylist()
+        tid = encoded.indices.to_numpy()  # int32
+        index._vocab = dict(zip(vocab, range(len(vocab)), strict=True))
+        index._offsets, index._lines, index._counts = _postings(tid, doc, len(vocab))
+        index._bulk_len = np.bincount(doc, minlength=n).astype(np.int64)
+        index._bulk_rec = np.asarray(recorded, dtype=np.float64)
+        index._bulk_alive = np.ones(n, dtype=bool)
+        index._n_bulk = n
+        index._row_at = row_at
+        index._ids = list(ids)
+        index.pos = dict(zip(index._ids, range(n), strict=True))
+        index.n_alive = n
+        index.total_len = int(index._bulk_len.sum())
+        if len(index.pos) != n:  # a repeated id: the last one stands, as with add()
+            index.pos = {}
+            for d, i in enumerate(index._ids):
+                if i in index.pos:
+                    index._kill(index.pos[i])
+                index.pos[i] = d
+        return index
+
+    # -- lines ---------------------------------------------------------------------------------
+
+    def __len__(self) -> int:
+        return self._n_bulk + len(self._rows)
+
+    def row(self, doc: int) -> LineRow:
+        """The line numbered ``doc``."""
+        if doc < self._n_bulk:
+            assert self._row_at is not None
+            return self._row_at(doc)
+        return self._rows[doc - self._n_bulk]
+
+    def get(self, line_id: str) -> LineRow | None:
+        """The live line with this id, or ``None``."""
+        doc = self.pos.get(line_id)
+        return None if doc is None else self.row(doc)
+
+    def session_rows(self, session: str) -> list[LineRow]:
+        """The live lines of a session, in order.
+
+        A session's lines are numbered ``1 .. N`` (every write replaces all of them:
+        :func:`graphmem.store.textlines.split_lines`), so they are read by id until one is
+        missing.
+        """
+        out = []
+        n = 1
+        while (row := self.get(f"{session}#{n}")) is not None:
+            out.append(row)
+            n += 1
+        return out
+
+    def neighbours(self, row: LineRow) -> tuple[LineRow | None, LineRow | None]:
+        """Return the lines before and after ``row`` in its session."""
+        return self.get(f"{row.session}#{row.n - 1}"), self.get(f"{row.session}#{row.n + 1}")
+
+    # -- writes --------------------------------------------------------------------------------
+
+    def add(self, row: LineRow, doc_terms: str) -> None:
+        """Index one line (replacing a live line with its id)."""
+        old = self.pos.get(row.id)
+        if old is not None:
+            self._kill(old)
+        doc = len(self)
+        self._rows.append(row)
+        self._ids.append(row.id)
+        self.pos[row.id] = doc
+        words = doc_terms.split()
+        self._len.append(len(words))
+        self._rec.append(row.recorded_at.timestamp())
+        self._alive.append(True)
+        self.n_alive += 1
+        self.total_len += len(words)
+        counts: dict[str, int] = {}
+        for w in words:
+            counts[w] = counts.get(w, 0) + 1
+        for w, tf in counts.items():
+            docs, tfs = self._added.setdefault(w, ([], []))
+            docs.append(doc)
+            tfs.append(tf)
+        self._arrays.clear()
+
+    def _kill(self, doc: int) -> None:
+        if doc < self._n_bulk:
+            if not self._bulk_alive[doc]:
+                return
+            self._bulk_alive[doc] = False
+            length = int(self._bulk_len[doc])
+        else:
+            if not self._alive[doc - self._n_bulk]:
+                return
+            self._alive[doc - self._n_bulk] = False
+            length = self._len[doc - self._n_bulk]
+        self.n_alive -= 1
+        self.total_len -= length
+        if self.pos.get(self._ids[doc]) == doc:
+            del self.pos[self._ids[doc]]
+        self._arrays.clear()
+
+    def remove_sessions(self, sessions: Iterable[str]) -> None:
+        """Forget the lines of these sessions."""
+        for sid in sessions:
+            n = 1
+            while (doc := self.pos.get(f"{sid}#{n}")) is not None:
+                self._kill(doc)
+                n += 1
+
+    def refresh(self, deltas: Iterable[LineDelta], gen: str | None) -> bool:
+        """Bring the index to generation ``gen`` with ``deltas``; ``False`` when they cannot.
+
+        ``deltas`` are the line writes this process made, oldest first: those leading from the
+        index's generation to ``gen`` are applied. A generation reached without a delta (another
+        process wrote) means the index must be rebuilt.
+        """
+        chain: list[LineDelta] = []
+        at = self.gen
+        for delta in deltas:
+            if delta.base == at:
+                chain.append(delta)
+                at = delta.gen
+        if at != gen:
+            return False
+        for delta in chain:
+            self.remove_sessions(delta.removed | {r.session for r, _ in delta.added})
+            for row, words in delta.added:
+                self.add(row, words)
+            self.gen = delta.gen
+        return True
+
+    # -- search --------------------------------------------------------------------------------
+
+    def _array(self, key: str, make: Callable[[], Any]) -> Any:
+        found = self._arrays.get(key)
+        if found is None:
+            found = self._arrays[key] = make()
+        return found
+
+    def _column(self, key: str, bulk: Any, added: list[Any], dtype: Any) -> Any:
+        import numpy as np
+
+        def make() -> Any:
+            tail = np.array(added, dtype=dtype)
+            return tail if bulk is None else np.concatenate([bulk.astype(dtype), tail])
+
+        return self._array(key, make)
+
+    def _word(self, w: str) -> tuple[Any, Any] | None:
+        """The lines holding ``w`` and its counts there (float64), both parts."""
+        import numpy as np
+
+        parts = []
+        t = self._vocab.get(w)
+        if t is not None:
+            a, b = int(self._offsets[t]), int(self._offsets[t + 1])
+            parts.append((self._lines[a:b], self._counts[a:b]))
+        added = self._added.get(w)
+        if added is not None:
+            parts.append(
+                self._array(
+                    "w:" + w,
+                    lambda: (np.array(added[0], dtype=np.int64), np.array(added[1], np.int64)),
+                )
+            )
+        if not parts:
+            return None
+        if len(parts) == 1:
+            return parts[0][0], parts[0][1].astype(np.float64)
+        docs = np.concatenate([p[0].astype(np.int64) for p in parts])
+        return docs, np.concatenate([p[1].astype(np.float64) for p in parts])
+
+    def search(
+        self, words: Sequence[str], *, limit: int, known_at: dt.datetime | None = None
+    ) -> list[LineHit]:
+        """Return the best ``limit`` lines for the query words (BM25), best first, ties by id."""
+        import numpy as np
+
+        if not self.n_alive or limit <= 0:
+            return []
+        n = self.n_alive
+        avgdl = self.total_len / n if n else 1.0
+        alive = self._column("alive", self._bulk_alive, self._alive, bool)
+        norm = self._array(
+            "norm",
+            lambda: (
+                K1
+                * (
+                    1
+                    - B
+                    + B
+                    * self._column("len", self._bulk_len, self._len, np.float64)
+                    / (avgdl or 1.0)
+                )
+            ),
+        )
+        scores = np.zeros(len(self), dtype=np.float64)
+        for w in sorted(set(words)):
+            post = self._word(w)
+            if post is None:
+                continue
+            docs, tfs = post
+            live = alive[docs]
+            df = int(live.sum())
+            if not df:
+                continue
+            idf = math.log10((n - df + 0.5) / (df + 0.5) + 1)
+            d, t = docs[live], tfs[live]
+            scores[d] += idf * t * (K1 + 1) / (t + norm[d])
+        hit = np.flatnonzero(scores > 0)
+        if known_at is not None and len(hit):
+            recorded = self._column("rec", self._bulk_rec, self._rec, np.float64)
+            hit = hit[recorded[hit] <= known_at.timestamp()]
+        if not len(hit):
+            return []
+        top = hit.tolist()
+        if len(hit) > limit:
+            # Every line scoring above the limit-th best, then the ties at the cut by id.
+            kth = np.partition(scores[hit], len(hit) - limit)[len(hit) - limit]
+            above = hit[scores[hit] > kth].tolist()
+            tied = hit[scores[hit] == kth].tolist()
+            ids = self._ids
+            top = above + heapq.nsmallest(limit - len(above), tied, key=ids.__getitem__)
+        ranked = sorted(top, key=lambda d: (-scores[d], self._ids[d]))[:limit]
+        return [LineHit(self.row(d), float(scores[d])) for d in ranked]
