@@ -50,6 +50,17 @@ class LineDelta:
     added: list[tuple[LineRow, str]]
 
 
+def _runs(docs: Any) -> tuple[Any, Any]:
+    """The distinct lines of an ascending array of a term's occurrences, and its count in each."""
+    import numpy as np
+
+    first = np.empty(len(docs), dtype=bool)
+    first[:1] = True
+    np.not_equal(docs[1:], docs[:-1], out=first[1:])
+    starts = np.flatnonzero(first)
+    return docs[starts], np.diff(starts, append=len(docs)).astype(np.int32)
+
+
 def _postings(tid: Any, doc: Any, n_terms: int) -> tuple[Any, Any, Any]:
     """Group token occurrences ``(term id, line)`` (in line order) by term.
 
@@ -75,6 +86,78 @@ def _postings(tid: Any, doc: Any, n_terms: int) -> tuple[Any, Any, Any]:
     return offsets, sd[starts], counts
 
 
+#: Whitespace other than the space, as Python's ``str.split`` sees it (RE2 syntax).
+_OTHER_SPACE = (
+    r"[\t\n\x0b\x0c\r\x1c-\x1f\x85\xa0\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}"
+    r"\x{202f}\x{205f}\x{3000}]"
+)
+
+
+def _tokens_joined(terms: Any) -> tuple[list[str], Any, Any] | None:
+    """Tokens of terms joined by single spaces, found in the Arrow buffers with NumPy.
+
+    Returns ``(vocabulary, term id per token, line per token)`` (tokens in line order), or
+    ``None`` when a line has another shape (a leading, trailing or double space, or other
+    whitespace): :func:`_tokens_split` reads those as ``str.split`` does.
+    """
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    n = len(terms)
+    if n == 0 or terms.null_count:
+        return None
+    _, offsets_buf, data_buf = terms.buffers()
+    so = np.frombuffer(offsets_buf, dtype=np.int32)[terms.offset : terms.offset + n + 1]
+    data = np.frombuffer(data_buf, dtype=np.uint8)[: so[-1]] if data_buf else np.zeros(0, np.uint8)
+    lo, hi = int(so[0]), int(so[-1])
+    space = np.flatnonzero(data[lo:hi] == 32) + lo
+    full = so[1:] > so[:-1]
+    if (
+        len(space)
+        and (
+            np.any(np.diff(space) == 1)  # a double space
+            or np.any(data[so[:-1][full]] == 32)  # leading
+            or np.any(data[so[1:][full] - 1] == 32)  # trailing
+        )
+    ):
+        return None
+    if pc.any(pc.match_substring_regex(terms, _OTHER_SPACE)).as_py():
+        return None
+    # A token runs from its start to the next token's start: the space after it included
+    # ("word " and "word" are one term, merged below).
+    mark = np.zeros(hi + 1, dtype=bool)
+    mark[space + 1] = True
+    mark[so[:-1][full]] = True
+    starts = np.flatnonzero(mark[:hi]).astype(np.int32)
+    bounds = np.append(starts, np.int32(hi))
+    tokens = pa.StringArray.from_buffers(len(starts), pa.py_buffer(bounds), data_buf)
+    encoded = pc.dictionary_encode(tokens)
+    raw = encoded.dictionary.to_pylist()
+    vocab = list(dict.fromkeys(w.rstrip(" ") for w in raw))
+    at = {w: i for i, w in enumerate(vocab)}
+    remap = np.array([at[w.rstrip(" ")] for w in raw], dtype=np.int32)
+    tid = remap[encoded.indices.to_numpy()] if len(raw) else np.zeros(0, np.int32)
+    per_line = np.diff(np.searchsorted(space, so)) + full  # spaces + 1 in a non-empty line
+    doc = np.repeat(np.arange(n, dtype=np.int32), per_line)
+    return vocab, tid, doc
+
+
+def _tokens_split(terms: Any) -> tuple[list[str], Any, Any]:
+    """:func:`_tokens_joined` for any text: Arrow's whitespace split (``str.split``'s words)."""
+    import numpy as np
+    import pyarrow.compute as pc
+
+    words = pc.utf8_split_whitespace(terms)
+    flat = pc.list_flatten(words)
+    doc = pc.list_parent_indices(words).to_numpy().astype(np.int32)  # (int64 in Arrow)
+    keep = pc.not_equal(flat, "")
+    if not pc.all(keep).as_py():
+        flat, doc = flat.filter(keep), doc[keep.to_numpy(zero_copy_only=False)]
+    encoded = pc.dictionary_encode(flat)
+    return encoded.dictionary.to_pylist(), encoded.indices.to_numpy(), doc
+
+
 class LineIndex:
     """An in-memory BM25 index of the session lines (module docstring).
 
@@ -95,6 +178,8 @@ class LineIndex:
         self._offsets: Any = None
         self._lines: Any = None
         self._counts: Any = None
+        self._tokens: tuple[Any, Any] | None = None  # (term ids, lines) until the postings exist
+        self._searches = 0
         self._bulk_len: Any = None
         self._bulk_rec: Any = None
         self._bulk_alive: Any = None
@@ -135,18 +220,14 @@ class LineIndex:
             terms = terms.combine_chunks()
         if not isinstance(terms, pa.Array):
             terms = pa.array(terms, type=pa.string())
-        words = pc.utf8_split_whitespace(pc.fill_null(terms.cast(pa.string()), ""))
-        flat = pc.list_flatten(words)
-        doc = pc.list_parent_indices(words).to_numpy().astype(np.int32)  # (int64 in Arrow)
-        keep = pc.not_equal(flat, "")
-        if not pc.all(keep).as_py():
-            flat, doc = flat.filter(keep), doc[keep.to_numpy(zero_copy_only=False)]
-        encoded = pc.dictionary_encode(flat)
-        vocab = encoded.dictionary.to_pylist()
-        tid = encoded.indices.to_numpy()  # int32
+        terms = pc.fill_null(terms.cast(pa.string()), "")
+        found = _tokens_joined(terms)
+        if found is None:
+            found = _tokens_split(terms)
+        vocab, tid, doc = found
         index._vocab = dict(zip(vocab, range(len(vocab)), strict=True))
-        index._offsets, index._lines, index._counts = _postings(tid, doc, len(vocab))
-        index._bulk_len = np.bincount(doc, minlength=n).astype(np.int64)
+        index._tokens = (tid, doc)  # grouped by term at the second search (module docstring)
+        index._bulk_len = np.bincount(doc, minlength=n)
         index._bulk_rec = np.asarray(recorded, dtype=np.float64)
         index._bulk_alive = np.ones(n, dtype=bool)
         index._n_bulk = n
@@ -294,7 +375,10 @@ class LineIndex:
 
         parts = []
         t = self._vocab.get(w)
-        if t is not None:
+        if t is not None and self._tokens is not None:  # not grouped yet: one pass over tokens
+            tid, doc = self._tokens
+            parts.append(_runs(doc[tid == t]))
+        elif t is not None:
             a, b = int(self._offsets[t]), int(self._offsets[t + 1])
             parts.append((self._lines[a:b], self._counts[a:b]))
         added = self._added.get(w)
@@ -320,6 +404,10 @@ class LineIndex:
 
         if not self.n_alive or limit <= 0:
             return []
+        if self._tokens is not None and self._searches:
+            self._offsets, self._lines, self._counts = _postings(*self._tokens, len(self._vocab))
+            self._tokens = None
+        self._searches += 1
         n = self.n_alive
         avgdl = self.total_len / n if n else 1.0
         alive = self._column("alive", self._bulk_alive, self._alive, bool)
