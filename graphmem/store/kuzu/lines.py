@@ -97,6 +97,11 @@ def _row(r: Sequence[Any]) -> LineRow:
 _CHUNK_SPARE = 4096
 
 
+def _one_array(col: Any) -> Any:
+    """A column of one chunk as its array (no copy), else its chunks combined."""
+    return col.chunk(0) if col.num_chunks == 1 else col.combine_chunks()
+
+
 def _micros(col: Any) -> Any:
     """A TIMESTAMP column as int64 microseconds since the epoch (nulls: 0)."""
     import pyarrow as pa
@@ -336,7 +341,7 @@ class KuzuLines(KuzuStore):
             table = conn.execute(query).get_as_arrow(chunk_size=n + _CHUNK_SPARE)
         except RuntimeError as exc:
             raise StoreError(f"{self.engine} query failed: {exc}") from exc
-        cols = [table.column(i).combine_chunks() for i in range(table.num_columns)]  # one chunk
+        cols = [_one_array(table.column(i)) for i in range(table.num_columns)]
         import pyarrow.compute as pc
 
         recorded = _micros(pc.coalesce(cols[6], cols[5])) / 1e6  # as _row: else the start
