@@ -28,12 +28,16 @@ import datetime as dt
 import heapq
 import math
 from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
 from graphmem.store.records import K1, B, LineHit, LineRow
 
 __all__ = ["LineDelta", "LineIndex"]
+
+#: The one background thread that groups bulk-built postings by term (started on first use).
+_GROUPER: ThreadPoolExecutor | None = None
 
 
 @dataclass
@@ -179,7 +183,7 @@ class LineIndex:
         self._lines: Any = None
         self._counts: Any = None
         self._tokens: tuple[Any, Any] | None = None  # (term ids, lines) until the postings exist
-        self._searches = 0
+        self._grouping: Future[tuple[Any, Any, Any]] | None = None
         self._bulk_len: Any = None
         self._bulk_rec: Any = None
         self._bulk_alive: Any = None
@@ -226,7 +230,7 @@ class LineIndex:
             found = _tokens_split(terms)
         vocab, tid, doc = found
         index._vocab = dict(zip(vocab, range(len(vocab)), strict=True))
-        index._tokens = (tid, doc)  # grouped by term at the second search (module docstring)
+        index._tokens = (tid, doc)  # grouped by term after the first search (module docstring)
         index._bulk_len = np.bincount(doc, minlength=n)
         index._bulk_rec = np.asarray(recorded, dtype=np.float64)
         index._bulk_alive = np.ones(n, dtype=bool)
@@ -404,10 +408,10 @@ class LineIndex:
 
         if not self.n_alive or limit <= 0:
             return []
-        if self._tokens is not None and self._searches:
-            self._offsets, self._lines, self._counts = _postings(*self._tokens, len(self._vocab))
-            self._tokens = None
-        self._searches += 1
+        grouping = self._grouping
+        if grouping is not None and grouping.done():
+            self._offsets, self._lines, self._counts = grouping.result()
+            self._tokens = self._grouping = None
         n = self.n_alive
         avgdl = self.total_len / n if n else 1.0
         alive = self._column("alive", self._bulk_alive, self._alive, bool)
@@ -437,6 +441,7 @@ class LineIndex:
             idf = math.log10((n - df + 0.5) / (df + 0.5) + 1)
             d, t = docs[live], tfs[live]
             scores[d] += idf * t * (K1 + 1) / (t + norm[d])
+        self._group()
         hit = np.flatnonzero(scores > 0)
         if known_at is not None and len(hit):
             recorded = self._column("rec", self._bulk_rec, self._rec, np.float64)
@@ -453,3 +458,20 @@ class LineIndex:
             top = above + heapq.nsmallest(limit - len(above), tied, key=ids.__getitem__)
         ranked = sorted(top, key=lambda d: (-scores[d], self._ids[d]))[:limit]
         return [LineHit(self.row(d), float(scores[d])) for d in ranked]
+
+    def _group(self) -> None:
+        """Start grouping the tokens by term in the background (once; module docstring)."""
+        if self._tokens is None or self._grouping is not None:
+            return
+        global _GROUPER
+        if _GROUPER is None:
+            _GROUPER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphmem-lines")
+        self._grouping = _GROUPER.submit(_postings, *self._tokens, len(self._vocab))
+
+    def wait(self) -> None:
+        """Finish grouping the postings now (the next search uses them)."""
+        if self._tokens is not None:
+            self._group()
+            assert self._grouping is not None
+            self._offsets, self._lines, self._counts = self._grouping.result()
+            self._tokens = self._grouping = None
