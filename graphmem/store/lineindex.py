@@ -8,10 +8,14 @@ formula) over each line's stored ``terms``, ties by line id, ``known_at`` applie
 Two parts, one ranking:
 
 - **the bulk part** (:meth:`LineIndex.bulk`): every stored line at build time, in columns. The
-  terms are split and dictionary-encoded by Arrow and grouped by term with two 16-bit radix
-  sorts (NumPy), into one compressed postings array per column (term offsets, line numbers,
-  term counts). No per-line object is made: a line's :class:`LineRow` is read from the
-  backend's columns when a hit, a neighbour or a session's lines need it (``row_at``).
+  terms (joined by single spaces) are tokenised on the Arrow buffers with NumPy and
+  dictionary-encoded by Arrow: a term id and a line per token. The first search reads its
+  words' lines with one pass over the token array; it then starts grouping the tokens by term
+  (two 16-bit radix sorts) into compressed postings (term offsets, line numbers, term counts)
+  in one background thread (NumPy only: no store access, no shared state written), which
+  later searches use once it is done. No per-line object is made: a line's :class:`LineRow`
+  is read from the backend's columns when a hit, a neighbour or a session's lines need it
+  (``row_at``).
 - **the added part** (:meth:`LineIndex.add`): lines written after the build (a delta of this
   process, :meth:`LineIndex.refresh`), or every line of an index built one line at a time
   (the tests' reference), as lists.

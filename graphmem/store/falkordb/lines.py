@@ -12,8 +12,10 @@ Episodic search (:meth:`FalkorLines.search_lines`)
     only finds *candidates*. Two ways, measured at 50,000 lines of 5-20 terms (8,000-word
     Zipf vocabulary) on 2 cores, quiet / under a load average of 10 (other test runs):
 
-    - the in-memory :class:`LineIndex`: built from every line, 2.2 s / 8 s (reading 50,000
-      rows is most of it), once per process and after a write of another process; then
+    - the in-memory :class:`LineIndex`: built in bulk from every line
+      (:meth:`LineIndex.bulk`), 2.2 s / 8 s (reading 50,000 rows is most of it; measured
+      with the line-by-line build before it), once per process and after a write of another
+      process; then
       0.1-1 ms a query (6-12 ms for words in 70% of the lines) and 6-56 ms to follow a write
       of this process (a delta, below);
     - full text: the ids and ``terms`` of the lines holding any query word (``w1|w2``; the

@@ -18,21 +18,24 @@ and re-add of a session), the privacy purge (redacted texts re-split) and import
 exported; they are rebuilt from the session texts).
 
 Ranking: BM25 (``k1 = 1.2``, ``b = 0.75``, ``idf = log10((N - df + 0.5) / (df + 0.5) + 1)``:
-Kuzu's FTS formula) over ``speaker + terms``. Two implementations give the same scores:
+Kuzu's FTS formula) over ``speaker + terms``, by the in-memory index
+(:class:`~graphmem.store.lineindex.LineIndex`, docs/concepts/recall.md#line-index):
 
-- **Kuzu's FTS index** (:data:`LINE_INDEX`, over ``terms`` with no stemmer and an empty
-  stop-word table, since ``terms`` is normalised already). Measured on 2 cores: a query costs
-  190-250 ms at 200k lines whatever the words (it scans the document table), and keeping the
-  index up to date makes a 200k-line bulk write 1.8x slower (16.7 s vs 9.4 s). It is built on
-  the first cold search of a writable Kuzu store (2.5 s per 200k lines, once) and serves the
-  first search of each process (a one-shot CLI call).
-- **An in-memory inverted index** (:class:`LineIndex`, NumPy): built from the ``terms`` of all
-  lines at the second search of a process, or at the first where there is no FTS (ladybug
-  offline, a read-only Kuzu store without the index); about 1-2 s per 200k lines, then about
-  1-3 ms a query. It stays fresh without a rebuild: every line write bumps the ``lines_gen``
-  meta key in its transaction and leaves a delta (lines removed and added) in this process;
-  a search reads ``lines_gen`` (one point query) and applies the deltas that lead to it. A
-  change it has no delta for (another process wrote) rebuilds the index.
+- **built at the first search of a process** from one Arrow read of every line
+  (:meth:`KuzuLines._build_index`; the terms are tokenised on the Arrow buffers, and the
+  postings grouped by term in a background thread after that first search), then about 1-3 ms
+  a query. Measured at 200k lines: docs/benchmarks.md#episodic-recall.
+- **kept fresh without a rebuild**: every line write bumps the ``lines_gen`` meta key in its
+  transaction and leaves a delta (lines removed and added) in this process; a search reads
+  ``lines_gen`` (one point query) and applies the deltas that lead to it. A change it has no
+  delta for (another process wrote) rebuilds the index.
+
+Kuzu's FTS index over ``terms`` (:data:`LINE_INDEX`, no stemmer, an empty stop-word table) is
+no longer created by a search: a query cost 190-250 ms at 200k lines whatever the words (it
+scans the document table), building it 2.5 s, and keeping it up to date made a 200k-line bulk
+write 1.8x slower and the file about 100 MB larger. ``search_lines(use_index=True)`` still
+queries it where :meth:`ensure_line_index` made it (the tests check both agree);
+:meth:`drop_line_index` removes one an older version created.
 
 Ties are broken by line id. Hits are scored over all lines, then filtered by ``known_at``.
 """
@@ -371,8 +374,8 @@ class KuzuLines(KuzuStore):
             words: query words normalised by :func:`terms`.
             limit: at most this many hits.
             known_at: only lines recorded at or before it.
-            use_index: ``True``: the FTS index (must exist); ``False``: the in-memory index;
-                ``None``: choose (module docstring).
+            use_index: ``True``: the FTS index (must exist); ``False`` or ``None``: the
+                in-memory index (module docstring).
 
         Returns:
             Hits best first, ties by line id.
