@@ -31,6 +31,7 @@ from __future__ import annotations
 import datetime as dt
 import heapq
 import math
+import os
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -41,7 +42,7 @@ from graphmem.store.records import K1, B, LineHit, LineRow
 __all__ = ["LineDelta", "LineIndex"]
 
 #: The one background thread that groups bulk-built postings by term (started on first use).
-_GROUPER: ThreadPoolExecutor | None = None
+_GROUPER: tuple[int, ThreadPoolExecutor] | None = None
 
 
 @dataclass
@@ -188,6 +189,7 @@ class LineIndex:
         self._counts: Any = None
         self._tokens: tuple[Any, Any] | None = None  # (term ids, lines) until the postings exist
         self._grouping: Future[tuple[Any, Any, Any]] | None = None
+        self._grouped_in = 0  # the process that started the grouping
         self._bulk_len: Any = None
         self._bulk_rec: Any = None
         self._bulk_alive: Any = None
@@ -416,6 +418,8 @@ class LineIndex:
         if grouping is not None and grouping.done():
             self._offsets, self._lines, self._counts = grouping.result()
             self._tokens = self._grouping = None
+        elif grouping is not None and self._grouped_in != os.getpid():
+            self._grouping = None  # forked while grouping: the thread is not in this process
         n = self.n_alive
         avgdl = self.total_len / n if n else 1.0
         alive = self._column("alive", self._bulk_alive, self._alive, bool)
@@ -468,9 +472,11 @@ class LineIndex:
         if self._tokens is None or self._grouping is not None:
             return
         global _GROUPER
-        if _GROUPER is None:
-            _GROUPER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphmem-lines")
-        self._grouping = _GROUPER.submit(_postings, *self._tokens, len(self._vocab))
+        pid = os.getpid()
+        if _GROUPER is None or _GROUPER[0] != pid:  # (a forked child has no thread of its own)
+            _GROUPER = (pid, ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphmem-lines"))
+        self._grouping = _GROUPER[1].submit(_postings, *self._tokens, len(self._vocab))
+        self._grouped_in = pid
 
     def wait(self) -> None:
         """Finish grouping the postings now (the next search uses them)."""
