@@ -95,7 +95,7 @@ def test_bulk_index_after_any_writes_equals_a_fresh_build(
     for hour, (sid, text) in enumerate(before):
         state[sid] = _session(sid, text, hour)
     index = _bulk(state, "g0")
-    _same(index, _reference(state), queries)  # the first searches: tokens not grouped yet
+    _same(index, _reference(state), queries)  # tokens not grouped yet (or being grouped)
     index.wait()
     _same(index, _reference(state), queries)  # the postings grouped by term
     deltas, gen = [], "g0"

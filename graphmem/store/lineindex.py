@@ -9,11 +9,12 @@ Two parts, one ranking:
 
 - **the bulk part** (:meth:`LineIndex.bulk`): every stored line at build time, in columns. The
   terms (joined by single spaces) are tokenised on the Arrow buffers with NumPy and
-  dictionary-encoded by Arrow: a term id and a line per token. The first search reads its
-  words' lines with one pass over the token array; it then starts grouping the tokens by term
-  (two 16-bit radix sorts) into compressed postings (term offsets, line numbers, term counts)
-  in one background thread (NumPy only: no store access, no shared state written), which
-  later searches use once it is done. No per-line object is made: a line's :class:`LineRow`
+  dictionary-encoded by Arrow: a term id and a line per token. A search reads its words'
+  lines with one pass over the token array until the tokens are grouped by term (two 16-bit
+  radix sorts) into compressed postings (term offsets, line numbers, term counts): the second
+  search starts that in one background thread (NumPy only: no store access, no shared state
+  written; not the first, whose own call it would slow), and searches use the postings once
+  it is done. No per-line object is made: a line's :class:`LineRow`
   is read from the backend's columns when a hit, a neighbour or a session's lines need it
   (``row_at``).
 - **the added part** (:meth:`LineIndex.add`): lines written after the build (a delta of this
@@ -190,6 +191,7 @@ class LineIndex:
         self._tokens: tuple[Any, Any] | None = None  # (term ids, lines) until the postings exist
         self._grouping: Future[tuple[Any, Any, Any]] | None = None
         self._grouped_in = 0  # the process that started the grouping
+        self._searched = False
         self._bulk_len: Any = None
         self._bulk_rec: Any = None
         self._bulk_alive: Any = None
@@ -236,7 +238,7 @@ class LineIndex:
             found = _tokens_split(terms)
         vocab, tid, doc = found
         index._vocab = dict(zip(vocab, range(len(vocab)), strict=True))
-        index._tokens = (tid, doc)  # grouped by term after the first search (module docstring)
+        index._tokens = (tid, doc)  # grouped by term from the second search (module docstring)
         index._bulk_len = np.bincount(doc, minlength=n)
         index._bulk_rec = np.asarray(recorded, dtype=np.float64)
         index._bulk_alive = np.ones(n, dtype=bool)
@@ -449,7 +451,9 @@ class LineIndex:
             idf = math.log10((n - df + 0.5) / (df + 0.5) + 1)
             d, t = docs[live], tfs[live]
             scores[d] += idf * t * (K1 + 1) / (t + norm[d])
-        self._group()
+        if self._searched:  # (the first search's call goes on without a thread beside it)
+            self._group()
+        self._searched = True
         hit = np.flatnonzero(scores > 0)
         if known_at is not None and len(hit):
             recorded = self._column("rec", self._bulk_rec, self._rec, np.float64)

@@ -23,8 +23,8 @@ Kuzu's FTS formula) over ``speaker + terms``, by the in-memory index
 
 - **built at the first search of a process** from one Arrow read of every line
   (:meth:`KuzuLines._build_index`; the terms are tokenised on the Arrow buffers, and the
-  postings grouped by term in a background thread after that first search), then about 1-3 ms
-  a query. Measured at 200k lines: docs/benchmarks.md#episodic-recall.
+  postings grouped by term in a background thread from the second search on), then about
+  1-3 ms a query. Measured at 200k lines: docs/benchmarks.md#episodic-recall.
 - **kept fresh without a rebuild**: every line write bumps the ``lines_gen`` meta key in its
   transaction and leaves a delta (lines removed and added) in this process; a search reads
   ``lines_gen`` (one point query) and applies the deltas that lead to it. A change it has no
