@@ -63,7 +63,6 @@ Rendering
 from __future__ import annotations
 
 import datetime as dt
-import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
@@ -244,10 +243,12 @@ def line_candidates(
     bm25 = {h.line.id: h.score for h in hits}
     # the rankings fused (module documentation): BM25, grounding, the neighbours of the best hits
     rankings: list[list[str]] = [[h.line.id for h in hits]]
+    warm = store.warm_index()  # fresh after the search (one meta read), else None: queries
     lent: dict[str, float] = {}
     for sid, statement, fact_score in grounds:
         wanted_text = _norm(statement)
-        for row in store.session_lines(sid):
+        rows = warm.session_rows(sid) if warm is not None else store.session_lines(sid)
+        for row in rows:
             if row.recorded_at > known_at:
                 continue
             full = _norm(f"{row.speaker}: {row.text}") if row.speaker else ""
@@ -256,7 +257,6 @@ def line_candidates(
                 found.setdefault(row.id, row)
                 break
     rankings.append(sorted(lent, key=lambda i: (-lent[i], i)))
-    warm = store.warm_index()
     around: dict[str, str] = {}  # neighbour: the hit it is next to
     for h in hits[:NEIGHBOUR_HITS]:
         before, after = store.neighbours(h.line, index=warm)
@@ -485,7 +485,21 @@ def _mark_said_ended(
 def _names(value: str, text: str) -> bool:
     """Whether a line names a value as a whole word or phrase."""
     value = _norm(value)
-    return len(value) > 2 and re.search(rf"(?<!\w){re.escape(value)}(?!\w)", text) is not None
+    if len(value) <= 2:
+        return False
+    # as re's (?<!\w)value(?!\w), without compiling a pattern per value (one per fact object)
+    at = text.find(value)
+    while at >= 0:
+        end = at + len(value)
+        if not (at and _word(text[at - 1])) and not (end < len(text) and _word(text[end])):
+            return True
+        at = text.find(value, at + 1)
+    return False
+
+
+def _word(ch: str) -> bool:
+    r"""Whether ``ch`` is a word character (re's ``\w`` for ``str``: alphanumeric or ``_``)."""
+    return ch.isalnum() or ch == "_"
 
 
 def _clip(text: str, limit: int) -> str:

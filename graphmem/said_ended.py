@@ -28,6 +28,7 @@ supersession is worse than a missed one), and the mark says where to look.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
@@ -135,10 +136,16 @@ def ended_values(text: str) -> list[str]:
     >>> ended_values("the API runs on Go")
     []
     """
+    return list(_ended_values(text))
+
+
+@functools.lru_cache(maxsize=8192)
+def _ended_values(text: str) -> tuple[str, ...]:
+    # A pure function of the text, asked for the same lines at every context() call.
     out: list[str] = []
     for piece in _pieces(text):
         out += _ended_in(piece)
-    return list(dict.fromkeys(out))
+    return tuple(dict.fromkeys(out))
 
 
 def _pieces(text: str) -> list[str]:
@@ -201,7 +208,13 @@ def corrected(text: str) -> list[tuple[str, str]]:
 
 def names(value: str, text: str) -> bool:
     """Whether a text names a value as a whole phrase (case-folded)."""
-    return re.search(rf"(?<![\w$]){re.escape(value)}(?![\w%])", text.casefold()) is not None
+    return _phrase(value).search(text.casefold()) is not None
+
+
+@functools.lru_cache(maxsize=4096)
+def _phrase(value: str) -> re.Pattern[str]:
+    # compiled once per value: re's own cache (512 patterns) churns over a context's values
+    return re.compile(rf"(?<![\w$]){re.escape(value)}(?![\w%])")
 
 
 def shares_words(a: str, b: str, value: str) -> bool:

@@ -23,12 +23,12 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from graphmem.models import Entity, Fact, Predicate, Session
+from graphmem.store.lineindex import LineIndex
 from graphmem.store.records import (
     Edge,
     FactActivity,
     FactView,
     LineHit,
-    LineIndex,
     LineRow,
     MentionCounts,
     MentionGroup,

@@ -1,15 +1,14 @@
 """The records a store returns: backend-neutral values (times aware UTC, graphmem ids).
 
 Shared by every backend (:mod:`graphmem.store.base`); the in-memory BM25 index over session
-lines (:class:`LineIndex`) serves backends without a full-text index and the Kuzu fallback.
+lines is :mod:`graphmem.store.lineindex`.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import math
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from graphmem.errors import StoreError
@@ -21,9 +20,7 @@ __all__ = [
     "Edge",
     "FactActivity",
     "FactView",
-    "LineDelta",
     "LineHit",
-    "LineIndex",
     "LineRow",
     "MentionCounts",
     "MentionGroup",
@@ -125,158 +122,6 @@ class LineHit(NamedTuple):
 
     line: LineRow
     score: float
-
-
-@dataclass
-class LineDelta:
-    """One line write, as the in-memory index follows it.
-
-    Generation ``base`` became ``gen`` by removing the lines of the sessions in ``removed`` and
-    adding ``added`` (rows with their indexed terms).
-    """
-
-    base: str | None
-    gen: str | None
-    removed: frozenset[str]
-    added: list[tuple[LineRow, str]]
-
-
-@dataclass
-class LineIndex:
-    """An in-memory BM25 index of the session lines (module docstring)."""
-
-    gen: str | None
-    rows: list[LineRow] = field(default_factory=list)
-    pos: dict[str, int] = field(default_factory=dict)
-    postings: dict[str, tuple[list[int], list[int]]] = field(default_factory=dict)
-    lengths: list[int] = field(default_factory=list)
-    recorded: list[float] = field(default_factory=list)
-    alive: list[bool] = field(default_factory=list)
-    by_session: dict[str, list[int]] = field(default_factory=dict)
-    n_alive: int = 0
-    total_len: int = 0
-    _arrays: dict[str, Any] = field(default_factory=dict)
-
-    def add(self, row: LineRow, doc_terms: str) -> None:
-        """Index one line."""
-        old = self.pos.get(row.id)
-        if old is not None:
-            self._kill(old)
-        doc = len(self.rows)
-        self.rows.append(row)
-        self.pos[row.id] = doc
-        words = doc_terms.split()
-        self.lengths.append(len(words))
-        self.recorded.append(row.recorded_at.timestamp())
-        self.alive.append(True)
-        self.by_session.setdefault(row.session, []).append(doc)
-        self.n_alive += 1
-        self.total_len += len(words)
-        counts: dict[str, int] = {}
-        for w in words:
-            counts[w] = counts.get(w, 0) + 1
-        for w, tf in counts.items():
-            docs, tfs = self.postings.setdefault(w, ([], []))
-            docs.append(doc)
-            tfs.append(tf)
-        self._arrays.clear()
-
-    def _kill(self, doc: int) -> None:
-        if self.alive[doc]:
-            self.alive[doc] = False
-            self.n_alive -= 1
-            self.total_len -= self.lengths[doc]
-            self.pos.pop(self.rows[doc].id, None)
-            self._arrays.clear()
-
-    def remove_sessions(self, sessions: Iterable[str]) -> None:
-        """Forget the lines of these sessions."""
-        for sid in sessions:
-            for doc in self.by_session.pop(sid, []):
-                self._kill(doc)
-
-    def search(
-        self, words: Sequence[str], *, limit: int, known_at: dt.datetime | None = None
-    ) -> list[LineHit]:
-        """Return the best ``limit`` lines for the query words (BM25), best first, ties by id."""
-        import numpy as np
-
-        if not self.n_alive or limit <= 0:
-            return []
-        n = self.n_alive
-        avgdl = self.total_len / n if n else 1.0
-        alive = self._array("alive", lambda: np.array(self.alive, dtype=bool))
-        norm = self._array(
-            "norm",
-            lambda: K1 * (1 - B + B * np.array(self.lengths, dtype=np.float64) / (avgdl or 1.0)),
-        )
-        scores = np.zeros(len(self.rows), dtype=np.float64)
-        for w in sorted(set(words)):
-            post = self.postings.get(w)
-            if post is None:
-                continue
-            docs = self._array("d:" + w, lambda p=post: np.array(p[0], dtype=np.int64))
-            tfs = self._array("t:" + w, lambda p=post: np.array(p[1], dtype=np.float64))
-            live = alive[docs]
-            df = int(live.sum())
-            if not df:
-                continue
-            idf = math.log10((n - df + 0.5) / (df + 0.5) + 1)
-            d, t = docs[live], tfs[live]
-            scores[d] += idf * t * (K1 + 1) / (t + norm[d])
-        hit = np.flatnonzero(scores > 0)
-        if known_at is not None and len(hit):
-            recorded = self._array("rec", lambda: np.array(self.recorded, dtype=np.float64))
-            hit = hit[recorded[hit] <= known_at.timestamp()]
-        if not len(hit):
-            return []
-        top = hit
-        if len(hit) > limit:
-            # Every line scoring at least the limit-th best: ties at the cut are decided by id.
-            kth = np.partition(scores[hit], len(hit) - limit)[len(hit) - limit]
-            top = hit[scores[hit] >= kth]
-        ranked = sorted(
-            (LineHit(self.rows[d], float(scores[d])) for d in top),
-            key=lambda h: (-h.score, h.line.id),
-        )
-        return ranked[:limit]
-
-    def refresh(self, deltas: Iterable[LineDelta], gen: str | None) -> bool:
-        """Bring the index to generation ``gen`` with ``deltas``; ``False`` when they cannot.
-
-        ``deltas`` are the line writes this process made, oldest first: those leading from the
-        index's generation to ``gen`` are applied. A generation reached without a delta (another
-        process wrote) means the index must be rebuilt.
-        """
-        chain: list[LineDelta] = []
-        at = self.gen
-        for delta in deltas:
-            if delta.base == at:
-                chain.append(delta)
-                at = delta.gen
-        if at != gen:
-            return False
-        for delta in chain:
-            self.remove_sessions(delta.removed | {r.session for r, _ in delta.added})
-            for row, words in delta.added:
-                self.add(row, words)
-            self.gen = delta.gen
-        return True
-
-    def neighbours(self, row: LineRow) -> tuple[LineRow | None, LineRow | None]:
-        """Return the lines before and after ``row`` in its session."""
-        before = self.pos.get(f"{row.session}#{row.n - 1}")
-        after = self.pos.get(f"{row.session}#{row.n + 1}")
-        return (
-            None if before is None else self.rows[before],
-            None if after is None else self.rows[after],
-        )
-
-    def _array(self, key: str, make: Any) -> Any:
-        found = self._arrays.get(key)
-        if found is None:
-            found = self._arrays[key] = make()
-        return found
 
 
 class MentionCounts(NamedTuple):

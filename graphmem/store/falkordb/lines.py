@@ -12,8 +12,10 @@ Episodic search (:meth:`FalkorLines.search_lines`)
     only finds *candidates*. Two ways, measured at 50,000 lines of 5-20 terms (8,000-word
     Zipf vocabulary) on 2 cores, quiet / under a load average of 10 (other test runs):
 
-    - the in-memory :class:`LineIndex`: built from every line, 2.2 s / 8 s (reading 50,000
-      rows is most of it), once per process and after a write of another process; then
+    - the in-memory :class:`LineIndex`: built in bulk from every line
+      (:meth:`LineIndex.bulk`), 2.2 s / 8 s (reading 50,000 rows is most of it; measured
+      with the line-by-line build before it), once per process and after a write of another
+      process; then
       0.1-1 ms a query (6-12 ms for words in 70% of the lines) and 6-56 ms to follow a write
       of this process (a delta, below);
     - full text: the ids and ``terms`` of the lines holding any query word (``w1|w2``; the
@@ -50,7 +52,8 @@ from typing import TYPE_CHECKING, Any
 from graphmem.errors import StoreError
 from graphmem.store.falkordb.codec import from_db
 from graphmem.store.falkordb.connection import FalkorBase
-from graphmem.store.records import K1, B, LineDelta, LineHit, LineIndex, LineRow
+from graphmem.store.lineindex import LineDelta, LineIndex
+from graphmem.store.records import K1, B, LineHit, LineRow
 
 __all__ = ["COLD_FTS_MIN", "LINE_INDEX_DDL", "FalkorLines"]
 
@@ -185,12 +188,15 @@ class FalkorLines(FalkorBase):
         del deltas[:-_MAX_DELTAS]
 
     def _build_lines(self, gen: str | None) -> LineIndex:
-        index = LineIndex(gen)
         rows = self._q(f"MATCH (l:SessionLine) RETURN {_LINE_RETURN}, l.terms")
-        rows.sort(key=lambda r: (r[1], r[2]))
-        for r in rows:
-            index.add(_row(r), r[7] or "")
-        return index
+        lines = [_row(r) for r in rows]
+        return LineIndex.bulk(
+            gen,
+            [x.id for x in lines],
+            [r[7] for r in rows],
+            [x.recorded_at.timestamp() for x in lines],
+            lines.__getitem__,
+        )
 
     def _refresh_lines(self, index: LineIndex, gen: str | None) -> LineIndex | None:
         return index if index.refresh(self._line_deltas or (), gen) else None
@@ -218,7 +224,7 @@ class FalkorLines(FalkorBase):
         wanted = sorted(set(ids))
         index = self.warm_index()
         if index is not None:
-            return {i: index.rows[index.pos[i]] for i in wanted if i in index.pos}
+            return {i: index.row(index.pos[i]) for i in wanted if i in index.pos}
         if not wanted:
             return {}
         rows = self._q(
@@ -343,8 +349,7 @@ class FalkorLines(FalkorBase):
         """Return the lines of one session in order (from the warm index, else one query)."""
         index = self.warm_index()
         if index is not None:
-            docs = index.by_session.get(session_id, [])
-            return sorted((index.rows[d] for d in docs if index.alive[d]), key=lambda r: r.n)
+            return index.session_rows(session_id)
         rows = self._q(
             f"MATCH (l:SessionLine {{session: $s}}) RETURN {_LINE_RETURN}", {"s": session_id}
         )

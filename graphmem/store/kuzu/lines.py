@@ -18,21 +18,24 @@ and re-add of a session), the privacy purge (redacted texts re-split) and import
 exported; they are rebuilt from the session texts).
 
 Ranking: BM25 (``k1 = 1.2``, ``b = 0.75``, ``idf = log10((N - df + 0.5) / (df + 0.5) + 1)``:
-Kuzu's FTS formula) over ``speaker + terms``. Two implementations give the same scores:
+Kuzu's FTS formula) over ``speaker + terms``, by the in-memory index
+(:class:`~graphmem.store.lineindex.LineIndex`, docs/concepts/recall.md#line-index):
 
-- **Kuzu's FTS index** (:data:`LINE_INDEX`, over ``terms`` with no stemmer and an empty
-  stop-word table, since ``terms`` is normalised already). Measured on 2 cores: a query costs
-  190-250 ms at 200k lines whatever the words (it scans the document table), and keeping the
-  index up to date makes a 200k-line bulk write 1.8x slower (16.7 s vs 9.4 s). It is built on
-  the first cold search of a writable Kuzu store (2.5 s per 200k lines, once) and serves the
-  first search of each process (a one-shot CLI call).
-- **An in-memory inverted index** (:class:`LineIndex`, NumPy): built from the ``terms`` of all
-  lines at the second search of a process, or at the first where there is no FTS (ladybug
-  offline, a read-only Kuzu store without the index); about 1-2 s per 200k lines, then about
-  1-3 ms a query. It stays fresh without a rebuild: every line write bumps the ``lines_gen``
-  meta key in its transaction and leaves a delta (lines removed and added) in this process;
-  a search reads ``lines_gen`` (one point query) and applies the deltas that lead to it. A
-  change it has no delta for (another process wrote) rebuilds the index.
+- **built at the first search of a process** from one Arrow read of every line
+  (:meth:`KuzuLines._build_index`; the terms are tokenised on the Arrow buffers, and the
+  postings grouped by term in a background thread from the second search on), then about
+  1-3 ms a query. Measured at 200k lines: docs/benchmarks.md#episodic-recall.
+- **kept fresh without a rebuild**: every line write bumps the ``lines_gen`` meta key in its
+  transaction and leaves a delta (lines removed and added) in this process; a search reads
+  ``lines_gen`` (one point query) and applies the deltas that lead to it. A change it has no
+  delta for (another process wrote) rebuilds the index.
+
+Kuzu's FTS index over ``terms`` (:data:`LINE_INDEX`, no stemmer, an empty stop-word table) is
+no longer created by a search: a query cost 190-250 ms at 200k lines whatever the words (it
+scans the document table), building it 2.5 s, and keeping it up to date made a 200k-line bulk
+write 1.8x slower and the file about 100 MB larger. ``search_lines(use_index=True)`` still
+queries it where :meth:`ensure_line_index` made it (the tests check both agree);
+:meth:`drop_line_index` removes one an older version created.
 
 Ties are broken by line id. Hits are scored over all lines, then filtered by ``known_at``.
 """
@@ -46,7 +49,8 @@ from typing import Any
 
 from graphmem.errors import StoreError
 from graphmem.store.kuzu.engine import SMALL_BATCH, KuzuStore
-from graphmem.store.records import LineDelta, LineHit, LineIndex, LineRow
+from graphmem.store.lineindex import LineDelta, LineIndex
+from graphmem.store.records import LineHit, LineRow
 from graphmem.store.textlines import doc_terms, split_lines
 from graphmem.timeutil import from_store, to_store
 
@@ -56,9 +60,6 @@ __all__ = ["KuzuLines", "LINE_INDEX"]
 LINE_INDEX = "graphmem_line_fts"
 #: The (empty) stop-word table of that index: ``terms`` has no stop words left.
 _STOP_TABLE = "GraphmemLineStopWords"
-#: Stores with at least this many lines use the FTS index for a cold search (else the
-#: in-memory index is built at once: cheaper than a full-text query there).
-COLD_FTS_MIN = 20_000
 
 
 # -- writes (inside the caller's transaction) ---------------------------------------------------
@@ -94,14 +95,32 @@ def _row(r: Sequence[Any]) -> LineRow:
     return LineRow(r[0], r[1], int(r[2]), r[3], r[4] or "", started, from_store(r[6]) or started)
 
 
-def _build(store: KuzuStore, gen: str | None) -> LineIndex:
-    index = LineIndex(gen)
-    rows = store.run(
-        f"MATCH (l:SessionLine) RETURN {_LINE_RETURN}, l.terms ORDER BY l.session, l.n"
-    )
-    for r in rows:
-        index.add(_row(r), r[7] or "")
-    return index
+#: Spare room of the index build's Arrow chunk over the line count (Kuzu allocates whole
+#: chunks: one of 2^30 rows took seconds; one the size of the table, as fast as any).
+_CHUNK_SPARE = 4096
+
+
+def _one_array(col: Any) -> Any:
+    """A column of one chunk as its array (no copy), else its chunks combined."""
+    return col.chunk(0) if col.num_chunks == 1 else col.combine_chunks()
+
+
+def _micros(col: Any) -> Any:
+    """A TIMESTAMP column as int64 microseconds since the epoch (nulls: 0)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    return pc.fill_null(col.cast(pa.timestamp("us")).cast(pa.int64()), 0).to_numpy()
+
+
+class _Columns:
+    """The :class:`LineRow` of line ``i`` of the columns read for the index (as :func:`_row`)."""
+
+    def __init__(self, cols: Sequence[Any]) -> None:
+        self.cols = cols[:7]
+
+    def __call__(self, i: int) -> LineRow:
+        return _row([c[i].as_py() for c in self.cols])
 
 
 def _refresh(index: LineIndex, deltas: Sequence[LineDelta], gen: str | None) -> LineIndex | None:
@@ -137,10 +156,9 @@ class KuzuLines(KuzuStore):
         self, path: str | None = None, *, engine: str = "kuzu", read_only: bool = False
     ) -> None:
         # Per store, set before the open (which may write lines): the line writes this process
-        # made, oldest first (bounded), the in-memory index, and the searches run without it.
+        # made, oldest first (bounded), and the in-memory index.
         self._line_deltas: list[LineDelta] = []
         self._warm_lines: LineIndex | None = None
-        self._cold_searches = 0
         super().__init__(path, engine=engine, read_only=read_only)
 
     def _upgrade_data(self, found: str) -> None:
@@ -305,12 +323,32 @@ class KuzuLines(KuzuStore):
         wanted = sorted(set(ids))
         index = self._warm_lines
         if index is not None and index.gen == self.get_meta("lines_gen"):
-            return {i: index.rows[index.pos[i]] for i in wanted if i in index.pos}
+            return {i: index.row(index.pos[i]) for i in wanted if i in index.pos}
         out = {}
         for i in wanted:
             for r in self.run(f"MATCH (l:SessionLine {{id: $i}}) RETURN {_LINE_RETURN}", {"i": i}):
                 out[r[0]] = _row(r)
         return out
+
+    def _build_index(self, gen: str | None) -> LineIndex:
+        """Build the in-memory index from one columnar read of every line (Arrow, no rows)."""
+        query = f"MATCH (l:SessionLine) RETURN {_LINE_RETURN}, l.terms"
+        conn = self._conn
+        if conn is None or self._in_tx:  # (inside a transaction: its pending writes go first)
+            index = LineIndex(gen)
+            for r in self.run(query):
+                index.add(_row(r), r[7] or "")
+            return index
+        n = int(self.run("MATCH (l:SessionLine) RETURN count(l)")[0][0])
+        try:
+            table = conn.execute(query).get_as_arrow(chunk_size=n + _CHUNK_SPARE)
+        except RuntimeError as exc:
+            raise StoreError(f"{self.engine} query failed: {exc}") from exc
+        cols = [_one_array(table.column(i)) for i in range(table.num_columns)]
+        import pyarrow.compute as pc
+
+        recorded = _micros(pc.coalesce(cols[6], cols[5])) / 1e6  # as _row: else the start
+        return LineIndex.bulk(gen, cols[0].to_pylist(), cols[7], recorded, _Columns(cols))
 
     def line_index(self) -> LineIndex:
         """Return the store's in-memory line index, built or refreshed as needed."""
@@ -319,7 +357,7 @@ class KuzuLines(KuzuStore):
         if index is not None and index.gen != gen:
             index = _refresh(index, self._line_deltas, gen)
         if index is None:
-            index = self._warm_lines = _build(self, gen)
+            index = self._warm_lines = self._build_index(gen)
         return index
 
     def search_lines(
@@ -336,8 +374,8 @@ class KuzuLines(KuzuStore):
             words: query words normalised by :func:`terms`.
             limit: at most this many hits.
             known_at: only lines recorded at or before it.
-            use_index: ``True``: the FTS index (must exist); ``False``: the in-memory index;
-                ``None``: choose (module docstring).
+            use_index: ``True``: the FTS index (must exist); ``False`` or ``None``: the
+                in-memory index (module docstring).
 
         Returns:
             Hits best first, ties by line id.
@@ -348,15 +386,6 @@ class KuzuLines(KuzuStore):
         words = [w for w in words if w]
         if not words or limit <= 0:
             return []
-        if use_index is None:
-            warm = self._warm_lines
-            use_index = False
-            if warm is None:
-                cold = self._cold_searches
-                self._cold_searches = cold + 1
-                if cold == 0 and self.fts_available():
-                    n = int(self.run("MATCH (l:SessionLine) RETURN count(l)")[0][0])
-                    use_index = n >= COLD_FTS_MIN and self.ensure_line_index()
         if use_index:
             return _fts_search(self, words, limit=limit, known_at=known_at)
         return self.line_index().search(words, limit=limit, known_at=known_at)
@@ -384,8 +413,7 @@ class KuzuLines(KuzuStore):
         """Return the lines of one session in order (from the warm index, else one scan)."""
         index = self._warm_lines
         if index is not None and index.gen == self.get_meta("lines_gen"):
-            docs = index.by_session.get(session_id, [])
-            return sorted((index.rows[d] for d in docs if index.alive[d]), key=lambda r: r.n)
+            return index.session_rows(session_id)
         rows = self.run(
             f"MATCH (l:SessionLine) WITH l WHERE l.session = $s RETURN {_LINE_RETURN} ORDER BY l.n",
             {"s": session_id},
