@@ -63,6 +63,7 @@ Rendering
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
@@ -96,6 +97,18 @@ GROUND_FACTS = 8
 NEIGHBOUR_HITS = 10
 #: A neighbour's place next to a hit lifts it at most to this share of the hit's fused score.
 NEXT_TO = 0.999
+#: The best BM25 hits whose later, changing lines are looked for (one line index query each).
+SUCCESSOR_HITS = 3
+#: Lines asked of the index for each of them.
+SUCCESSOR_SEARCH = 8
+#: Words that say something changed or was set right.
+_CHANGE_CUE = re.compile(
+    r"(?i)\b(?:no longer|anymore|any more|instead|actually|correction|switched|moved|"
+    r"migrated|replaced|changed|stopped|dropped|updated|upgraded|renamed|gone|retired|"
+    r"deprecated|was wrong|not quite|from now on|going forward)\b"
+)
+#: Name-like words of a line: capitalised inside it, or holding a digit ("Atlas", "v2", "5").
+_NAME_LIKE = re.compile(r"(?<=\w[\s,;:] )[A-Z][\w.-]*|\b\w*\d[\w.%/-]*")
 #: Longest line text rendered.
 MAX_TEXT = 600
 
@@ -266,6 +279,7 @@ def line_candidates(
                 found.setdefault(nb.id, nb)
     if not found:
         return []
+    after = _successors(store, hits, set(query_words), found, known_at=known_at)
     if semantic is not None:
         ids = sorted(found)
         sims = semantic(query, [found[i].text for i in ids])
@@ -276,16 +290,66 @@ def line_candidates(
     lifted = _fuse([list(around)])
     for i, hit in around.items():
         fused[i] = max(fused.get(i, 0.0), min(fused.get(i, 0.0) + lifted[i], fused[hit] * NEXT_TO))
+    for i, earlier in after.items():  # what changed a line comes right after it
+        fused[i] = max(fused.get(i, 0.0), fused[earlier] * NEXT_TO)
     best = max(fused.values())
     out = [
         LineCandidate(row, bm25.get(i, 0.0), fused[i], fused[i] / best) for i, row in found.items()
     ]
     _mark_superseded(kernel, out, valid_at=valid_at, known_at=known_at)
-    _mark_said_ended(out, owner=kernel.owner, valid_at=valid_at)
+    _mark_said_ended(out, owner=kernel.owner, valid_at=valid_at, follows=after)
     for c in out:
         if c.superseded is not None:
             c.score *= SUPERSEDED_FACTOR
     out.sort(key=LineCandidate.sort_key)
+    return out
+
+
+def _said_after(a: LineRow, b: LineRow) -> bool:
+    """Whether line ``b`` was said after line ``a``."""
+    return (b.started_at, b.recorded_at, b.session, b.n) > (
+        a.started_at,
+        a.recorded_at,
+        a.session,
+        a.n,
+    ) and (b.session != a.session or b.n > a.n)
+
+
+def _successors(
+    store: Any,
+    hits: Sequence[Any],
+    query_words: set[str],
+    found: dict[str, LineRow],
+    *,
+    known_at: dt.datetime,
+) -> dict[str, str]:
+    """Later lines that say what changed in the best hits: ``{line id: the hit it follows}``.
+
+    "we stopped using story points, we're just counting tickets now" shares no word with "how
+    does the team estimate work?", but it changes "do we still estimate in story points?":
+    for each of the best :data:`SUCCESSOR_HITS` hits, the line index is asked for lines with
+    the hit's own words (not the query's); a line said later, with a word of change
+    (:data:`_CHANGE_CUE`) and two of those words or one name-like one, follows the hit
+    (docs/concepts/recall.md#what-changed-a-line). The new rows join ``found``.
+    """
+    out: dict[str, str] = {}
+    for h in hits[:SUCCESSOR_HITS]:
+        row = h.line
+        own = [w for w in dict.fromkeys(terms(row.text)) if w not in query_words]
+        if not own:
+            continue
+        names = {w for w in terms(" ".join(_NAME_LIKE.findall(row.text)))}
+        for later in store.search_lines(own, limit=SUCCESSOR_SEARCH, known_at=known_at):
+            nb = later.line
+            if nb.id in found or nb.id in out or not _said_after(row, nb):
+                continue
+            if not _CHANGE_CUE.search(nb.text):
+                continue
+            shared = set(terms(nb.text)) & set(own)
+            if len(shared) >= 2 or shared & names:
+                out[nb.id] = row.id
+                found[nb.id] = nb
+                break  # one successor per hit: the best by its words
     return out
 
 
@@ -461,7 +525,11 @@ def _order(row: LineRow) -> tuple[str, ...]:
 
 
 def _mark_said_ended(
-    candidates: Sequence[LineCandidate], *, owner: str, valid_at: dt.datetime
+    candidates: Sequence[LineCandidate],
+    *,
+    owner: str,
+    valid_at: dt.datetime,
+    follows: Mapping[str, str] | None = None,
 ) -> None:
     """Mark lines that name a value a line says ended (docs/concepts/recall.md#said-ended)."""
     said = [Said(c.line.id, c.line.text, c.line.started_at, _order(c.line)) for c in candidates]
@@ -470,7 +538,7 @@ def _mark_said_ended(
         for c in candidates
         if c.superseded is None
     ]
-    found_all = marks(shown, said, owner=owner, valid_at=valid_at)
+    found_all = marks(shown, said, owner=owner, valid_at=valid_at, follows=follows)
     for c in candidates:
         found = found_all.get(c.line.id)
         if found is None:

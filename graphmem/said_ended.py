@@ -30,7 +30,7 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from graphmem.normalize import STOPWORDS, terms
@@ -257,12 +257,15 @@ def marks(
     *,
     owner: str,
     valid_at: dt.datetime,
+    follows: Mapping[str, str] | None = None,
 ) -> dict[str, tuple[str, dt.datetime | None]]:
     """What each shown item is marked with: ``(value, when)`` (module documentation).
 
     ``when`` is the date of the later line that says ``value`` ended, or ``None`` when the item
-    is itself a line that says so.
+    is itself a line that says so. ``follows`` (``{later line id: earlier line id}``) pairs
+    lines already known to be about one thing: they need share no other word.
     """
+    follows = follows or {}
     ended = {s.id: ended_values(s.text) for s in said if s.when <= valid_at}
     ended = {k: v for k, v in ended.items() if v}
     if not ended:
@@ -281,7 +284,7 @@ def marks(
             if value is None or value in own:
                 continue
             if item.subject is None:
-                related = shares_words(item.text, s.text, value)
+                related = follows.get(sid) == item.id or shares_words(item.text, s.text, value)
             else:
                 related = item.subject == owner or names(item.subject.casefold(), s.text)
                 related = related or shares_words(item.subject, s.text, value)
