@@ -279,7 +279,7 @@ def line_candidates(
                 found.setdefault(nb.id, nb)
     if not found:
         return []
-    after = _successors(store, hits, set(query_words), found, known_at=known_at)
+    followers = _successors(store, hits, set(query_words), found, known_at=known_at)
     if semantic is not None:
         ids = sorted(found)
         sims = semantic(query, [found[i].text for i in ids])
@@ -290,14 +290,14 @@ def line_candidates(
     lifted = _fuse([list(around)])
     for i, hit in around.items():
         fused[i] = max(fused.get(i, 0.0), min(fused.get(i, 0.0) + lifted[i], fused[hit] * NEXT_TO))
-    for i, earlier in after.items():  # what changed a line comes right after it
+    for i, earlier in followers.items():  # what changed a line comes right after it
         fused[i] = max(fused.get(i, 0.0), fused[earlier] * NEXT_TO)
     best = max(fused.values())
     out = [
         LineCandidate(row, bm25.get(i, 0.0), fused[i], fused[i] / best) for i, row in found.items()
     ]
     _mark_superseded(kernel, out, valid_at=valid_at, known_at=known_at)
-    _mark_said_ended(out, owner=kernel.owner, valid_at=valid_at, follows=after)
+    _mark_said_ended(out, owner=kernel.owner, valid_at=valid_at, follows=followers)
     for c in out:
         if c.superseded is not None:
             c.score *= SUPERSEDED_FACTOR
