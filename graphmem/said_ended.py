@@ -9,7 +9,7 @@ patterns and no parser, the values a line *says ended*:
 
 - ``from X to Y`` in a line with a change verb ("moved", "migrated", "bumped" ...);
 - ``replaced X with``, ``dropped X``, ``stopped using X``, ``X is gone``, ``X was swapped
-  for``, ``instead of X``, ``X is no longer supported``, ``X -> Y``, ``..., not X``.
+  for``, ``instead of X``, ``X is no longer supported`` (or ``our Y``), ``X -> Y``, ``..., not X``.
 
 A value is a run of up to four words; every run is tried, and only one that another line
 names as a whole phrase counts. A line that says ``X`` ended marks:
@@ -60,7 +60,8 @@ _AFTER = re.compile(
     r"(?i)\s+(?:(?:is|are|was|were|has\s+been|have\s+been|got|gets|will\s+be|"
     r"is\s+being)\s+(?:now\s+|finally\s+|officially\s+)?(?:gone|dead|deprecated|retired|"
     r"decommissioned|removed|replaced|swapped|dropped|shut\s+down|turned\s+off|sunset|deleted|"
-    r"history|no\s+more|no\s+longer\s+(?:supported|used|needed|in\s+use|maintained|available))|"
+    r"history|no\s+more|no\s+longer\s+(?:supported|used|needed|in\s+use|maintained|available)|"
+    r"no\s+longer(?=\s+(?:my|our|the|their|his|her)\s))|"
     # a note's clipped form: "Jenkins box decommissioned.", "Pingdom cancelled over the break"
     r"(?:decommissioned|retired|deleted|sunset|gone|cancell?ed|discontinued)"
     r"(?=\s*(?:[.!;,]|$|(?:over|last|this|yesterday|today|since|as\s+of)\b))|"

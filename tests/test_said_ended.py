@@ -44,6 +44,8 @@ class FirstOnly:
         ("we stopped using SageMaker for recs", ["sagemaker"]),
         ("Pingdom cancelled over the break, no uptime checks now", ["pingdom"]),
         ("yusuf's contract ended friday, nobody's on iOS", ["yusuf"]),
+        ("fridays are no longer my no-meeting day, it's wednesdays now", ["fridays"]),
+        ("Postgres is no longer the primary store", ["postgres"]),
     ],
 )
 def test_what_a_line_says_ended(text: str, ended: list[str] | None) -> None:
@@ -63,6 +65,7 @@ def test_what_a_line_says_ended(text: str, ended: list[str] | None) -> None:
         "Invoices are stored in S3.",
         "We moved to Berlin.",
         "The team replaced nothing this sprint",
+        "the API is no longer slow",
         "the order was cancelled by the customer",
     ],
 )
