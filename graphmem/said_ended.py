@@ -9,7 +9,8 @@ patterns and no parser, the values a line *says ended*:
 
 - ``from X to Y`` in a line with a change verb ("moved", "migrated", "bumped" ...);
 - ``replaced X with``, ``dropped X``, ``stopped using X``, ``X is gone``, ``X was swapped
-  for``, ``instead of X``, ``X is no longer supported`` (or ``our Y``), ``X -> Y``, ``..., not X``.
+  for``, ``instead of X``, ``X is no longer supported`` (or ``our Y``), ``X -> Y``, ``..., not X``,
+  ``(was X)``, ``up from X``.
 
 A value is a run of up to four words; every run is tried, and only one that another line
 names as a whole phrase counts. A line that says ``X`` ended marks:
@@ -74,6 +75,11 @@ MAX_PIECE = 400
 _CONTRACT = re.compile(
     rf"(?i)(?P<x>{_TOKEN})['’]s\s+(?:contract|subscription|licen[cs]e|trial|account|lease)\s+"
     r"(?:has\s+|was\s+)?(?:ended|expired|lapsed|cancell?ed|terminated|ran\s+out)\b"
+)
+#: A changelog's old value beside the new one: "$12/mo (was $9/mo)", "99.95%, up from 99.9%".
+_WAS_X = re.compile(
+    rf"(?i)(?:\(\s*(?:was|previously|formerly|before|from)\s+|\b(?:up|down)\s+from\s+)"
+    rf"(?P<x>{_TOKEN}(?:\s+{_TOKEN}){{0,2}}?)\s*(?:\)|[,.;!]|$)"
 )
 _NOT_X = re.compile(rf"(?i),\s*not\s+(?P<x>{_TOKEN}(?:\s+{_TOKEN}){{0,3}})\s*(?:[.!;]|$)")
 _STOP = frozenset(
@@ -176,6 +182,8 @@ def _ended_in(piece: str) -> list[str]:
         if _NEGATION.search(piece, 0, m.start()):
             out += _runs(_before(piece, m.start(), 2), head=False)
     for m in _NOT_X.finditer(piece):
+        out += _runs(_words(m.group("x")), head=True)
+    for m in _WAS_X.finditer(piece):
         out += _runs(_words(m.group("x")), head=True)
     return out
 

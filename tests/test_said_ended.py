@@ -46,6 +46,8 @@ class FirstOnly:
         ("yusuf's contract ended friday, nobody's on iOS", ["yusuf"]),
         ("fridays are no longer my no-meeting day, it's wednesdays now", ["fridays"]),
         ("Postgres is no longer the primary store", ["postgres"]),
+        ("- Starter is now $12/mo (was $9/mo); still 3 projects.", ["$9/mo"]),
+        ("Team SLA raised to 99.95%, up from 99.9%.", ["99.9%"]),
     ],
 )
 def test_what_a_line_says_ended(text: str, ended: list[str] | None) -> None:
@@ -66,6 +68,7 @@ def test_what_a_line_says_ended(text: str, ended: list[str] | None) -> None:
         "We moved to Berlin.",
         "The team replaced nothing this sprint",
         "the API is no longer slow",
+        "revenue is up from last year",
         "the order was cancelled by the customer",
     ],
 )
