@@ -49,7 +49,7 @@ Superseded lines (the memory-rot promise on the episodic layer)
 
 Lines a later line says ended
     A line that names a value another line shown with it says ended ("invoices moved from S3
-    to R2") is marked too, when no fact marks it: ``(no longer current per D)``, and the line
+    to R2") is marked too, when no fact marks it: ``(s3: no longer current per D)``, and the line
     that says so ``(s3: no longer current from here)`` (:mod:`graphmem.said_ended`,
     docs/concepts/recall.md#said-ended). These are marks, never writes.
 
@@ -105,7 +105,8 @@ SUCCESSOR_SEARCH = 8
 _CHANGE_CUE = re.compile(
     r"(?i)\b(?:no longer|anymore|any more|instead|actually|correction|switched|moved|"
     r"migrated|replaced|changed|stopped|dropped|updated|upgraded|renamed|gone|retired|"
-    r"deprecated|was wrong|not quite|from now on|going forward)\b"
+    r"deprecated|deleted|removed|decommissioned|shut down|turned off|sunset|cancell?ed|"
+    r"was wrong|not quite|from now on|going forward)\b"
 )
 #: Name-like words of a line: capitalised inside it, or holding a digit ("Atlas", "v2", "5").
 _NAME_LIKE = re.compile(r"(?<=\w[\s,;:] )[A-Z][\w.-]*|\b\w*\d[\w.%/-]*")
@@ -547,7 +548,7 @@ def _mark_said_ended(
         if when is None:
             c.superseded = f"{value}: no longer current from here"
         else:
-            c.superseded = f"no longer current per {fmt_date(when)}"
+            c.superseded = f"{value}: no longer current per {fmt_date(when)}"
 
 
 def _names(value: str, text: str) -> bool:

@@ -18,7 +18,7 @@ names as a whole phrase counts. A line that says ``X`` ended marks:
 - itself: ``(X no longer current from here)``;
 - an earlier line shown beside it that names ``X`` and shares another word with it ("our
   dns is managed in route 53" before "dns moved to Cloudflare, route 53 is gone"):
-  ``(no longer current per D)``;
+  ``(X: no longer current per D)``;
 - a fact shown beside it whose value names ``X``, believed before the line was said, when the
   line names the fact's subject or the subject is the owner: ``; was replaced per D?``.
 
