@@ -145,3 +145,12 @@ def test_a_first_bare_value_never_closes_a_fact(name: str, n: int, adverb: str) 
             (name, "lives_in", "Lisbon"),
             ("self", "timeout_seconds", "30"),
         }
+
+
+def test_a_bare_number_after_at_is_a_time_not_a_version() -> None:
+    [(_, claims)] = read("The standup is at 9.", at=AT)
+    assert not any(c.predicate == "version" for c in claims)
+    [(_, claims)] = read("Prod is on 1.29 now.", at=AT)
+    assert [(c.predicate, c.object) for c in claims] == [("version", "1.29")]
+    [(_, claims)] = read("The SDK is at v1.27.", at=AT)
+    assert [(c.predicate, c.object) for c in claims] == [("version", "1.27")]

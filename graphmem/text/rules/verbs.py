@@ -153,9 +153,10 @@ _VERBS: list[tuple[str, str, str]] = [
         "sp",
     ),
     # "is on v1.27", "is at version 3" (a name that starts with a "v", "on Voyage", is none);
-    # "is on 1.28": a bare version number is a version too
+    # "is on 1.28": a bare dotted number is a version too ("is at 9" is a time)
     (
-        r"(?:is|are)\s+(?:now\s+)?(?:on|at)\s+(?:(?:version|v)\s?)?(?P<o>\d+(?:\.\d+)*[\w.]*)$",
+        r"(?:is|are)\s+(?:now\s+)?(?:(?:on|at)\s+(?:version|v)\s?|on\s+(?=\d+\.\d))"
+        r"(?P<o>\d+(?:\.\d+)*[\w.]*)(?:\s+now)?$",
         "version",
         "sp",
     ),
