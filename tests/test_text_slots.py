@@ -152,5 +152,5 @@ def test_a_bare_number_after_at_is_a_time_not_a_version() -> None:
     assert not any(c.predicate == "version" for c in claims)
     [(_, claims)] = read("Prod is on 1.29 now.", at=AT)
     assert [(c.predicate, c.object) for c in claims] == [("version", "1.29")]
-    [(_, claims)] = read("The SDK is at v1.27.", at=AT)
+    [(_, claims)] = read("The SDK is on v1.27.", at=AT)
     assert [(c.predicate, c.object) for c in claims] == [("version", "1.27")]
