@@ -63,11 +63,6 @@ _EDGE = ".,;:!?\"'()[]{}<>«»“”‘’`"
 _CONNECTORS = frozenset({"of", "&", "de", "la", "le", "van", "von", "der", "du", "da", "del", "y"})
 
 
-def _root(term: str) -> str:
-    """A stem without a final ``e``: ``live`` and ``lives`` (stemmed ``liv``) meet."""
-    return term[:-1] if term.endswith("e") and len(term) > 3 else term
-
-
 def _terms(text: str) -> set[str]:
     """Lower-cased, stemmed content words of a text (stop words removed)."""
     words = _WORD.findall(unicodedata.normalize("NFKC", text).casefold().replace("_", " "))
@@ -320,14 +315,11 @@ def _gather_facts(
         rel = REL_OBJECT if row.via in anchors else REL_HIT_OBJECT * hits[row.via]
         offer(row, "in", rel)
     terms = _terms(query)
-    topic = {_root(w) for w in terms - {w for name in anchors.values() for w in _terms(name)}}
+    topic = terms - {w for name in anchors.values() for w in _terms(name)}
     for c in candidates.values():
         c.score = _score(c, terms, valid_at=v_at, known_at=k_at, replay=replay)
         f = c.fact
-        said = {
-            _root(w)
-            for w in _terms(" ".join((f.subject, f.predicate, f.object, f.statement or "")))
-        }
+        said = _terms(" ".join((f.subject, f.predicate, f.object, f.statement or "")))
         c.on_topic = not topic or bool(topic & said)  # a bare name: all its facts are
     ranked = sorted(candidates.values(), key=_Candidate.sort_key)
     # "was" notes for the best facts (free for anchored subjects; WAS_LOOKUPS queries else).

@@ -43,16 +43,22 @@ import datetime as dt
 import math
 import re
 import time
+import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from graphmem.errors import StoreError
+from graphmem.normalize import TERMS_VERSION
 from graphmem.store.falkordb.codec import from_db
 from graphmem.store.falkordb.connection import FalkorBase
 from graphmem.store.records import K1, B, LineDelta, LineHit, LineIndex, LineRow
+from graphmem.store.textlines import doc_terms
 
-__all__ = ["COLD_FTS_MIN", "LINE_INDEX_DDL", "FalkorLines"]
+__all__ = ["COLD_FTS_MIN", "LINE_INDEX_DDL", "TERMS_KEY", "FalkorLines"]
+
+#: The Meta key holding the :func:`graphmem.normalize.terms` version of the stored ``terms``.
+TERMS_KEY = "line_terms"
 
 #: Stores with at least this many lines answer a process's first search through the full-text
 #: index (module docstring).
@@ -88,6 +94,7 @@ class FalkorLines(FalkorBase):
     _line_cache: LineIndex | None = None
     _line_deltas: list[LineDelta] | None = None
     _line_cold: int = 0
+    _stale_terms: bool = False
 
     if TYPE_CHECKING:
 
@@ -184,12 +191,49 @@ class FalkorLines(FalkorBase):
         deltas.append(LineDelta(base, gen, frozenset(removed), list(added)))
         del deltas[:-_MAX_DELTAS]
 
+    def _check_terms(self) -> None:
+        """Recompute the stored ``terms`` when another :func:`terms` version wrote them.
+
+        As on Kuzu (``KuzuLines._check_terms``): the ``line_terms`` Meta key names the
+        version; a writable open rewrites the changed terms (of lines whose text is still the
+        one read), the key and ``lines_gen`` in one query (all of it or nothing); a read-only
+        open searches an in-memory index built from the texts
+        (docs/concepts/recall.md#how-lines-are-ranked).
+        """
+        if self.get_meta(TERMS_KEY) == TERMS_VERSION:
+            return
+        if self.read_only:
+            self._stale_terms = self.has_lines()
+            return
+        rows = self._q("MATCH (l:SessionLine) RETURN l.id, l.speaker, l.text, l.terms")
+        changed = [
+            {"id": r[0], "text": r[2], "terms": t}
+            for r in rows
+            if (t := doc_terms(r[1], r[2] or "")) != (r[3] or "")
+        ]
+        self._w(
+            "UNWIND $rows AS row MATCH (l:SessionLine {id: row.id}) WHERE l.text = row.text "
+            "SET l.terms = row.terms WITH count(*) AS n "
+            "MERGE (m:Meta {key: $k}) SET m.value = $v "
+            "WITH n MERGE (g:Meta {key: 'lines_gen'}) "
+            "SET g.value = CASE WHEN $any THEN $gen ELSE g.value END",
+            {
+                "rows": changed,
+                "k": TERMS_KEY,
+                "v": TERMS_VERSION,
+                "any": bool(changed),
+                "gen": uuid.uuid4().hex,
+            },
+        )
+
     def _build_lines(self, gen: str | None) -> LineIndex:
         index = LineIndex(gen)
         rows = self._q(f"MATCH (l:SessionLine) RETURN {_LINE_RETURN}, l.terms")
         rows.sort(key=lambda r: (r[1], r[2]))
         for r in rows:
-            index.add(_row(r), r[7] or "")
+            row = _row(r)
+            # a read-only store of another terms version: recomputed (_check_terms)
+            index.add(row, doc_terms(row.speaker, row.text) if self._stale_terms else r[7] or "")
         return index
 
     def _refresh_lines(self, index: LineIndex, gen: str | None) -> LineIndex | None:
@@ -253,6 +297,8 @@ class FalkorLines(FalkorBase):
         if not words or limit <= 0:
             return []
         cold_checked = False
+        if self._stale_terms:  # the full-text index holds another version's terms
+            use_index = False
         if use_index is None:
             use_index = False
             if self._line_cache is None:
