@@ -71,6 +71,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from graphmem.display import ContextText
 from graphmem.kernel import kernel_of
 from graphmem.normalize import terms
+from graphmem.recall_cues import asks_when, has_time_cue
 from graphmem.said_ended import Said, Shown, marks
 from graphmem.store.records import FactView, LineRow, SessionClaim
 
@@ -190,6 +191,9 @@ class LineCandidate:
     relevance: float = 0.0
     score: float = 0.0
     superseded: str | None = None
+    #: How often and when the line was said, when echoes folded into it
+    #: (docs/concepts/recall.md#echo-folding): ``"said 3 times, 8 May 2023 to 2 Jul 2023"``.
+    echo: str | None = None
 
     def sort_key(self) -> tuple[float, str]:
         """Best score first, ties by line id."""
@@ -266,6 +270,9 @@ def line_candidates(
                 found.setdefault(nb.id, nb)
     if not found:
         return []
+    if asks_when(query):  # docs/concepts/recall.md#how-lines-are-ranked
+        order = [*(h.line.id for h in hits), *rankings[1], *around]
+        rankings.append([i for i in dict.fromkeys(order) if has_time_cue(found[i].text)])
     if semantic is not None:
         ids = sorted(found)
         sims = semantic(query, [found[i].text for i in ids])
@@ -471,12 +478,14 @@ def _clip(text: str, limit: int) -> str:
 
 
 def line_text(c: LineCandidate | LineRow, superseded: str | None = None) -> str:
-    """Return a line as ``Speaker: text`` with its superseded note (no date)."""
+    """Return a line as ``Speaker: text`` with its superseded and echo notes (no date)."""
     row = c.line if isinstance(c, LineCandidate) else c
     note = c.superseded if isinstance(c, LineCandidate) else superseded
+    echo = c.echo if isinstance(c, LineCandidate) else None
     body = _clip(row.text, MAX_TEXT)
     text = f"{row.speaker}: {body}" if row.speaker else body
-    return f"{text} ({note})" if note else text
+    notes = "; ".join(n for n in (note, echo) if n)
+    return f"{text} ({notes})" if notes else text
 
 
 def render_line(c: LineCandidate | LineRow, *, dated: bool = True) -> str:
