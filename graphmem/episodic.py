@@ -71,7 +71,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from graphmem.display import ContextText
 from graphmem.kernel import kernel_of
 from graphmem.normalize import terms
-from graphmem.recall_cues import asks_when, has_time_cue
+from graphmem.recall_cues import asks_when, has_time_cue, named_dates
 from graphmem.said_ended import Said, Shown, marks
 from graphmem.store.records import FactView, LineRow, SessionClaim
 
@@ -270,9 +270,14 @@ def line_candidates(
                 found.setdefault(nb.id, nb)
     if not found:
         return []
-    if asks_when(query):  # docs/concepts/recall.md#how-lines-are-ranked
-        order = [*(h.line.id for h in hits), *rankings[1], *around]
-        rankings.append([i for i in dict.fromkeys(order) if has_time_cue(found[i].text)])
+    # time cues (docs/concepts/recall.md#how-lines-are-ranked): a question asking when ranks
+    # the lines that say when; one naming a date, the lines said around it
+    order = list(dict.fromkeys([*(h.line.id for h in hits), *rankings[1], *around]))
+    if asks_when(query):
+        rankings.append([i for i in order if has_time_cue(found[i].text)])
+    spans = named_dates(query)
+    if spans:
+        rankings.append([i for i in order if any(a <= found[i].started_at < b for a, b in spans)])
     if semantic is not None:
         ids = sorted(found)
         sims = semantic(query, [found[i].text for i in ids])

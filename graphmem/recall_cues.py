@@ -10,13 +10,18 @@ more ranking of the fusion; every shown line carries its session's date, so a li
 (True, False)
 >>> has_time_cue("I went to a support group yesterday."), has_time_cue("I love painting.")
 (True, False)
+
+A question naming a date ("What did Maria donate on May 3, 2023?", "... in December 2023?")
+ranks the found lines said around it (:func:`named_dates`): from the day (or the month) to a
+week after it, when a later session tells of it.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 
-__all__ = ["asks_when", "has_time_cue"]
+__all__ = ["asks_when", "has_time_cue", "named_dates"]
 
 _TIME_WORD = r"(?:date|day|time|year|month|week|weekend|season)"
 #: The question asks for a time from its start ("When ...", "What year ...", "How long ...").
@@ -59,3 +64,47 @@ def asks_when(question: str) -> bool:
 def has_time_cue(text: str) -> bool:
     """Whether a line says when: a relative day, a weekday, a month, a season or a year."""
     return _CUE.search(text) is not None
+
+
+_MONTH_NO = {m: i for i, m in enumerate(_MONTHS.split(), start=1)}
+_M = "|".join(_MONTHS.split())
+_DATE = re.compile(
+    rf"\b(?:(?P<m1>{_M})\s+(?P<d1>\d{{1,2}})(?:st|nd|rd|th)?,?\s+(?P<y1>(?:19|20)\d\d)"
+    rf"|(?P<d2>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<m2>{_M}),?\s+(?P<y2>(?:19|20)\d\d)"
+    rf"|(?P<m3>{_M}),?\s+(?P<y3>(?:19|20)\d\d)"
+    r"|(?P<iso>(?:19|20)\d\d-\d\d-\d\d))\b",
+    re.IGNORECASE,
+)
+#: A session up to this long after a named date may tell of it.
+TOLD_WITHIN = dt.timedelta(days=7)
+
+
+def named_dates(question: str) -> list[tuple[dt.datetime, dt.datetime]]:
+    """The ``[start, end)`` spans (UTC) of the days and months a question names, widened by a week.
+
+    >>> [(a.date().isoformat(), b.date().isoformat()) for a, b in named_dates(
+    ...     "What did Maria do on May 3, 2023 and in December 2023?")]
+    [('2023-05-03', '2023-05-11'), ('2023-12-01', '2024-01-08')]
+    >>> named_dates("What did she do in 2023 or on Feb 30, 2023?")
+    []
+    """
+    out = []
+    for m in _DATE.finditer(question):
+        g = {k: v for k, v in m.groupdict().items() if v}
+        try:
+            if "iso" in g:
+                start = dt.datetime.fromisoformat(g["iso"]).replace(tzinfo=dt.timezone.utc)
+                end = start + dt.timedelta(days=1)
+            elif "m3" in g:
+                month, year = _MONTH_NO[g["m3"].lower()], int(g["y3"])
+                start = dt.datetime(year, month, 1, tzinfo=dt.timezone.utc)
+                end = dt.datetime(year + month // 12, month % 12 + 1, 1, tzinfo=dt.timezone.utc)
+            else:
+                n = "1" if "m1" in g else "2"
+                month, day, year = _MONTH_NO[g[f"m{n}"].lower()], int(g[f"d{n}"]), int(g[f"y{n}"])
+                start = dt.datetime(year, month, day, tzinfo=dt.timezone.utc)
+                end = start + dt.timedelta(days=1)
+        except ValueError:  # no such day
+            continue
+        out.append((start, end + TOLD_WITHIN))
+    return out

@@ -136,3 +136,28 @@ def test_a_when_question_prefers_the_line_that_says_when() -> None:
         )
         first = [i.text for i in mem.search("When did Ann go to the support group?", kinds="line")]
         assert first[0] == "Ann: I went to the support group yesterday."
+
+
+def test_named_dates() -> None:
+    from graphmem.recall_cues import named_dates
+
+    spans = named_dates("What did she paint on October 13, 2023, or on 2 March 2024?")
+    assert [(a.date().isoformat(), b.date().isoformat()) for a, b in spans] == [
+        ("2023-10-13", "2023-10-21"),
+        ("2024-03-02", "2024-03-10"),
+    ]
+    assert named_dates("What did she do in May?") == []  # no year: not a date
+    assert named_dates("Anything on 2023-02-29?") == []  # no such day
+
+
+def test_a_question_naming_a_date_prefers_lines_said_then() -> None:
+    clock = ManualClock("2025-03-01")
+    with gm.open(clock=clock) as mem:
+        for day in ("2023-10-13", "2023-11-20", "2023-12-01"):
+            mem.add_session(f"Ann: I painted a picture of the lake.\nBob: {day}", started_at=day)
+        found = mem.search("What did Ann paint on October 13, 2023?", kinds="line", limit=3)
+        assert found[0].date.date().isoformat() == "2023-10-13"
+        # the line said that day is the one kept when the echoes fold
+        assert found[0].text == (
+            "Ann: I painted a picture of the lake. (said 3 times, 13 Oct 2023 to 1 Dec 2023)"
+        )
