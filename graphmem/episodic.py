@@ -27,9 +27,13 @@ How they are ranked (docs/benchmarks.md#locomo-recall)
       lends nothing: in a two-person chat every question names a speaker, and such a fact
       would lend a line about the person, not the question.
     - **neighbours**: the turn after and the turn before each of the best
-      :data:`NEIGHBOUR_HITS` BM25 hits, in the hits' order (the answer to a question is often
+      ``max(NEIGHBOUR_HITS, limit // 4)`` BM25 hits (10 at 500 tokens, 20 at 1,000, 41 at
+      2,000: a bigger block has room for more of them), in the hits' order (the answer to a question is often
       the next turn, and shares no word with it). This ranking lifts a line at most to just
       below the hit it is next to (``NEXT_TO``, 0.999 of its score): the hit comes first.
+    - **time cues** (:mod:`graphmem.recall_cues`): for a question asking when, the found
+      lines that say when ("yesterday", "last week", a month), in the order above; for a
+      question naming a day or a month, the found lines said from then to a week after.
     - with the optional ``semantic(query, texts)`` seam (values in ``[0, 1]``; none by
       default), the candidates by similarity, best first.
 
@@ -94,7 +98,8 @@ SUPERSEDED_FACTOR = 0.85
 RRF_K = 60
 #: How many of the best on-topic facts lend their source line.
 GROUND_FACTS = 8
-#: The best BM25 hits whose neighbouring lines (the turn after, the turn before) are ranked.
+#: The best BM25 hits whose neighbouring lines (the turn after, the turn before) are ranked:
+#: at least this many, a quarter of the lines asked for when that is more.
 NEIGHBOUR_HITS = 10
 #: A neighbour's place next to a hit lifts it at most to this share of the hit's fused score.
 NEXT_TO = 0.999
@@ -262,7 +267,7 @@ def line_candidates(
     rankings.append(sorted(lent, key=lambda i: (-lent[i], i)))
     warm = store.warm_index()
     around: dict[str, str] = {}  # neighbour: the hit it is next to
-    for h in hits[:NEIGHBOUR_HITS]:
+    for h in hits[: max(NEIGHBOUR_HITS, limit // 4)]:
         before, after = store.neighbours(h.line, index=warm)
         for nb in (after, before):
             if nb is not None and nb.recorded_at <= known_at and nb.id not in around:
