@@ -29,8 +29,9 @@ How they are ranked (docs/benchmarks.md#locomo-recall)
     - **neighbours**: the turn after and the turn before each of the best
       ``max(NEIGHBOUR_HITS, limit // 4)`` BM25 hits (10 at 500 tokens, 20 at 1,000, 41 at
       2,000: a bigger block has room for more of them), in the hits' order (the answer to a
-      question is often the next turn, and shares no word with it). This ranking lifts a line at most to just
-      below the hit it is next to (``NEXT_TO``, 0.999 of its score): the hit comes first.
+      question is often the next turn, and shares no word with it). This ranking lifts a line
+      at most to just below the hit it is next to (``NEXT_TO``, 0.999 of its score): the hit
+      comes first.
     - **time cues** (:mod:`graphmem.recall_cues`): for a question asking when, the found
       lines that say when ("yesterday", "last week", a month), in the order above; for a
       question naming a day or a month, the found lines said from then to a week after.
