@@ -198,12 +198,10 @@ def _dedupe(cands: Sequence[LineCandidate]) -> tuple[list[LineCandidate], dict[s
         if len(group) > 1:
             first = min(g.line.started_at for g in group)
             last = max(g.line.started_at for g in group)
-            when = (
-                f"on {fmt_date(first)}"
-                if first.date() == last.date()
-                else f"{fmt_date(first)} to {fmt_date(last)}"
-            )
-            c.echo = f"said {len(group)} times, {when}"
+            when = fmt_date(first)
+            if first.date() != last.date():
+                when += f"–{fmt_date(last)}"
+            c.echo = f"said {len(group)}×, {when}"
     return out, same
 
 

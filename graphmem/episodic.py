@@ -198,7 +198,7 @@ class LineCandidate:
     score: float = 0.0
     superseded: str | None = None
     #: How often and when the line was said, when echoes folded into it
-    #: (docs/concepts/recall.md#echo-folding): ``"said 3 times, 8 May 2023 to 2 Jul 2023"``.
+    #: (docs/concepts/recall.md#echo-folding): ``"said 3×, 8 May 2023–2 Jul 2023"``.
     echo: str | None = None
 
     def sort_key(self) -> tuple[float, str]:

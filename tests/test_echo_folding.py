@@ -41,11 +41,11 @@ def test_near_duplicates_fold_into_the_best_with_how_often_and_when() -> None:
     ]
     kept, same = _dedupe(cands)
     assert [c.line.id for c in kept] == ["a#1", "d#1", "e#1"]
-    assert kept[0].echo == "said 3 times, 1 Jan 2025 to 9 Jan 2025"
+    assert kept[0].echo == "said 3×, 1 Jan 2025–9 Jan 2025"
     assert kept[1].echo is None  # another speaker
     assert kept[2].echo is None  # too few words
     assert same == {"a#1": "a#1", "c#2": "a#1", "d#1": "d#1", "e#1": "e#1"}
-    assert render_line(kept[0]).endswith("(said 3 times, 1 Jan 2025 to 9 Jan 2025)")
+    assert render_line(kept[0]).endswith("(said 3×, 1 Jan 2025–9 Jan 2025)")
 
 
 def test_a_changed_value_never_folds() -> None:
@@ -110,7 +110,7 @@ def test_context_folds_echoes_across_sessions() -> None:
             mem.add_session(f"Ops: {text}", started_at=f"2025-01-0{day}", session_id=f"s{day}")
         out = mem.context("backup job failed tonight", budget_tokens=200)
         assert out.count("nightly backup job failed") == 1, out
-        assert "(said 2 times, 1 Jan 2025 to 5 Jan 2025)" in out
+        assert "(said 2×, 1 Jan 2025–5 Jan 2025)" in out
 
 
 def test_when_questions_and_time_cues() -> None:
@@ -159,5 +159,5 @@ def test_a_question_naming_a_date_prefers_lines_said_then() -> None:
         assert found[0].date.date().isoformat() == "2023-10-13"
         # the line said that day is the one kept when the echoes fold
         assert found[0].text == (
-            "Ann: I painted a picture of the lake. (said 3 times, 13 Oct 2023 to 1 Dec 2023)"
+            "Ann: I painted a picture of the lake. (said 3×, 13 Oct 2023–1 Dec 2023)"
         )

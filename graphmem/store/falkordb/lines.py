@@ -211,19 +211,15 @@ class FalkorLines(FalkorBase):
             for r in rows
             if (t := doc_terms(r[1], r[2] or "")) != (r[3] or "")
         ]
+        query = "MERGE (m:Meta {key: $k}) SET m.value = $v"
+        if changed:  # the terms, the key and the line generation in one query
+            query = (
+                "UNWIND $rows AS row MATCH (l:SessionLine {id: row.id}) WHERE l.text = row.text "
+                "SET l.terms = row.terms WITH count(*) AS n "
+                "MERGE (g:Meta {key: 'lines_gen'}) SET g.value = $gen WITH n " + query
+            )
         self._w(
-            "UNWIND $rows AS row MATCH (l:SessionLine {id: row.id}) WHERE l.text = row.text "
-            "SET l.terms = row.terms WITH count(*) AS n "
-            "MERGE (m:Meta {key: $k}) SET m.value = $v "
-            "WITH n MERGE (g:Meta {key: 'lines_gen'}) "
-            "SET g.value = CASE WHEN $any THEN $gen ELSE g.value END",
-            {
-                "rows": changed,
-                "k": TERMS_KEY,
-                "v": TERMS_VERSION,
-                "any": bool(changed),
-                "gen": uuid.uuid4().hex,
-            },
+            query, {"rows": changed, "k": TERMS_KEY, "v": TERMS_VERSION, "gen": uuid.uuid4().hex}
         )
 
     def _build_lines(self, gen: str | None) -> LineIndex:
