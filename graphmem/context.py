@@ -62,10 +62,10 @@ Session lines
     and aliases, the source lines of the best on-topic facts and the turns around the best
     hits, fused by rank; a line's score is relative to the best line's, in ``(0, 1]``) render
     as ``- [8 May 2023] Speaker: text``; a line stating a value since superseded ends with
-    ``(superseded D: predicate object)``. Lines that say the same thing (same speaker and text)
-    are shown once; a fact whose statement a shown line of its session holds is dropped as a
-    duplicate (unless it notes what it replaced). Consecutive lines of a session merge into
-    one passage.
+    ``(superseded D: predicate object)``. Lines that say the same thing fold into the best
+    of them, which notes how often and when it was said (docs/concepts/recall.md#echo-folding);
+    a fact whose statement a shown line of its session holds is dropped as a duplicate
+    (unless it notes what it replaced). Consecutive lines of a session merge into one passage.
 
 Rendering and budget
     One line per fact: ``- subject predicate object (since D[, until D][; was X])``, a

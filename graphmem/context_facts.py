@@ -63,11 +63,6 @@ _EDGE = ".,;:!?\"'()[]{}<>«»“”‘’`"
 _CONNECTORS = frozenset({"of", "&", "de", "la", "le", "van", "von", "der", "du", "da", "del", "y"})
 
 
-def _root(term: str) -> str:
-    """A stem without a final ``e``: ``live`` and ``lives`` (stemmed ``liv``) meet."""
-    return term[:-1] if term.endswith("e") and len(term) > 3 else term
-
-
 def _terms(text: str) -> set[str]:
     """Lower-cased, stemmed content words of a text (stop words removed)."""
     words = _WORD.findall(unicodedata.normalize("NFKC", text).casefold().replace("_", " "))
@@ -338,7 +333,7 @@ def _gather_facts(
             if row.valid_at(v_at):
                 offer(row, "out", REL_SUBJECT)
     terms = _terms(query)
-    topic = {_root(w) for w in terms - {w for name in anchors.values() for w in _terms(name)}}
+    topic = terms - {w for name in anchors.values() for w in _terms(name)}
     predicate_names: dict[str, list[set[str]]] = {}
     for c in candidates.values():
         f = c.fact
@@ -346,11 +341,8 @@ def _gather_facts(
         if names_of is None:
             names_of = predicate_names[f.predicate] = _predicate_names(kernel, f.predicate)
         c.score = _score(c, terms, names_of, valid_at=v_at, known_at=k_at, replay=replay)
-        said = {
-            _root(w)
-            for w in _terms(" ".join((f.subject, f.predicate, f.object, f.statement or "")))
-        }
-        said |= {_root(w) for t in names_of for w in t}
+        said = _terms(" ".join((f.subject, f.predicate, f.object, f.statement or "")))
+        said |= {w for t in names_of for w in t}
         c.on_topic = not topic or bool(topic & said)  # a bare name: all its facts are
     ranked = sorted(candidates.values(), key=_Candidate.sort_key)
     # "was" notes for the best facts (free for anchored subjects; WAS_LOOKUPS queries else).

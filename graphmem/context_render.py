@@ -11,7 +11,15 @@ import datetime as dt
 from collections.abc import Iterable, Mapping, Sequence
 
 from graphmem.context_facts import _Candidate
-from graphmem.episodic import GROUND_FACTS, LineCandidate, SearchItem, line_text, render_line
+from graphmem.episodic import (
+    GROUND_FACTS,
+    LineCandidate,
+    SearchItem,
+    fmt_date,
+    line_text,
+    render_line,
+)
+from graphmem.normalize import terms
 from graphmem.store.records import LineRow
 
 #: Longest object text rendered.
@@ -132,20 +140,68 @@ def _norm_text(text: str) -> str:
     return " ".join(text.split()).casefold()
 
 
-def _dedupe(cands: Sequence[LineCandidate]) -> tuple[list[LineCandidate], dict[str, str]]:
-    """Keep the best of lines that say the same thing (same speaker and text).
+#: Near-duplicate lines fold when the smaller word set holds at least this share of the
+#: larger's (and is part of it): docs/concepts/recall.md#echo-folding.
+ECHO_SHARE = 0.8
+#: Lines of fewer words than this never fold as near-duplicates (only as exact repeats).
+ECHO_MIN_WORDS = 3
 
-    Returns the kept lines and ``{line id: id of the kept line saying the same}`` for all.
+
+def _dedupe(cands: Sequence[LineCandidate]) -> tuple[list[LineCandidate], dict[str, str]]:
+    """Fold lines that say the same thing into the best of them (echo folding).
+
+    Exact repeats (same speaker and text) and near-duplicates (same speaker, neither marked
+    superseded, every indexed word of the folded line in the kept one and at least
+    :data:`ECHO_SHARE` of its words) fold into the best-ranked line, which then notes how
+    often and from when to when it was said (docs/concepts/recall.md#echo-folding): the
+    folded lines say nothing the kept one does not, so no value is hidden and no superseded
+    value is shown as current. Deterministic: candidates come best first, ties by id.
+
+    Returns the kept lines and ``{line id: id of the kept line saying the same}`` for the
+    exact repeats (what a fact's statement in one of them is covered by).
     """
     kept: dict[tuple[str, str], str] = {}
     same: dict[str, str] = {}
-    out = []
+    out: list[LineCandidate] = []
+    groups: dict[str, list[LineCandidate]] = {}
+    words: dict[str, frozenset[str]] = {}
     for c in cands:
-        key = ((c.line.speaker or "").casefold(), " ".join(c.line.text.split()).casefold())
-        if key not in kept:
-            kept[key] = c.line.id
-            out.append(c)
-        same[c.line.id] = kept[key]
+        speaker = (c.line.speaker or "").casefold()
+        key = (speaker, " ".join(c.line.text.split()).casefold())
+        if key in kept:
+            same[c.line.id] = kept[key]
+            groups[kept[key]].append(c)
+            continue
+        mine = frozenset(terms(c.line.text))
+        home = None
+        if c.superseded is None and len(mine) >= ECHO_MIN_WORDS:
+            home = next(
+                (
+                    k
+                    for k in out
+                    if k.superseded is None
+                    and (k.line.speaker or "").casefold() == speaker
+                    and mine <= words[k.line.id]
+                    and len(mine) >= ECHO_SHARE * len(words[k.line.id])
+                ),
+                None,
+            )
+        if home is not None:
+            groups[home.line.id].append(c)
+            continue
+        kept[key] = same[c.line.id] = c.line.id
+        words[c.line.id] = mine
+        groups[c.line.id] = [c]
+        out.append(c)
+    for c in out:
+        group = groups[c.line.id]
+        if len(group) > 1:
+            first = min(g.line.started_at for g in group)
+            last = max(g.line.started_at for g in group)
+            when = fmt_date(first)
+            if first.date() != last.date():
+                when += f"–{fmt_date(last)}"
+            c.echo = f"said {len(group)}×, {when}"
     return out, same
 
 

@@ -27,9 +27,14 @@ How they are ranked (docs/benchmarks.md#locomo-recall)
       lends nothing: in a two-person chat every question names a speaker, and such a fact
       would lend a line about the person, not the question.
     - **neighbours**: the turn after and the turn before each of the best
-      :data:`NEIGHBOUR_HITS` BM25 hits, in the hits' order (the answer to a question is often
-      the next turn, and shares no word with it). This ranking lifts a line at most to just
-      below the hit it is next to (``NEXT_TO``, 0.999 of its score): the hit comes first.
+      ``max(NEIGHBOUR_HITS, limit // 4)`` BM25 hits (10 at 500 tokens, 20 at 1,000, 41 at
+      2,000: a bigger block has room for more of them), in the hits' order (the answer to a
+      question is often the next turn, and shares no word with it). This ranking lifts a line
+      at most to just below the hit it is next to (``NEXT_TO``, 0.999 of its score): the hit
+      comes first.
+    - **time cues** (:mod:`graphmem.recall_cues`): for a question asking when, the found
+      lines that say when ("yesterday", "last week", a month), in the order above; for a
+      question naming a day or a month, the found lines said from then to a week after.
     - with the optional ``semantic(query, texts)`` seam (values in ``[0, 1]``; none by
       default), the candidates by similarity, best first.
 
@@ -71,6 +76,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from graphmem.display import ContextText
 from graphmem.kernel import kernel_of
 from graphmem.normalize import terms
+from graphmem.recall_cues import asks_when, has_time_cue, named_dates
 from graphmem.said_ended import Said, Shown, marks
 from graphmem.store.records import FactView, LineRow, SessionClaim
 
@@ -93,7 +99,8 @@ SUPERSEDED_FACTOR = 0.85
 RRF_K = 60
 #: How many of the best on-topic facts lend their source line.
 GROUND_FACTS = 8
-#: The best BM25 hits whose neighbouring lines (the turn after, the turn before) are ranked.
+#: The best BM25 hits whose neighbouring lines (the turn after, the turn before) are ranked:
+#: at least this many, a quarter of the lines asked for when that is more.
 NEIGHBOUR_HITS = 10
 #: A neighbour's place next to a hit lifts it at most to this share of the hit's fused score.
 NEXT_TO = 0.999
@@ -203,6 +210,9 @@ class LineCandidate:
     relevance: float = 0.0
     score: float = 0.0
     superseded: str | None = None
+    #: How often and when the line was said, when echoes folded into it
+    #: (docs/concepts/recall.md#echo-folding): ``"said 3×, 8 May 2023–2 Jul 2023"``.
+    echo: str | None = None
 
     def sort_key(self) -> tuple[float, str]:
         """Best score first, ties by line id."""
@@ -272,7 +282,7 @@ def line_candidates(
                 break
     rankings.append(sorted(lent, key=lambda i: (-lent[i], i)))
     around: dict[str, str] = {}  # neighbour: the hit it is next to
-    for h in hits[:NEIGHBOUR_HITS]:
+    for h in hits[: max(NEIGHBOUR_HITS, limit // 4)]:
         before, after = store.neighbours(h.line, index=warm)
         for nb in (after, before):
             if nb is not None and nb.recorded_at <= known_at and nb.id not in around:
@@ -280,6 +290,14 @@ def line_candidates(
                 found.setdefault(nb.id, nb)
     if not found:
         return []
+    # time cues (docs/concepts/recall.md#how-lines-are-ranked): a question asking when ranks
+    # the lines that say when; one naming a date, the lines said around it
+    order = list(dict.fromkeys([*(h.line.id for h in hits), *rankings[1], *around]))
+    if asks_when(query):
+        rankings.append([i for i in order if has_time_cue(found[i].text)])
+    spans = named_dates(query)
+    if spans:
+        rankings.append([i for i in order if any(a <= found[i].started_at < b for a, b in spans)])
     followers = _successors(store, hits, set(query_words), found, known_at=known_at)
     if semantic is not None:
         ids = sorted(found)
@@ -577,12 +595,14 @@ def _clip(text: str, limit: int) -> str:
 
 
 def line_text(c: LineCandidate | LineRow, superseded: str | None = None) -> str:
-    """Return a line as ``Speaker: text`` with its superseded note (no date)."""
+    """Return a line as ``Speaker: text`` with its superseded and echo notes (no date)."""
     row = c.line if isinstance(c, LineCandidate) else c
     note = c.superseded if isinstance(c, LineCandidate) else superseded
+    echo = c.echo if isinstance(c, LineCandidate) else None
     body = _clip(row.text, MAX_TEXT)
     text = f"{row.speaker}: {body}" if row.speaker else body
-    return f"{text} ({note})" if note else text
+    notes = "; ".join(n for n in (note, echo) if n)
+    return f"{text} ({notes})" if notes else text
 
 
 def render_line(c: LineCandidate | LineRow, *, dated: bool = True) -> str:

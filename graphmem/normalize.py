@@ -28,6 +28,7 @@ __all__ = [
     "MAX_SUBJECT",
     "MAX_TEXT",
     "STOPWORDS",
+    "TERMS_VERSION",
     "check_size",
     "check_text",
     "clean_name",
@@ -239,23 +240,48 @@ _cached_predicate_name = functools.lru_cache(maxsize=4096)(_predicate_name)
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 
 
-def stem(word: str) -> str:
-    """Strip one common English suffix (``ing``, ``ies``, ``es``, ``ed``, ``s``).
+#: The version of :func:`terms` (and :func:`stem`): stores record the version their lines'
+#: terms were computed with and recompute them on open when it differs
+#: (docs/concepts/recall.md#how-lines-are-ranked). Version 1 stripped ``es`` whole, so
+#: "likes" became ``lik`` while "like" stayed ``like``.
+TERMS_VERSION = "2"
+#: Endings after which a final ``s`` is part of the word ("class", "status", "analysis").
+_KEEP_S = ("ss", "us", "is")
 
-    >>> [stem(w) for w in ("deploys", "running", "companies", "used", "gas")]
-    ['deploy', 'runn', 'company', 'used', 'gas']
+
+def stem(word: str) -> str:
+    """Strip one common suffix (``ing``, ``ies``, the ``d`` of ``ed``, ``s``), then a final ``e``.
+
+    Every form of a word ending in ``e`` meets: "like", "likes", "liked" and "liking" all
+    become ``lik``; "agree", "agreed", "agrees" become ``agre``. What is left keeps at least
+    3 letters (so a final ``e`` goes only from 4 letters up).
+
+    >>> [stem(w) for w in ("deploys", "running", "companies", "used", "gas", "class")]
+    ['deploy', 'runn', 'company', 'used', 'gas', 'class']
+    >>> {stem(w) for w in ("like", "likes", "liked", "liking")}
+    {'lik'}
+    >>> [stem(w) for w in ("boxes", "classes", "agreed", "agree", "needed", "ended", "status")]
+    ['box', 'class', 'agre', 'agre', 'need', 'end', 'status']
     """
-    for suffix in ("ing", "ies", "es", "ed", "s"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            return word[: -len(suffix)] + ("y" if suffix == "ies" else "")
-    return word
+    base = word
+    if word.endswith("ing") and len(word) >= 6:
+        base = word[:-3]
+    elif word.endswith("ies") and len(word) >= 6:
+        base = word[:-3] + "y"
+    elif word.endswith("ed") and len(word) >= 5:
+        base = word[:-1]  # "liked" -> "like", "played" -> "playe": the final e goes below
+    elif word.endswith("s") and len(word) >= 4 and not word.endswith(_KEEP_S):
+        base = word[:-1]
+    if base.endswith("e") and len(base) > 3:
+        base = base[:-1]
+    return base
 
 
 def terms(text: str) -> list[str]:
     """Return the indexed words of a text, in order (repeats kept).
 
     >>> terms("Caroline: I went to the LGBTQ support group in 2023!")
-    ['caroline', 'went', 'lgbtq', 'support', 'group']
+    ['carolin', 'went', 'lgbtq', 'support', 'group']
     """
     words = _TOKEN.findall(unicodedata.normalize("NFKC", text).casefold())
     return [stem(w) for w in words if len(w) > 1 and not w.isdigit() and w not in STOPWORDS]

@@ -117,6 +117,7 @@ def test_duplicate_lines_are_shown_once(mem: gm.Memory, clock: ManualClock) -> N
     mem.add_session("Ops: the backup job failed again", started_at="2025-01-02", session_id="b")
     out = mem.context("backup job failed")
     assert out.count("the backup job failed again") == 1
+    assert "again (said 2×, 1 Jan 2025–2 Jan 2025)" in out  # echo folding
     assert len([i for i in mem.search("backup job", kinds=("line",))]) == 1
 
 

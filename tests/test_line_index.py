@@ -224,5 +224,5 @@ def test_ties_at_the_cut_go_by_line_id(words: list[str]) -> None:
     state = {f"s{i}": _session(f"s{i}", "same words " + " ".join(words), 0) for i in range(12)}
     index = _bulk(state)
     for limit in (1, 3, 12):
-        hits = index.search(words, limit=limit)
+        hits = index.search(terms(" ".join(words)), limit=limit)
         assert [h.line.id for h in hits] == sorted(f"s{i}#1" for i in range(12))[:limit]

@@ -84,6 +84,7 @@ class FalkorStore(FalkorFacts, FalkorSessions, FalkorSearch, FalkorTransfer, Fal
         self._connect(url, read_only=read_only)
         try:
             self._init_schema()
+            self._check_terms()
             if not read_only:
                 self._claim_memory()
                 self._remove_stale_staging()

@@ -45,17 +45,23 @@ import datetime as dt
 import math
 import re
 import time
+import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from graphmem.errors import StoreError
+from graphmem.normalize import TERMS_VERSION
 from graphmem.store.falkordb.codec import from_db
 from graphmem.store.falkordb.connection import FalkorBase
 from graphmem.store.lineindex import LineDelta, LineIndex
 from graphmem.store.records import K1, B, LineHit, LineRow
+from graphmem.store.textlines import doc_terms
 
-__all__ = ["COLD_FTS_MIN", "LINE_INDEX_DDL", "FalkorLines"]
+__all__ = ["COLD_FTS_MIN", "LINE_INDEX_DDL", "TERMS_KEY", "FalkorLines"]
+
+#: The Meta key holding the :func:`graphmem.normalize.terms` version of the stored ``terms``.
+TERMS_KEY = "line_terms"
 
 #: Stores with at least this many lines answer a process's first search through the full-text
 #: index (module docstring).
@@ -91,6 +97,7 @@ class FalkorLines(FalkorBase):
     _line_cache: LineIndex | None = None
     _line_deltas: list[LineDelta] | None = None
     _line_cold: int = 0
+    _stale_terms: bool = False
 
     if TYPE_CHECKING:
 
@@ -187,13 +194,47 @@ class FalkorLines(FalkorBase):
         deltas.append(LineDelta(base, gen, frozenset(removed), list(added)))
         del deltas[:-_MAX_DELTAS]
 
+    def _check_terms(self) -> None:
+        """Recompute the stored ``terms`` when another :func:`terms` version wrote them.
+
+        As on Kuzu (``KuzuLines._check_terms``): the ``line_terms`` Meta key names the
+        version; a writable open rewrites the changed terms (of lines whose text is still the
+        one read), the key and ``lines_gen`` in one query (all of it or nothing); a read-only
+        open searches an in-memory index built from the texts
+        (docs/concepts/recall.md#how-lines-are-ranked).
+        """
+        if self.get_meta(TERMS_KEY) == TERMS_VERSION:
+            return
+        if self.read_only:
+            self._stale_terms = self.has_lines()
+            return
+        rows = self._q("MATCH (l:SessionLine) RETURN l.id, l.speaker, l.text, l.terms")
+        changed = [
+            {"id": r[0], "text": r[2], "terms": t}
+            for r in rows
+            if (t := doc_terms(r[1], r[2] or "")) != (r[3] or "")
+        ]
+        query = "MERGE (m:Meta {key: $k}) SET m.value = $v"
+        if changed:  # the terms, the key and the line generation in one query
+            query = (
+                "UNWIND $rows AS row MATCH (l:SessionLine {id: row.id}) WHERE l.text = row.text "
+                "SET l.terms = row.terms WITH count(*) AS n "
+                "MERGE (g:Meta {key: 'lines_gen'}) SET g.value = $gen WITH n " + query
+            )
+        self._w(
+            query, {"rows": changed, "k": TERMS_KEY, "v": TERMS_VERSION, "gen": uuid.uuid4().hex}
+        )
+
     def _build_lines(self, gen: str | None) -> LineIndex:
         rows = self._q(f"MATCH (l:SessionLine) RETURN {_LINE_RETURN}, l.terms")
         lines = [_row(r) for r in rows]
         return LineIndex.bulk(
             gen,
             [x.id for x in lines],
-            [r[7] for r in rows],
+            # a read-only store of another terms version: recomputed (_check_terms)
+            [doc_terms(x.speaker, x.text) for x in lines]
+            if self._stale_terms
+            else [r[7] for r in rows],
             [x.recorded_at.timestamp() for x in lines],
             lines.__getitem__,
         )
@@ -259,6 +300,8 @@ class FalkorLines(FalkorBase):
         if not words or limit <= 0:
             return []
         cold_checked = False
+        if self._stale_terms:  # the full-text index holds another version's terms
+            use_index = False
         if use_index is None:
             use_index = False
             if self._line_cache is None:

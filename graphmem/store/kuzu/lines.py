@@ -48,13 +48,17 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from graphmem.errors import StoreError
+from graphmem.normalize import TERMS_VERSION
 from graphmem.store.kuzu.engine import SMALL_BATCH, KuzuStore
 from graphmem.store.lineindex import LineDelta, LineIndex
 from graphmem.store.records import LineHit, LineRow
 from graphmem.store.textlines import doc_terms, split_lines
 from graphmem.timeutil import from_store, to_store
 
-__all__ = ["KuzuLines", "LINE_INDEX"]
+__all__ = ["KuzuLines", "LINE_INDEX", "TERMS_KEY"]
+
+#: The meta key holding the :func:`terms` version the stored ``terms`` were computed with.
+TERMS_KEY = "line_terms"
 
 #: Name of the FTS index over ``SessionLine.terms``.
 LINE_INDEX = "graphmem_line_fts"
@@ -159,7 +163,44 @@ class KuzuLines(KuzuStore):
         # made, oldest first (bounded), and the in-memory index.
         self._line_deltas: list[LineDelta] = []
         self._warm_lines: LineIndex | None = None
+        self._stale_terms = False
         super().__init__(path, engine=engine, read_only=read_only)
+        try:
+            self._check_terms()
+        except BaseException:
+            self.close()
+            raise
+
+    def _check_terms(self) -> None:
+        """Recompute the stored ``terms`` when another :func:`terms` version wrote them.
+
+        The version is the ``line_terms`` meta key (:data:`graphmem.normalize.TERMS_VERSION`;
+        stores written before it have none). A writable open rewrites the changed terms, the
+        key and ``lines_gen`` in one transaction (the FTS index follows ``SET``); a read-only
+        open leaves the store as it is and searches an in-memory index built from the texts
+        (docs/concepts/recall.md#how-lines-are-ranked).
+        """
+        if self.get_meta(TERMS_KEY) == TERMS_VERSION:
+            return
+        if self.read_only:
+            self._stale_terms = self.has_lines()
+            return
+        with self.transaction():
+            rows = self.run("MATCH (l:SessionLine) RETURN l.id, l.speaker, l.text, l.terms")
+            changed = [
+                {"id": r[0], "terms": t}
+                for r in rows
+                if (t := doc_terms(r[1], r[2] or "")) != (r[3] or "")
+            ]
+            for i in range(0, len(changed), 20_000):
+                self.run(
+                    "UNWIND $rows AS row MATCH (l:SessionLine {id: row.id}) "
+                    "SET l.terms = row.terms",
+                    {"rows": changed[i : i + 20_000]},
+                )
+            self.set_meta(TERMS_KEY, TERMS_VERSION)
+            if changed:
+                self.set_meta("lines_gen", uuid.uuid4().hex)
 
     def _upgrade_data(self, found: str) -> None:
         if found == "1":
@@ -334,10 +375,15 @@ class KuzuLines(KuzuStore):
         """Build the in-memory index from one columnar read of every line (Arrow, no rows)."""
         query = f"MATCH (l:SessionLine) RETURN {_LINE_RETURN}, l.terms"
         conn = self._conn
-        if conn is None or self._in_tx:  # (inside a transaction: its pending writes go first)
+        if conn is None or self._in_tx or self._stale_terms:
+            # (inside a transaction its pending writes go first; a read-only store of another
+            # terms version is indexed with the terms of its texts as they read now)
             index = LineIndex(gen)
             for r in self.run(query):
-                index.add(_row(r), r[7] or "")
+                row = _row(r)
+                index.add(
+                    row, doc_terms(row.speaker, row.text) if self._stale_terms else r[7] or ""
+                )
             return index
         n = int(self.run("MATCH (l:SessionLine) RETURN count(l)")[0][0])
         try:
@@ -386,6 +432,8 @@ class KuzuLines(KuzuStore):
         words = [w for w in words if w]
         if not words or limit <= 0:
             return []
+        if self._stale_terms:  # the FTS index holds another version's terms
+            use_index = False
         if use_index:
             return _fts_search(self, words, limit=limit, known_at=known_at)
         return self.line_index().search(words, limit=limit, known_at=known_at)
