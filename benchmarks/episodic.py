@@ -119,52 +119,22 @@ def evaluate(
 
 
 def latency(n_sessions: int, lines_per: int, queries: int = 60) -> dict[str, float]:
-    """context() p50 over a store of n_sessions x lines_per lines (warm, and cold first call)."""
+    """context() p50 over a store of n_sessions x lines_per lines (warm, and cold first call).
+
+    The store is :func:`benchmarks.line_latency.build`'s (sessions, then one fact per session);
+    ``write_s`` times both.
+    """
+    from benchmarks.line_latency import VOCAB, build
+
     rng = random.Random(5)
-    vocab = [f"{w}{i}" for w in ("topic", "thing", "place", "name") for i in range(3000)]
     out: dict[str, float] = {}
     with tempfile.TemporaryDirectory() as tmp:
         path = f"{tmp}/episodic.kuzu"
-        clock = ManualClock("2024-01-01")
-        with gm.open(path, clock=clock) as mem:
-            started = time.perf_counter()
-            for start in range(0, n_sessions, 1000):
-                rows = []
-                for s in range(start, min(start + 1000, n_sessions)):
-                    text = "\n".join(
-                        f"{('Ann', 'Bo')[k % 2]}: "
-                        + " ".join(rng.choice(vocab) for _ in range(10))
-                        + " and some common words about the project"
-                        for k in range(lines_per)
-                    )
-                    rows.append(
-                        {
-                            "session_id": f"s{s}",
-                            "started_at": f"2023-{s % 12 + 1:02d}-{s % 27 + 1:02d}",
-                            "text": text,
-                            "mentions": {},
-                        }
-                    )
-                from graphmem.sessions import add_sessions
-
-                add_sessions(mem, rows, extract=False)
-            out["write_s"] = time.perf_counter() - started
-            mem.add_facts(
-                [
-                    {
-                        "subject": f"topic{i}",
-                        "predicate": "uses",
-                        "object": f"thing{i}",
-                        "source": f"s{i}",
-                        "statement": f"topic{i} uses thing{i}",
-                    }
-                    for i in range(n_sessions)
-                ]
-            )
-            out["lines"] = float(
-                mem._store.line_counts().__len__() and sum(mem._store.line_counts().values())
-            )
-        with gm.open(path, clock=clock) as mem:
+        started = time.perf_counter()
+        build(path, n_sessions, lines_per)
+        out["write_s"] = time.perf_counter() - started
+        with gm.open(path, clock=ManualClock("2024-01-01")) as mem:
+            out["lines"] = float(sum(mem._store.line_counts().values()))
             t0 = time.perf_counter()
             mem.context("what about topic17 and place99?")
             out["cold_first_ms"] = (time.perf_counter() - t0) * 1000
@@ -173,7 +143,7 @@ def latency(n_sessions: int, lines_per: int, queries: int = 60) -> dict[str, flo
             out["second_ms"] = (time.perf_counter() - t0) * 1000
             times = []
             for _ in range(queries):
-                q = f"what did we say about {rng.choice(vocab)} and {rng.choice(vocab)}?"
+                q = f"what did we say about {rng.choice(VOCAB)} and {rng.choice(VOCAB)}?"
                 t0 = time.perf_counter()
                 mem.context(q, budget_tokens=1000)
                 times.append((time.perf_counter() - t0) * 1000)
