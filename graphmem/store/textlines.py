@@ -13,8 +13,11 @@ from collections.abc import Sequence
 from graphmem.normalize import stem, terms
 
 __all__ = [
+    "LINES_READ",
     "MAX_LINE",
     "REDACTED",
+    "TERMS_KEY",
+    "changed_terms",
     "doc_terms",
     "name_patterns",
     "names_in",
@@ -23,6 +26,25 @@ __all__ = [
     "stem",
     "terms",
 ]
+
+#: The meta key naming the :data:`graphmem.normalize.TERMS_VERSION` of the stored line terms
+#: (docs/concepts/recall.md#how-lines-are-ranked).
+TERMS_KEY = "line_terms"
+#: The columns :func:`changed_terms` reads, as one Cypher query (every backend's).
+LINES_READ = "MATCH (l:SessionLine) RETURN l.id, l.speaker, l.text, l.terms"
+
+
+def changed_terms(rows: Sequence[Sequence[str | None]]) -> list[dict[str, str]]:
+    """The lines (rows of :data:`LINES_READ`) whose terms this version computes otherwise.
+
+    Returns ``{"id", "text", "terms"}`` with the new terms, in the rows' order.
+    """
+    return [
+        {"id": str(r[0]), "text": r[2] or "", "terms": t}
+        for r in rows
+        if (t := doc_terms(r[1], r[2] or "")) != (r[3] or "")
+    ]
+
 
 #: Longest line kept whole; longer ones are cut at sentence ends.
 MAX_LINE = 600

@@ -56,12 +56,9 @@ from graphmem.store.falkordb.codec import from_db
 from graphmem.store.falkordb.connection import FalkorBase
 from graphmem.store.lineindex import LineDelta, LineIndex
 from graphmem.store.records import K1, B, LineHit, LineRow
-from graphmem.store.textlines import doc_terms
+from graphmem.store.textlines import LINES_READ, TERMS_KEY, changed_terms, doc_terms
 
 __all__ = ["COLD_FTS_MIN", "LINE_INDEX_DDL", "TERMS_KEY", "FalkorLines"]
-
-#: The Meta key holding the :func:`graphmem.normalize.terms` version of the stored ``terms``.
-TERMS_KEY = "line_terms"
 
 #: Stores with at least this many lines answer a process's first search through the full-text
 #: index (module docstring).
@@ -208,12 +205,7 @@ class FalkorLines(FalkorBase):
         if self.read_only:
             self._stale_terms = self.has_lines()
             return
-        rows = self._q("MATCH (l:SessionLine) RETURN l.id, l.speaker, l.text, l.terms")
-        changed = [
-            {"id": r[0], "text": r[2], "terms": t}
-            for r in rows
-            if (t := doc_terms(r[1], r[2] or "")) != (r[3] or "")
-        ]
+        changed = changed_terms(self._q(LINES_READ))
         query = "MERGE (m:Meta {key: $k}) SET m.value = $v"
         if changed:  # the terms, the key and the line generation in one query
             query = (

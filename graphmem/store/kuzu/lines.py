@@ -52,13 +52,10 @@ from graphmem.normalize import TERMS_VERSION
 from graphmem.store.kuzu.engine import SMALL_BATCH, KuzuStore
 from graphmem.store.lineindex import LineDelta, LineIndex
 from graphmem.store.records import LineHit, LineRow
-from graphmem.store.textlines import doc_terms, split_lines
+from graphmem.store.textlines import LINES_READ, TERMS_KEY, changed_terms, doc_terms, split_lines
 from graphmem.timeutil import from_store, to_store
 
 __all__ = ["KuzuLines", "LINE_INDEX", "TERMS_KEY"]
-
-#: The meta key holding the :func:`terms` version the stored ``terms`` were computed with.
-TERMS_KEY = "line_terms"
 
 #: Name of the FTS index over ``SessionLine.terms``.
 LINE_INDEX = "graphmem_line_fts"
@@ -186,11 +183,8 @@ class KuzuLines(KuzuStore):
             self._stale_terms = self.has_lines()
             return
         with self.transaction():
-            rows = self.run("MATCH (l:SessionLine) RETURN l.id, l.speaker, l.text, l.terms")
             changed = [
-                {"id": r[0], "terms": t}
-                for r in rows
-                if (t := doc_terms(r[1], r[2] or "")) != (r[3] or "")
+                {"id": c["id"], "terms": c["terms"]} for c in changed_terms(self.run(LINES_READ))
             ]
             for i in range(0, len(changed), 20_000):
                 self.run(
