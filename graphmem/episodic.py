@@ -106,6 +106,8 @@ NEIGHBOUR_HITS = 10
 NEXT_TO = 0.999
 #: The best BM25 hits whose later, changing lines are looked for (one line index query each).
 SUCCESSOR_HITS = 3
+#: The lines of the best on-topic facts whose later, changing lines are looked for too.
+SUCCESSOR_LENT = 2
 #: Lines asked of the index for each of them.
 SUCCESSOR_SEARCH = 8
 #: Words that say something changed or was set right.
@@ -298,7 +300,9 @@ def line_candidates(
     spans = named_dates(query)
     if spans:
         rankings.append([i for i in order if any(a <= found[i].started_at < b for a, b in spans)])
-    followers = _successors(store, hits, set(query_words), found, known_at=known_at)
+    firsts = [h.line for h in hits[:SUCCESSOR_HITS]]
+    firsts += [found[i] for i in rankings[1][:SUCCESSOR_LENT]]  # the best facts' own lines
+    followers = _successors(store, firsts, set(query_words), found, known_at=known_at)
     if semantic is not None:
         ids = sorted(found)
         sims = semantic(query, [found[i].text for i in ids])
@@ -317,6 +321,7 @@ def line_candidates(
     ]
     _mark_superseded(kernel, out, valid_at=valid_at, known_at=known_at)
     _mark_said_ended(out, owner=kernel.owner, valid_at=valid_at, follows=followers)
+    _mark_restated(out, valid_at=valid_at)
     for c in out:
         if c.superseded is not None:
             c.score *= SUPERSEDED_FACTOR
@@ -336,24 +341,26 @@ def _said_after(a: LineRow, b: LineRow) -> bool:
 
 def _successors(
     store: Any,
-    hits: Sequence[Any],
+    firsts: Sequence[LineRow],
     query_words: set[str],
     found: dict[str, LineRow],
     *,
     known_at: dt.datetime,
 ) -> dict[str, str]:
-    """Later lines that say what changed in the best hits: ``{line id: the hit it follows}``.
+    """Later lines that say what changed in the first lines: ``{line id: the line it follows}``.
 
     "we stopped using story points, we're just counting tickets now" shares no word with "how
     does the team estimate work?", but it changes "do we still estimate in story points?":
-    for each of the best :data:`SUCCESSOR_HITS` hits, the line index is asked for lines with
-    the hit's own words (not the query's); a line said later, with a word of change
-    (:data:`_CHANGE_CUE`) and two of those words or one name-like one, follows the hit
+    for each first line (the best :data:`SUCCESSOR_HITS` BM25 hits and the lines of the best
+    :data:`SUCCESSOR_LENT` on-topic facts), the line index is asked for lines with the line's
+    own words (not the query's); a line said later, with a word of change
+    (:data:`_CHANGE_CUE`) and two of those words or one name-like one, follows it
     (docs/concepts/recall.md#what-changed-a-line). The new rows join ``found``.
     """
     out: dict[str, str] = {}
-    for h in hits[:SUCCESSOR_HITS]:
-        row = h.line
+    for row in firsts:
+        if row.id in out:
+            continue
         own = [w for w in dict.fromkeys(terms(row.text)) if w not in query_words]
         if not own:
             continue
@@ -567,6 +574,54 @@ def _mark_said_ended(
             c.superseded = f"{value}: no longer current from here"
         else:
             c.superseded = f"{value}: no longer current per {fmt_date(when)}"
+
+
+#: Values of a kind a later line may give otherwise: versions and addresses, amounts, shares.
+_TYPED = {
+    "version": re.compile(r"(?<![\w.$€£])v?\d+(?:\.\d+)+(?![\w%]|\.\d)"),
+    "money": re.compile(r"[$€£]\s?\d[\d,.]*(?:[kKmM]\b)?(?:/\w+)?"),
+    "share": re.compile(r"(?<![\w.])\d+(?:\.\d+)?%"),
+}
+
+
+def _typed(text: str) -> dict[str, set[str]]:
+    return {k: {v.lstrip("v").rstrip(".,") for v in rx.findall(text)} for k, rx in _TYPED.items()}
+
+
+def _mark_restated(candidates: Sequence[LineCandidate], *, valid_at: dt.datetime) -> None:
+    """Mark a line whose version, amount or share a later line shown with it gives otherwise.
+
+    "k8s version in prod is 1.27", then "the upgrade to 1.29 went through, prod is on 1.29
+    now": when the later line has a word of change (or "now") and shares a word besides the
+    values, the earlier one reads ``(1.27 possibly superseded: 1.29 per 4 Feb 2025)``
+    (docs/concepts/recall.md#said-ended). A mark, never a write.
+    """
+    typed = {c.line.id: _typed(c.line.text) for c in candidates}
+    later = [
+        c
+        for c in candidates
+        if c.line.started_at <= valid_at
+        and (_CHANGE_CUE.search(c.line.text) or re.search(r"(?i)\bnow\b", c.line.text))
+    ]
+    for c in candidates:
+        if c.superseded is not None or not any(typed[c.line.id].values()):
+            continue
+        for n in later:
+            if not _said_after(c.line, n.line):
+                continue
+            for kind, olds in typed[c.line.id].items():
+                news = typed[n.line.id][kind] - olds
+                gone = olds - typed[n.line.id][kind]
+                values = {*olds, *news}
+                words = set(terms(c.line.text)) - set(terms(" ".join(values)))
+                if news and gone and words & set(terms(n.line.text)):
+                    c.superseded = (
+                        f"{', '.join(sorted(gone))} possibly superseded: "
+                        f"{', '.join(sorted(news))} per {fmt_date(n.line.started_at)}"
+                    )
+                    break
+            if c.superseded is not None:
+                break
 
 
 def _names(value: str, text: str) -> bool:

@@ -59,3 +59,30 @@ def test_a_change_about_other_words_does_not_follow(clock: ManualClock) -> None:
     with gm.open(clock=clock, reader=NoReader()) as mem:
         _story(mem, clock, "Oskar: we moved the offsite from Porto to Lisbon")
         assert "Lisbon" not in str(mem.context(QUESTION))
+
+
+def _two(mem: gm.Memory, clock: ManualClock, later: str) -> str:
+    clock.set("2025-01-14T12:00Z")
+    mem.add_session("k8s version in prod is 1.27", started_at="2025-01-14")
+    clock.set("2025-02-04T12:00Z")
+    mem.add_session(later, started_at="2025-02-04")
+    clock.set("2025-02-05T12:00Z")
+    return next(
+        ln for ln in str(mem.context("which k8s version is prod on?")).splitlines() if "1.27" in ln
+    )
+
+
+def test_a_value_a_later_line_gives_otherwise_is_marked(clock: ManualClock) -> None:
+    with gm.open(clock=clock, reader=NoReader()) as mem:
+        old = _two(mem, clock, "the upgrade to 1.29 went through, prod is on 1.29 now")
+        assert "(1.27 possibly superseded: 1.29 per 4 Feb 2025)" in old
+
+
+def test_a_later_value_without_a_word_of_change_marks_nothing(clock: ManualClock) -> None:
+    with gm.open(clock=clock, reader=NoReader()) as mem:
+        assert "superseded" not in _two(mem, clock, "we tried k8s 1.29 in a prod-like sandbox")
+
+
+def test_a_later_value_about_other_things_marks_nothing(clock: ManualClock) -> None:
+    with gm.open(clock=clock, reader=NoReader()) as mem:
+        assert "superseded" not in _two(mem, clock, "the terraform CLI is on 1.9.2 now")
