@@ -294,6 +294,7 @@ def test_errors_page_draws_the_real_tree():
 # -- the site builds ------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # 7-8 s: the site is built in CI's slow family (.ci/run)
 def test_mkdocs_build_strict(tmp_path):
     pytest.importorskip("mkdocs")
     pytest.importorskip("material")
