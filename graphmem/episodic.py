@@ -364,7 +364,7 @@ def _successors(
         own = [w for w in dict.fromkeys(terms(row.text)) if w not in query_words]
         if not own:
             continue
-        names = {w for w in terms(" ".join(_NAME_LIKE.findall(row.text)))}
+        names = set(terms(" ".join(_NAME_LIKE.findall(row.text))))
         for later in store.search_lines(own, limit=SUCCESSOR_SEARCH, known_at=known_at):
             nb = later.line
             if nb.id in found or nb.id in out or not _said_after(row, nb):
@@ -597,6 +597,7 @@ def _mark_restated(candidates: Sequence[LineCandidate], *, valid_at: dt.datetime
     (docs/concepts/recall.md#said-ended). A mark, never a write.
     """
     typed = {c.line.id: _typed(c.line.text) for c in candidates}
+    words_of = {c.line.id: set(terms(c.line.text)) for c in candidates}
     later = [
         c
         for c in candidates
@@ -612,9 +613,10 @@ def _mark_restated(candidates: Sequence[LineCandidate], *, valid_at: dt.datetime
             for kind, olds in typed[c.line.id].items():
                 news = typed[n.line.id][kind] - olds
                 gone = olds - typed[n.line.id][kind]
-                values = {*olds, *news}
-                words = set(terms(c.line.text)) - set(terms(" ".join(values)))
-                if news and gone and words & set(terms(n.line.text)):
+                if not (news and gone):
+                    continue
+                words = words_of[c.line.id] - set(terms(" ".join({*olds, *news})))
+                if words & words_of[n.line.id]:
                     c.superseded = (
                         f"{', '.join(sorted(gone))} possibly superseded: "
                         f"{', '.join(sorted(news))} per {fmt_date(n.line.started_at)}"
