@@ -28,6 +28,7 @@ if TYPE_CHECKING:
         NotFound,
         RateLimited,
         SchemaVersionError,
+        ScopeError,
         StoreBusy,
         StoreError,
     )
@@ -57,6 +58,7 @@ __all__ = [
     "RateLimited",
     "Readings",
     "SchemaVersionError",
+    "ScopeError",
     "SearchItem",
     "Session",
     "StoreBusy",
@@ -81,6 +83,7 @@ _LAZY = {
             "NotFound",
             "RateLimited",
             "SchemaVersionError",
+            "ScopeError",
             "StoreBusy",
             "StoreError",
         ),

@@ -41,6 +41,7 @@ from graphmem.errors import InvalidInput, NotFound
 from graphmem.kernel import kernel_of
 from graphmem.models import Fact, Predicate, Session
 from graphmem.normalize import entity_key
+from graphmem.scopes import in_force
 from graphmem.store.base import Purge
 from graphmem.timeutil import TimeLike, fmt, to_utc
 from graphmem.trust import AUDIT_ACTION, is_disputed
@@ -455,6 +456,8 @@ def changes(mem: MemoryLike, *, since: TimeLike, until: TimeLike | None = None) 
         if action == AUDIT_ACTION and isinstance(info, dict):
             fid = str(info.get("fact"))
             settled = kernel.store.get_facts([fid])
+            if not settled and in_force(kernel.scope) is not None:
+                continue  # a dispute of a version this scope does not see (scopes.md#rule-1)
             verdict = "accepted" if info.get("accept") else "rejected"
             out.append(
                 Change(

@@ -411,12 +411,13 @@ def _check_versions(
         p["name"] for p in predicates if p.get("cardinality") not in ("many",) and p.get("name")
     }
     defined = {p.get("name") for p in predicates}
-    groups: dict[tuple[Any, Any], list[int]] = defaultdict(list)
+    # One slot per scope: each scope's versions hold the rule alone (docs/concepts/scopes.md).
+    groups: dict[tuple[Any, Any, Any], list[int]] = defaultdict(list)
     for i, row in enumerate(facts):
         pred = row.get("predicate")
         if i not in flagged and (pred in single or pred not in defined):
-            groups[(row.get("subject_id"), pred)].append(i)
-    for (sid, pred), idx in groups.items():
+            groups[(row.get("subject_id"), pred, row.get("scope") or "")].append(i)
+    for (sid, pred, _), idx in groups.items():
         _check_overlaps(sid, pred, [facts[i] for i in idx], out)
 
 
@@ -515,6 +516,7 @@ def _to_fact(row: Mapping[str, Any]) -> Fact:
         data[name] = _ts(value) if isinstance(value, dt.datetime) else value
     data["access_count"] = data.get("access_count") or 0
     data["pinned"] = bool(data.get("pinned"))
+    data["scope"] = data.get("scope") or ""  # NULL before schema 4: the root
     for key in ("importance", "confidence"):
         v = data.get(key)
         if isinstance(v, float) and not math.isfinite(v):

@@ -28,6 +28,7 @@ __all__ = [
     "NotFound",
     "RateLimited",
     "SchemaVersionError",
+    "ScopeError",
     "StoreBusy",
     "StoreError",
 ]
@@ -61,6 +62,14 @@ class BackfillOrderError(ClockError):
 
     A backfill records each input as learned on its own date; it must run in date order into
     a fresh memory (docs/concepts/time.md#backfilling-history).
+    """
+
+
+class ScopeError(InvalidInput):
+    """A scope outside the memory's own, or a write on a version of another scope.
+
+    A call may narrow the scope its memory was opened with, never widen it
+    (docs/concepts/scopes.md).
     """
 
 

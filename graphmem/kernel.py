@@ -245,6 +245,8 @@ class Kernel:
     aliases: dict[str, str] = field(default_factory=dict)
     #: Who may replace whom (docs/concepts/decisions.md#authority-and-disputes).
     trust: Trust = field(default_factory=lambda: _default_trust())
+    #: The scope the memory is pinned to (docs/concepts/scopes.md); ``None``: every scope.
+    scope: str | None = None
 
     @property
     def where(self) -> str:

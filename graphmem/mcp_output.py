@@ -80,6 +80,7 @@ class FactOut(_Out):
     source_ref: str | None = None
     importance: float
     confidence: float
+    scope: str = Field(default="", description="The scope it was written in; '': the root.")
 
     @classmethod
     def of(cls, f: Fact) -> FactOut:
@@ -102,6 +103,7 @@ class FactOut(_Out):
             source_ref=f.source_ref,
             importance=f.importance,
             confidence=f.confidence,
+            scope=f.scope,
         )
 
 

@@ -44,6 +44,7 @@ from graphmem.errors import ExtraUnavailable, GraphmemError, InvalidInput
 from graphmem.mcp_tools import TOOLS as _TOOLS
 from graphmem.mcp_tools import Tool
 from graphmem.mcp_wire import bad_text, initialize_reply, unmark, wire
+from graphmem.scopes import entered
 
 if TYPE_CHECKING:
     from graphmem.memory import Memory
@@ -55,6 +56,10 @@ __all__ = ["DEFAULT_PORT", "TOOLS", "build_server", "is_loopback", "serve"]
 TOOLS = tuple(_TOOLS)
 #: The HTTP transport's default port; its path is ``/mcp``.
 DEFAULT_PORT = 8765
+#: The argument every tool takes: a scope inside the server's own (docs/concepts/scopes.md).
+_SCOPE_PARAM = inspect.Parameter(
+    "scope", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=str | None
+)
 
 INSTRUCTIONS = (
     "graphmem is a long-term memory with time: every fact knows when it was true in the world "
@@ -176,11 +181,14 @@ def build_server(mem: Memory | Lender[Memory], *, marked: bool = False) -> Any:
     def register(t: Tool) -> None:
         sig = inspect.signature(t.fn, eval_str=True, locals={"Memory": Any})
         params = list(sig.parameters.values())[1:]  # the memory is the server's, not the agent's
+        # Every tool narrows the server's scope with ``scope`` (docs/concepts/scopes.md).
+        params.append(_SCOPE_PARAM)
 
         def wrapper(**kwargs: Any) -> Any:
+            asked = kwargs.pop("scope", None)
             with lock:
                 try:
-                    with use() as current:
+                    with use() as current, entered(asked, current.scope):
                         reply = t.fn(current, **kwargs)
                 except GraphmemError as exc:
                     raise tool_error(str(exc)) from exc
@@ -288,6 +296,7 @@ def serve(
     host: str = "127.0.0.1",
     port: int = DEFAULT_PORT,
     token: str | None = None,
+    scope: str | None = None,
 ) -> None:
     """Open the memory at ``path`` and serve it until the client disconnects (or Ctrl-C).
 
@@ -297,7 +306,9 @@ def serve(
     ``ontology`` is :func:`graphmem.open`'s (``"default"``, ``None`` or a file). Between tool
     calls the database is lent to other processes that ask for it (the CLI does): see
     :class:`~graphmem.store.locks.Lender`; a tool call waits up to ``wait`` seconds (default
-    :data:`~graphmem.store.locks.LEND_TIMEOUT`) for such a loan to end.
+    :data:`~graphmem.store.locks.LEND_TIMEOUT`) for such a loan to end. ``scope`` pins the
+    server to a scope: every tool reads and writes there, and a call's ``scope`` argument may
+    narrow it, never widen it (docs/concepts/scopes.md).
 
     Raises:
         ExtraUnavailable: the ``mcp`` extra is not installed.
@@ -312,7 +323,7 @@ def serve(
         if transport == "stdio":
             # The wire first: it answers initialize while the SDK loads (docs/agents.md#start-up).
             stack.enter_context(wire(early=_early_reply()))
-        _serve(path, engine, clock, ontology, wait, transport, host, port, token)
+        _serve(path, engine, clock, ontology, wait, transport, host, port, token, scope)
 
 
 def _early_reply() -> Callable[[Any], tuple[Any, bytes] | None]:
@@ -345,6 +356,7 @@ def _serve(
     host: str,
     port: int,
     token: str | None,
+    scope: str | None,
 ) -> None:
     """:func:`serve` once the stdio wire is in place."""
     from graphmem.context import prepare
@@ -355,7 +367,7 @@ def _serve(
     _sdk()  # fail before opening the database
 
     def opener() -> Memory:
-        mem = Memory(path, engine=engine, clock=clock, ontology=ontology)
+        mem = Memory(path, engine=engine, clock=clock, ontology=ontology, scope=scope)
         try:
             # Build the full-text index now (once per database; ~1 s per 100k entities)
             # rather than in the agent's first `context` call.

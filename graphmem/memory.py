@@ -33,6 +33,8 @@ from graphmem.memory_writes import MemoryWrites
 from graphmem.models import Entity, Fact, Predicate
 from graphmem.normalize import check_text
 from graphmem.ontology import Ontology
+from graphmem.scoped import ScopedStore, every_scope
+from graphmem.scopes import check_scope, scoped_calls
 from graphmem.store import open_store
 from graphmem.timeutil import Clock, TimeLike, system_clock, to_utc
 from graphmem.tracing import instrument
@@ -102,6 +104,7 @@ def open(  # noqa: A001 - the public name is part of the contract: gm.open()
     reader: Reader | None = None,
     trust: Trust | None = None,
     store: Store | None = None,
+    scope: str | None = None,
 ) -> Memory:
     """Open a memory: on disk at ``path``, in memory when ``path`` is ``None``, or on a store.
 
@@ -139,14 +142,20 @@ def open(  # noqa: A001 - the public name is part of the contract: gm.open()
             neither ``path`` nor ``engine`` with it, and its own ``read_only`` decides. The
             memory owns it from then on: closing the memory closes the store
             (docs/api.md#opening-a-memory-on-a-store).
+        scope: the scope this memory is pinned to, a path such as ``"acme/alice/agent-1"``
+            (docs/concepts/scopes.md): it reads what was written there and in its ancestors,
+            never a sibling's, and writes there. Every read and write also takes ``scope=``,
+            which may narrow it, never widen it. ``None``: every scope is read, writes go to
+            the root.
 
     Returns:
         A :class:`Memory`, usable as a context manager.
 
     Raises:
-        InvalidInput: a bad ``ontology`` (not ``"default"``, ``None`` or a valid file), a
-            file that changes the cardinality of a predicate with stored facts, or a ``store``
-            that is not a store or comes with ``path``, ``engine`` or another ``read_only``.
+        InvalidInput: a bad ``scope`` or ``ontology`` (not ``"default"``, ``None`` or a valid
+            file), a file that changes the cardinality of a predicate with stored facts, or a
+            ``store`` that is not a store or comes with ``path``, ``engine`` or another
+            ``read_only``.
         StoreBusy: another process holds the database.
         SchemaVersionError: the database was written by another schema version.
     """
@@ -161,9 +170,11 @@ def open(  # noqa: A001 - the public name is part of the contract: gm.open()
         reader=reader,
         trust=trust,
         store=store,
+        scope=scope,
     )
 
 
+@scoped_calls  # every method with a ``scope`` parameter runs in that scope (graphmem.scopes)
 @instrument  # a span per public call when OpenTelemetry is installed (graphmem.tracing)
 class Memory(MemoryWrites, MemoryReads):
     """A bi-temporal fact memory. Create it with :func:`graphmem.open`."""
@@ -181,12 +192,14 @@ class Memory(MemoryWrites, MemoryReads):
         reader: Reader | None = None,
         trust: Trust | None = None,
         store: Store | None = None,
+        scope: str | None = None,
     ) -> None:
         from graphmem.ontology import choose_ontology
         from graphmem.similarity import default_similarity
         from graphmem.trust import check_trust
 
         chosen = choose_ontology(ontology)  # before the store: a bad value creates nothing
+        pinned = None if scope is None else check_scope(scope)
         checked_trust = check_trust(trust)
         if reader is not None and not callable(getattr(reader, "read", None)):
             raise InvalidInput(
@@ -207,13 +220,17 @@ class Memory(MemoryWrites, MemoryReads):
         self.engine = store.engine
         self.closed = False
         try:
-            uow = UnitOfWork(store, clock or system_clock, self.path or ":memory:")
+            names = Ontology()
+            # Every service reaches the store through the scope filter (docs/concepts/scopes.md).
+            scoped = ScopedStore(store, names.single_valued, pinned)
+            uow = UnitOfWork(scoped.store, clock or system_clock, self.path or ":memory:")
             policy = admission if admission is not None else AdmissionPolicy()
             self._kernel = Kernel(
-                store=store,
+                store=scoped.store,
                 uow=uow,
                 path=self.path,
-                ontology=Ontology(),
+                ontology=names,
+                scope=pinned,
                 admission=policy,
                 rate=RateLimiter(
                     policy, seed=lambda since: parse_window(store.get_meta("rate_window"), since)
@@ -246,6 +263,11 @@ class Memory(MemoryWrites, MemoryReads):
     @property
     def _store(self) -> Store:
         return self._kernel.store
+
+    @property
+    def scope(self) -> str | None:
+        """The scope the memory is pinned to (docs/concepts/scopes.md); ``None``: every scope."""
+        return self._kernel.scope
 
     @property
     def ontology(self) -> Ontology:
@@ -289,7 +311,7 @@ class Memory(MemoryWrites, MemoryReads):
         if not self.closed:
             from graphmem.store.locks import ClosedStore
 
-            _OWNED.pop(id(self._kernel.store), None)
+            _OWNED.pop(id(getattr(self._kernel.store, "inner", None)), None)
             self._kernel.store.close()
             self._kernel.store = ClosedStore(self.path)  # type: ignore[assignment]
             self._kernel.uow.store = self._kernel.store
@@ -334,9 +356,11 @@ class Memory(MemoryWrites, MemoryReads):
         Raises:
             NotFound: an unknown name.
             InvalidInput: the same entity twice, or single-valued values from the same instant.
+            ScopeError: the memory is pinned to a scope (a merge renames in every scope).
         """
         from graphmem.merge import merge_entities
 
+        every_scope(self._kernel.scope, "merge_entities")
         return merge_entities(self._kernel, keep, other)
 
     # -- ontology -----------------------------------------------------------------------------
@@ -408,6 +432,7 @@ class Memory(MemoryWrites, MemoryReads):
         known_at: TimeLike | None = None,
         limit: int | None = None,
         source_type: str | None = None,
+        scope: str | None = None,
     ) -> list[Fact]:
         """Return the fact versions true at ``valid_at`` as believed at ``known_at``.
 
@@ -455,7 +480,12 @@ class Memory(MemoryWrites, MemoryReads):
         return FactList(self._kernel.subject_facts(subject, **query))
 
     def believed(
-        self, *, on: TimeLike, subject: str | None = None, predicate: str | None = None
+        self,
+        *,
+        on: TimeLike,
+        subject: str | None = None,
+        predicate: str | None = None,
+        scope: str | None = None,
     ) -> list[Fact]:
         """Return what we believed on date ``on`` was true then: ``valid_at=on, known_at=on``.
 
@@ -466,7 +496,12 @@ class Memory(MemoryWrites, MemoryReads):
         return self.facts(subject=subject, predicate=predicate, valid_at=when, known_at=when)
 
     def history(
-        self, subject: str, predicate: str | None = None, *, include_expired: bool = False
+        self,
+        subject: str,
+        predicate: str | None = None,
+        *,
+        include_expired: bool = False,
+        scope: str | None = None,
     ) -> list[Fact]:
         """Return the timeline of a subject ordered by ``valid_from``.
 
@@ -474,6 +509,8 @@ class Memory(MemoryWrites, MemoryReads):
             subject: the subject's name.
             predicate: restrict to one predicate.
             include_expired: also return versions closed in system time (the audit view).
+            scope: the scope to read in (docs/concepts/scopes.md); it may narrow the memory's,
+                never widen it.
 
         Returns:
             Current-knowledge versions (or every version), past, present and future.
@@ -486,7 +523,7 @@ class Memory(MemoryWrites, MemoryReads):
         rows.sort(key=lambda f: (f.valid_from, f.recorded_at, f.predicate, f.id))
         return FactList(rows)
 
-    def get_fact(self, fact_id: str) -> Fact:
+    def get_fact(self, fact_id: str, *, scope: str | None = None) -> Fact:
         """Return one version by id.
 
         Raises:
@@ -500,7 +537,7 @@ class Memory(MemoryWrites, MemoryReads):
             )
         return found[0]
 
-    def count_versions(self) -> int:
+    def count_versions(self, *, scope: str | None = None) -> int:
         """Return how many fact versions are stored, current and closed."""
         return self._store.count_versions()
 

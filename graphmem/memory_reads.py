@@ -31,7 +31,9 @@ class MemoryReads:
 
     _kernel: Kernel
 
-    def disputes(self, *, subject: str | None = None, include_settled: bool = False) -> list[Fact]:
+    def disputes(
+        self, *, subject: str | None = None, include_settled: bool = False, scope: str | None = None
+    ) -> list[Fact]:
         """Return the disputed versions, oldest first (never current).
 
         Writes that contradicted a current version of higher authority or confidence and were
@@ -44,7 +46,9 @@ class MemoryReads:
 
         return FactList(disputes(self._kernel, subject=subject, include_settled=include_settled))
 
-    def explain(self, subject: str, predicate: str, *, at: TimeLike) -> Readings:
+    def explain(
+        self, subject: str, predicate: str, *, at: TimeLike, scope: str | None = None
+    ) -> Readings:
         """Return the three readings of a slot at ``at``: ``.now``, ``.then``, ``.believed``.
 
         See :func:`graphmem.explain.explain`.
@@ -53,7 +57,7 @@ class MemoryReads:
 
         return explain(self._kernel, subject, predicate, at=at)
 
-    def why(self, fact_id: str) -> Explanation:
+    def why(self, fact_id: str, *, scope: str | None = None) -> Explanation:
         """Explain a version: its supersession chain and the sessions that asserted it.
 
         Raises:
@@ -65,7 +69,9 @@ class MemoryReads:
 
         return why(self._kernel, fact_id)
 
-    def changes(self, *, since: TimeLike, until: TimeLike | None = None) -> list[Change]:
+    def changes(
+        self, *, since: TimeLike, until: TimeLike | None = None, scope: str | None = None
+    ) -> list[Change]:
         """List what was learned, superseded, corrected, retracted, merged or purged in a window.
 
         Raises:
@@ -77,7 +83,13 @@ class MemoryReads:
 
         return ResultList(changes(self._kernel, since=since, until=until))
 
-    def sessions(self, *, since: TimeLike | None = None, until: TimeLike | None = None) -> Any:
+    def sessions(
+        self,
+        *,
+        since: TimeLike | None = None,
+        until: TimeLike | None = None,
+        scope: str | None = None,
+    ) -> Any:
         """Return recorded sessions, oldest first. See :func:`graphmem.sessions.sessions`."""
         from graphmem.sessions import sessions
 
@@ -90,6 +102,7 @@ class MemoryReads:
         window_days: float = 30,
         limit: int | None = None,
         weighting: str = "plain",
+        scope: str | None = None,
     ) -> Any:
         """Rank topics by hotness as of ``now``. See :func:`graphmem.topics.hot_topics`."""
         from graphmem.topics import hot_topics
@@ -100,7 +113,12 @@ class MemoryReads:
         return ResultList(found)
 
     def triage(
-        self, *, now: TimeLike | None = None, limit: int | None = 5, window_days: float = 30
+        self,
+        *,
+        now: TimeLike | None = None,
+        limit: int | None = 5,
+        window_days: float = 30,
+        scope: str | None = None,
     ) -> Any:
         """Return the topics most in need of attention. See :func:`graphmem.topics.triage`."""
         from graphmem.topics import triage
@@ -108,7 +126,12 @@ class MemoryReads:
         return ResultList(triage(self._kernel, now=now, limit=limit, window_days=window_days))
 
     def topic_health(
-        self, path: str | os.PathLike[str], *, now: TimeLike | None = None, window_days: float = 30
+        self,
+        path: str | os.PathLike[str],
+        *,
+        now: TimeLike | None = None,
+        window_days: float = 30,
+        scope: str | None = None,
     ) -> Any:
         """Score the topic files of a directory. See :func:`graphmem.topic_files.topic_health`."""
         from graphmem.topic_files import topic_health
@@ -122,13 +145,16 @@ class MemoryReads:
         now: TimeLike | None = None,
         window_days: float = 30,
         limit: int | None = 5,
+        scope: str | None = None,
     ) -> Any:
         """Triage the topic files of a directory. See :func:`graphmem.topic_files.topic_triage`."""
         from graphmem.topic_files import topic_triage
 
         return topic_triage(self._kernel, path, now=now, window_days=window_days, limit=limit)
 
-    def topic_audit(self, path: str | os.PathLike[str], *, now: TimeLike | None = None) -> Any:
+    def topic_audit(
+        self, path: str | os.PathLike[str], *, now: TimeLike | None = None, scope: str | None = None
+    ) -> Any:
         """List the stale lines of a directory. See :func:`graphmem.topic_audit.topic_audit`."""
         from graphmem.topic_audit import topic_audit
 
@@ -141,6 +167,7 @@ class MemoryReads:
         budget_tokens: int = 800,
         valid_at: TimeLike | None = None,
         known_at: TimeLike | None = None,
+        scope: str | None = None,
     ) -> Any:
         """Return the facts and session lines relevant to a query, as a block for a prompt.
 
@@ -161,6 +188,7 @@ class MemoryReads:
         valid_at: TimeLike | None = None,
         known_at: TimeLike | None = None,
         kinds: Sequence[str] = ("fact", "line"),
+        scope: str | None = None,
     ) -> Any:
         """Return scored facts and session lines for a query (kind, id, text, score, date, session).
 
@@ -181,6 +209,7 @@ class MemoryReads:
         hops: int = 1,
         valid_at: TimeLike | None = None,
         known_at: TimeLike | None = None,
+        scope: str | None = None,
     ) -> Any:
         """Return the snapshot subgraph around an entity as a ``networkx.MultiDiGraph``.
 
@@ -197,6 +226,7 @@ class MemoryReads:
         known_at: TimeLike | None = None,
         subject: str | None = None,
         hops: int | None = None,
+        scope: str | None = None,
     ) -> Any:
         """Return a snapshot as a ``networkx.MultiDiGraph`` whose edges are fact versions.
 

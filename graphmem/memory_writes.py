@@ -16,6 +16,7 @@ from graphmem.errors import InvalidInput
 from graphmem.kernel import Kernel
 from graphmem.models import Fact, Session, TextResult, WriteResult
 from graphmem.rows import validate
+from graphmem.scoped import every_scope
 from graphmem.timeutil import TimeLike
 from graphmem.writes import FIELDS, paused_gc, write_facts
 
@@ -48,6 +49,7 @@ class MemoryWrites:
         pinned: bool = False,
         source_type: str | None = None,
         learned_at: TimeLike | None = None,
+        scope: str | None = None,
     ) -> WriteResult:
         """Assert one fact and apply the write decision in one transaction.
 
@@ -72,6 +74,8 @@ class MemoryWrites:
                 ``system``, ``import`` or ``None``.
             learned_at: record the write as learned then, not now (a backfill; default
                 ``valid_from``'s default too); see docs/concepts/time.md#backfilling-history.
+            scope: the scope to write in (docs/concepts/scopes.md); it may narrow the memory's,
+                never widen it.
 
         Returns:
             What the write did: ``WriteResult(decision, fact, superseded)``.
@@ -101,7 +105,11 @@ class MemoryWrites:
             return write_facts(self._kernel, [item])[0]
 
     def add_facts(
-        self, facts: Iterable[Mapping[str, Any] | Fact], *, learned_at: TimeLike | None = None
+        self,
+        facts: Iterable[Mapping[str, Any] | Fact],
+        *,
+        learned_at: TimeLike | None = None,
+        scope: str | None = None,
     ) -> list[WriteResult]:
         """Assert many facts in one transaction, in order, with a constant number of queries.
 
@@ -111,6 +119,8 @@ class MemoryWrites:
         Args:
             facts: dictionaries with ``add_fact``'s parameters as keys, or Fact models.
             learned_at: record the batch as learned then, not now (a backfill).
+            scope: the scope to write in (docs/concepts/scopes.md); it may narrow the memory's,
+                never widen it.
 
         Returns:
             One WriteResult per input, in order.
@@ -155,6 +165,7 @@ class MemoryWrites:
         fact_id: str | None = None,
         at: TimeLike | None = None,
         reason: str | None = None,
+        scope: str | None = None,
     ) -> WriteResult:
         """End every current version of (subject, predicate[, object]) valid at ``at``.
 
@@ -169,6 +180,8 @@ class MemoryWrites:
                 from ``facts``, ``search`` or ``context``).
             at: when it stopped being true (default: now).
             reason: why, recorded on the closed versions.
+            scope: the scope to write in (docs/concepts/scopes.md); it may narrow the memory's,
+                never widen it.
 
         Returns:
             ``WriteResult(decision="invalidate", fact=first shortened version, superseded)``.
@@ -200,6 +213,7 @@ class MemoryWrites:
         *,
         reason: str | None = None,
         learned_at: TimeLike | None = None,
+        scope: str | None = None,
     ) -> WriteResult:
         """Correct a wrong fact: ``new_object`` replaces version ``fact_id`` from its start.
 
@@ -231,6 +245,7 @@ class MemoryWrites:
         source_type: str | None = None,
         similarity: Similarity | None = None,
         learned_at: TimeLike | None = None,
+        scope: str | None = None,
     ) -> TextResult:
         """Remember a text: its claims become facts (superseding what they replace), else a note.
 
@@ -264,7 +279,7 @@ class MemoryWrites:
             )
 
     def resolve_dispute(
-        self, fact_id: str, *, accept: bool, reason: str | None = None
+        self, fact_id: str, *, accept: bool, reason: str | None = None, scope: str | None = None
     ) -> WriteResult:
         """Settle one dispute in one audited write.
 
@@ -291,11 +306,13 @@ class MemoryWrites:
         Raises:
             NotFound: no such entity.
             InvalidInput: blank reason.
+            ScopeError: the memory is pinned to a scope (a purge erases from every scope).
 
         See :func:`graphmem.audit.purge`.
         """
         from graphmem.audit import purge
 
+        every_scope(self._kernel.scope, "purge")
         with self._kernel.lock:
             summary = purge(self._kernel, subject, reason=reason)
             self._kernel.store.vacuum()
@@ -314,6 +331,7 @@ class MemoryWrites:
         summary: str | None = None,
         extract: bool = True,
         learned_at: TimeLike | None = None,
+        scope: str | None = None,
     ) -> Any:
         """Record a session (episode), the facts its text states and the topics it mentions.
 
@@ -350,6 +368,7 @@ class MemoryWrites:
         *,
         extract: bool = True,
         learned_at: TimeLike | None = None,
+        scope: str | None = None,
     ) -> list[Session]:
         """Record many sessions in one transaction. See :func:`graphmem.sessions.add_sessions`.
 
@@ -367,6 +386,7 @@ class MemoryWrites:
         at: TimeLike | None = None,
         source: str | None = None,
         learned_at: TimeLike | None = None,
+        scope: str | None = None,
     ) -> Any:
         """Extract facts from text (rule-based spaCy pipeline) and write them.
 
@@ -385,6 +405,7 @@ class MemoryWrites:
         chunk: int | None = None,
         results: bool = False,
         progress: Any = None,
+        scope: str | None = None,
     ) -> Any:
         """Write a large or streamed input in chunks; atomic per chunk, not as a whole.
 

@@ -39,6 +39,7 @@ from graphmem.errors import InvalidInput, NotFound
 from graphmem.kernel import kernel_of
 from graphmem.models import Decision, Fact, trusted
 from graphmem.normalize import entity_key
+from graphmem.scoped import unfiltered
 from graphmem.temporal import Close, new_id, plan_assert
 from graphmem.timeutil import fmt
 from graphmem.writes import WriteBatch
@@ -187,7 +188,8 @@ def merge_entities(mem: MemoryLike, keep: str, other: str) -> MergeResult:
         subjects = sorted({entity_key(r.subject) for _, r in refiled})
         current = {
             sid: [v for v in vs if v.id not in moved]
-            for sid, vs in store.current_versions(subjects).items()
+            # every scope's: a merge renames an entity for all of them (docs/concepts/scopes.md)
+            for sid, vs in unfiltered(store).current_versions(subjects).items()
         }
         _refuse_ties(k, refiled, current, kept.name, gone.name)
         batch = WriteBatch(now, current)

@@ -116,6 +116,8 @@ class Fact(_Model):
     last_accessed_at: UTCDateTime | None = None
     pinned: bool = False
     source_type: SourceType | None = None
+    #: The scope the version was written in; ``""`` is the root (docs/concepts/scopes.md).
+    scope: str = ""
 
     @model_validator(mode="after")
     def _intervals(self) -> Fact:
@@ -166,6 +168,8 @@ class Session(_Model):
     summary: str | None = None
     source: str | None = None
     mentions: dict[str, int] = Field(default_factory=dict)
+    #: The scope the session was logged in; ``""`` is the root (docs/concepts/scopes.md).
+    scope: str = ""
 
 
 class WriteResult(_Model):

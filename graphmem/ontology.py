@@ -256,6 +256,11 @@ class Ontology:
         canonical = self._alias.get(key, key)
         return self._by_name.get(canonical)
 
+    def single_valued(self, name: str) -> bool:
+        """Whether a stored predicate name holds one value at a time (an unknown one: no)."""
+        p = self._by_name.get(name)
+        return p is not None and p.cardinality == "one"
+
     def resolve(self, name: str) -> Predicate:
         """Return the predicate a name denotes; unknown names get a fresh definition.
 

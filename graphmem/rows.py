@@ -199,4 +199,5 @@ def validate(
         "last_accessed_at": None,
         "pinned": pinned,
         "source_type": source_type,
+        "scope": "",  # the write's scope, set when it is applied
     }

@@ -68,6 +68,7 @@ from graphmem.errors import InvalidInput, NotFound
 from graphmem.kernel import kernel_of
 from graphmem.models import Decision, Fact, WriteResult
 from graphmem.normalize import check_text, entity_key
+from graphmem.scopes import check_own_scope
 from graphmem.temporal import plan_assert, plan_retract
 from graphmem.timeutil import TimeLike, fmt, to_utc
 
@@ -182,6 +183,7 @@ def resolve_dispute(
                 "disputes with mem.disputes() (CLI: graphmem disputes)"
             )
         d = found[0]
+        check_own_scope(d, k.scope)
         if not is_open_dispute(d):
             state = "already settled" if is_disputed(d) else "not disputed"
             raise NotDisputed(

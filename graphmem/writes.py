@@ -25,6 +25,7 @@ from graphmem.errors import InvalidInput, NotFound
 from graphmem.models import Decision, Entity, Fact, Predicate, WriteResult, trusted
 from graphmem.normalize import check_text, entity_key
 from graphmem.rows import FIELDS
+from graphmem.scopes import check_own_scope
 from graphmem.store.base import ChangeSet
 
 if TYPE_CHECKING:
@@ -457,6 +458,7 @@ def _current_version(k: Kernel, fact_id: str) -> tuple[str, Fact, list[Fact]]:
             "facts, search or context"
         )
     version = found[0]
+    check_own_scope(version, k.scope)
     sid = k.entity_id(version.subject, what="subject")
     live = k.store.current_versions([sid]).get(sid, [])
     if version.expired_at is not None or all(v.id != fact_id for v in live):

@@ -459,6 +459,7 @@ def test_schema_1_database_is_upgraded(db_path: str, engine: str) -> None:
     for stmt in DDL:
         if "SessionLine" in stmt:
             continue
+        stmt = stmt.replace(", scope STRING)", ")")  # schema 4's Fact and Session columns
         stmt = stmt.replace(", source_type STRING)", ")")  # schema 3's Fact column
         conn.execute(stmt.replace(", recorded_at TIMESTAMP)", ")") if "Session(" in stmt else stmt)
     conn.execute("CREATE (:Meta {key: 'schema_version', value: '1'})")
@@ -471,7 +472,7 @@ def test_schema_1_database_is_upgraded(db_path: str, engine: str) -> None:
     with pytest.raises(gm.SchemaVersionError, match="without read_only"):
         gm.open(db_path, engine=engine, read_only=True)
     with gm.open(db_path, engine=engine, clock=ManualClock("2026-01-01")) as mem:
-        assert mem._store.get_meta("schema_version") == "3"
+        assert mem._store.get_meta("schema_version") == "4"
         assert "- [2 Feb 2022] Kim: the boiler was repaired on Tuesday." in mem.context("boiler")
         assert mem.search("boiler", known_at="2022-02-02")[0].id == "old#1"
     with gm.open(db_path, engine=engine, read_only=True) as ro:

@@ -20,7 +20,7 @@ from graphmem.timeutil import ManualClock
 SUITES = (
     "test_memory", "test_sessions", "test_audit", "test_episodic", "test_context", "test_admission",
     "test_export", "test_ontology", "test_properties", "test_remember", "test_writes",
-    "test_write_paths", "test_extract", "test_reliability", "test_merge_entities",
+    "test_write_paths", "test_extract", "test_reliability", "test_merge_entities", "test_scopes",
 )  # fmt: skip
 # Not here: test_check (it damages rows with Kuzu Cypher through the store) and hypothesis
 # tests (their examples would share one graph; the store-level properties are in

@@ -356,10 +356,12 @@ def test_schema_2_database_is_upgraded_in_place(db_path: str, clock: ManualClock
         store = mem._store
         # Make it a schema-2 database: no source_type column, version 2.
         store.run("ALTER TABLE Fact DROP source_type")  # type: ignore[attr-defined]
+        store.run("ALTER TABLE Fact DROP scope")  # type: ignore[attr-defined]
+        store.run("ALTER TABLE Session DROP scope")  # type: ignore[attr-defined]
         store.run("MATCH (m:Meta {key: 'schema_version'}) SET m.value = '2'")  # type: ignore[attr-defined]
     clock.set("2026-02-01")
     with gm.open(db_path, clock=clock, engine=ENGINE) as mem:
-        assert mem._store.get_meta("schema_version") == "3"
+        assert mem._store.get_meta("schema_version") == "4"
         assert [(f.object, f.source_type) for f in mem.facts()] == [("Go", None)]
         # an unranked version is not protected
         assert mem.add_fact("api", "runs_on", "Rust", source_type="agent").decision is (
@@ -444,7 +446,7 @@ def test_falkordb_schema_2_graph_is_upgraded(falkordb_url: str, clock: ManualClo
         mem._store._w("MATCH (m:Meta {key: 'schema_version'}) SET m.value = '2'", {})  # type: ignore[attr-defined]
     clock.set("2026-02-01")
     with gm.open(falkordb_url, clock=clock) as mem:
-        assert mem._store.get_meta("schema_version") == "3"
+        assert mem._store.get_meta("schema_version") == "4"
         assert [(f.object, f.source_type) for f in mem.facts()] == [("Go", None)]
         mem.add_fact("api", "runs_on", "Rust", source_type="agent", confidence=0.2)
         assert [d.object for d in mem.disputes()] == ["Rust"]

@@ -1,7 +1,8 @@
 """The ``graphmem`` command line: one subcommand per verb, thin over :class:`graphmem.Memory`.
 
 Global options: ``--db PATH`` (env ``GRAPHMEM_DB``, default ``~/.graphmem/memory.kuzu``),
-``--engine``, ``--read-only``, ``--ontology default|none|PATH`` (env ``GRAPHMEM_ONTOLOGY``).
+``--engine``, ``--read-only``, ``--ontology default|none|PATH`` (env ``GRAPHMEM_ONTOLOGY``),
+``--scope PATH`` (env ``GRAPHMEM_SCOPE``, docs/concepts/scopes.md).
 Every read takes ``--json``. Bad input prints one line ``Error: ...`` and exits 1, without a
 traceback.
 
@@ -62,6 +63,19 @@ def _ontology_option(ctx: click.Context, param: click.Parameter, value: str) -> 
     return value
 
 
+def _scope_option(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """Check ``--scope``: a path of names such as ``acme/alice`` (docs/concepts/scopes.md)."""
+    if value is None:
+        return None
+    from graphmem.errors import InvalidInput
+    from graphmem.scopes import check_scope
+
+    try:
+        return check_scope(value)
+    except InvalidInput as exc:
+        raise click.BadParameter(str(exc), ctx=ctx, param=param) from exc
+
+
 @click.group(
     cls=GraphmemGroup,
     invoke_without_command=True,  # `graphmem` alone prints this help and exits 0
@@ -95,10 +109,25 @@ def _ontology_option(ctx: click.Context, param: click.Parameter, value: str) -> 
     help="Predicates of a new database: the shipped ones, none, or a JSON file (merged into an "
     "existing database; env GRAPHMEM_ONTOLOGY).",
 )
+@click.option(
+    "--scope",
+    "scope",
+    envvar="GRAPHMEM_SCOPE",
+    default=None,
+    metavar="PATH",
+    callback=_scope_option,
+    help="Read and write in this scope, e.g. acme/alice (env GRAPHMEM_SCOPE; default: every "
+    "scope is read, writes go to the root).",
+)
 @click.version_option(__version__, package_name="graphmem")
 @click.pass_context
 def cli(
-    ctx: click.Context, db: str | None, engine: str, read_only: bool, ontology: str | None
+    ctx: click.Context,
+    db: str | None,
+    engine: str,
+    read_only: bool,
+    ontology: str | None,
+    scope: str | None,
 ) -> None:
     """graphmem: a bi-temporal knowledge-graph memory for AI agents.
 
@@ -106,7 +135,7 @@ def cli(
     relative date such as 'next tuesday' or '3 days ago' (wall clock, UTC). With --json,
     results are JSON on stdout and errors one JSON object on stderr.
     """
-    ctx.obj = Settings(db=db, engine=engine, read_only=read_only, ontology=ontology)
+    ctx.obj = Settings(db=db, engine=engine, read_only=read_only, ontology=ontology, scope=scope)
     if ctx.invoked_subcommand is None:
         click.echo(ctx.get_help())
 

@@ -169,6 +169,7 @@ def mcp_cmd(
         host=host,
         port=port,
         token=token,
+        scope=settings.scope,
     )
 
 

@@ -49,6 +49,8 @@ class Settings:
     engine: str
     read_only: bool
     ontology: str | None = "default"
+    #: ``--scope``: the scope every command reads and writes in (docs/concepts/scopes.md).
+    scope: str | None = None
 
 
 class CommandError(click.ClickException):
@@ -242,7 +244,12 @@ def open_memory(ctx: click.Context, *, read_only: bool | None = None) -> Iterato
             f"no database at {path!r}; write something first or pass --db", kind="NotFound"
         )
     with open_path(
-        path, engine=settings.engine, read_only=ro, ontology=settings.ontology, borrow=exists
+        path,
+        engine=settings.engine,
+        read_only=ro,
+        ontology=settings.ontology,
+        borrow=exists,
+        scope=settings.scope,
     ) as mem:
         yield mem
 
@@ -255,6 +262,7 @@ def open_path(
     read_only: bool,
     ontology: str | None = "default",
     borrow: bool = True,
+    scope: str | None = None,
 ) -> Iterator[Any]:
     """Open the memory at ``path`` (a path or URL), borrowing it from a running server.
 
@@ -277,7 +285,9 @@ def open_path(
         delay = 0.01
         while True:
             try:
-                mem = Memory(path, engine=engine, read_only=read_only, ontology=ontology)
+                mem = Memory(
+                    path, engine=engine, read_only=read_only, ontology=ontology, scope=scope
+                )
                 break
             except StoreBusy:
                 if lender is None or time.monotonic() + delay > deadline:
@@ -333,8 +343,11 @@ def fact_table(
 
     fmt = fmt_when
     table = Table(title=title, show_lines=False)
+    scoped = any(f.scope for f in facts)  # several scopes shown: say whose (scopes.md)
     for col in ("subject", "predicate", "object", "valid", *(("known", "reason") if audit else ())):
         table.add_column(col, overflow="ellipsis")
+    if scoped:
+        table.add_column("scope", overflow="ellipsis")
     if changed is not None:
         table.add_column("since then", overflow="ellipsis")
     for f in facts:
@@ -349,6 +362,8 @@ def fact_table(
                 f"{fmt(f.recorded_at)} → {fmt(f.expired_at) if f.expired_at else 'now'}",
                 f.reason or "",
             ]
+        if scoped:
+            cells.append(f.scope or "/")
         if changed is not None:
             cells.append(changed(f))
         table.add_row(*(clip(c) for c in cells))

@@ -289,6 +289,10 @@ class SessionStore(Protocol):
         """Those of ``ids`` that name stored sessions."""
         ...
 
+    def session_scopes(self) -> dict[str, str]:
+        """``{session id: scope}`` of the sessions outside the root (docs/concepts/scopes.md)."""
+        ...
+
     def read_sessions(
         self,
         *,

@@ -54,6 +54,7 @@ class FactView:
     access_count: int
     pinned: bool
     source: str | None = None
+    scope: str = ""
 
     @classmethod
     def from_row(
@@ -62,7 +63,7 @@ class FactView:
         """Build a view from one row of a backend's fact-view query.
 
         The row holds ``subject id, subject, fid, predicate, object, valid_from, valid_to,
-        recorded_at, statement, kind, importance, access_count, pinned, source``; ``time``
+        recorded_at, statement, kind, importance, access_count, pinned, source[, scope]``; ``time``
         decodes the backend's stored times; ``via`` ``None`` means the subject.
         """
         vf, vt, rec = time(r[5]), time(r[6]), time(r[7])
@@ -84,6 +85,7 @@ class FactView:
             access_count=int(r[11] or 0),
             pinned=bool(r[12]),
             source=r[13],
+            scope=(r[14] if len(r) > 14 else None) or "",
         )
 
     def valid_at(self, t: dt.datetime) -> bool:

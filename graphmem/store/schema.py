@@ -15,8 +15,9 @@ __all__ = ["FACT_COLUMNS", "SCHEMA_VERSION", "TABLES"]
 #: upgraded on a writable open, any other version refuses to open.
 #: 2: ``Session.recorded_at`` (system time of the write) and the ``SessionLine`` table
 #: (docs/concepts/recall.md#rule-6). 3: ``Fact.source_type`` (who said it;
-#: docs/concepts/decisions.md#authority-and-disputes).
-SCHEMA_VERSION = 3
+#: docs/concepts/decisions.md#authority-and-disputes). 4: ``Fact.scope`` and ``Session.scope``
+#: (docs/concepts/scopes.md).
+SCHEMA_VERSION = 4
 
 #: Fact edge properties in storage order (after the FROM/TO endpoints).
 FACT_COLUMNS: tuple[tuple[str, str], ...] = (
@@ -39,6 +40,7 @@ FACT_COLUMNS: tuple[tuple[str, str], ...] = (
     ("last_accessed_at", "TIMESTAMP"),
     ("pinned", "BOOLEAN"),
     ("source_type", "STRING"),
+    ("scope", "STRING"),
 )
 
 #: The node and rel tables of a database, in the order the DDL creates them.

@@ -155,8 +155,9 @@ class FalkorStore(FalkorFacts, FalkorSessions, FalkorSearch, FalkorTransfer, Fal
                         f"{' (labels ' + ', '.join(str(u[0]) for u in used) + ')' if used else ''}"
                         "; use another graph name in the URL"
                     )
-            elif found == "2" and not self.read_only:
-                # Schema 3 adds Fact.source_type, a property older edges simply lack (NULL).
+            elif found in ("2", "3") and not self.read_only:
+                # Schema 3 adds Fact.source_type, 4 Fact.scope and Session.scope: properties
+                # older nodes and edges simply lack (NULL, the root scope).
                 self._w(
                     "MATCH (m:Meta {key: 'schema_version'}) SET m.value = $v", {"v": SCHEMA_VERSION}
                 )

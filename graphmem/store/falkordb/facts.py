@@ -43,6 +43,7 @@ def fact_from_row(row: Sequence[Any]) -> Fact:
         data["id" if name == "fid" else name] = from_db(value) if name in _TIME_COLS else value
     data["access_count"] = data["access_count"] or 0
     data["pinned"] = bool(data["pinned"])
+    data["scope"] = data["scope"] or ""  # absent on versions written before schema 4
     try:
         return Fact.model_validate(data)
     except ValidationError:

@@ -54,7 +54,7 @@ _WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
 
 _VIEW = (
     "a.id, a.name, r.fid, r.predicate, r.object, r.valid_from, r.valid_to, r.recorded_at, "
-    "r.statement, r.kind, r.importance, r.access_count, r.pinned, r.source"
+    "r.statement, r.kind, r.importance, r.access_count, r.pinned, r.source, r.scope"
 )
 _VIEW_AS = ", ".join(f"{c} AS c{i}" for i, c in enumerate(_VIEW.split(", ")))
 _VIEW_COLS = ", ".join(f"c{i}" for i in range(len(_VIEW.split(", "))))

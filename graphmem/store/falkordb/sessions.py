@@ -47,7 +47,7 @@ _MENTIONS = (
 )
 _SESSION_RETURN = (
     "s.id, s.started_at, s.ended_at, s.title, s.text, s.summary, s.source, "
-    "collect({name: e.name, n: m.count})"
+    "collect({name: e.name, n: m.count}), s.scope"
 )
 
 
@@ -69,6 +69,7 @@ def _session(r: Sequence[Any]) -> Session:
         summary=r[5],
         source=r[6],
         mentions=dict(sorted(mentions.items())),
+        scope=r[8] or "",
     )
 
 
@@ -83,6 +84,11 @@ class FalkorSessions(FalkorBase):
             "UNWIND $ids AS i MATCH (s:Session {id: i}) RETURN s.id", {"ids": sorted(set(ids))}
         )
         return {r[0] for r in rows}
+
+    def session_scopes(self) -> dict[str, str]:
+        """Return ``{session id: scope}`` of the sessions outside the root scope."""
+        rows = self._q("MATCH (s:Session) WHERE s.scope IS NOT NULL RETURN s.id, s.scope")
+        return {r[0]: r[1] for r in rows if r[1]}
 
     def read_sessions(
         self,

@@ -152,7 +152,7 @@ class FalkorTransfer(FalkorBase):
         rows = self._q(
             "MATCH (s:Session) OPTIONAL MATCH (s)-[m:MENTIONS]->(e:Entity) "
             "RETURN s.id, s.started_at, s.ended_at, s.title, s.text, s.summary, s.source, "
-            "collect({e: e.id, n: m.count}), s.recorded_at"
+            "collect({e: e.id, n: m.count}), s.recorded_at, s.scope"
         )
         out = []
         for r in sorted(rows, key=lambda r: (r[1] if r[1] is not None else -(2**63), r[0])):
@@ -168,6 +168,7 @@ class FalkorTransfer(FalkorBase):
                     "source": r[6],
                     "mentions": dict(sorted(mentions.items())),
                     "recorded_at": from_db(r[8]),
+                    "scope": r[9] or "",
                 }
             )
         return out

@@ -150,6 +150,7 @@ def _session_props(
     summary: str | None,
     source: str | None,
     recorded: dt.datetime,
+    scope: str | None = None,
 ) -> dict[str, Any]:
     props = {
         "id": sid,
@@ -160,6 +161,7 @@ def _session_props(
         "summary": summary,
         "source": source,
         "recorded_at": to_db(recorded),
+        "scope": scope or None,  # the root scope is absent, as on sessions before schema 4
     }
     return {k: v for k, v in props.items() if v is not None}
 
@@ -451,7 +453,15 @@ class FalkorWrites(FalkorOrder):
             "MERGE (s:Session {id: row.id}) SET s = row",
             [
                 _session_props(
-                    s.id, s.started_at, s.ended_at, s.title, s.text, s.summary, s.source, at
+                    s.id,
+                    s.started_at,
+                    s.ended_at,
+                    s.title,
+                    s.text,
+                    s.summary,
+                    s.source,
+                    at,
+                    s.scope,
                 )
                 for s, _ in sessions.values()
             ],
@@ -506,6 +516,7 @@ class FalkorWrites(FalkorOrder):
                     r.get("summary"),
                     r.get("source"),
                     recorded,
+                    r.get("scope"),
                 )
             )
             if r.get("text"):

@@ -61,6 +61,7 @@ def _fact_from_row(row: Sequence[Any]) -> Fact:
         last,
         pin,
         st,
+        sc,
     ) = row[1:]
     utc = _UTC
     return trusted(
@@ -86,6 +87,7 @@ def _fact_from_row(row: Sequence[Any]) -> Fact:
             "last_accessed_at": last if last is None or last.tzinfo else last.replace(tzinfo=utc),
             "pinned": bool(pin),
             "source_type": st,
+            "scope": sc or "",
         },
     )
 

@@ -24,7 +24,7 @@ DDL: tuple[str, ...] = (
     "aliases STRING[], inverse STRING, symmetric BOOLEAN, description STRING)",
     "CREATE NODE TABLE IF NOT EXISTS Session(id STRING PRIMARY KEY, started_at TIMESTAMP, "
     "ended_at TIMESTAMP, title STRING, text STRING, summary STRING, source STRING, "
-    "recorded_at TIMESTAMP)",
+    "recorded_at TIMESTAMP, scope STRING)",
     "CREATE NODE TABLE IF NOT EXISTS SessionLine(id STRING PRIMARY KEY, session STRING, n INT64, "
     "speaker STRING, text STRING, terms STRING, started_at TIMESTAMP, recorded_at TIMESTAMP)",
     "CREATE NODE TABLE IF NOT EXISTS Audit(id STRING PRIMARY KEY, at TIMESTAMP, action STRING, "
@@ -35,6 +35,9 @@ DDL: tuple[str, ...] = (
     "CREATE REL TABLE IF NOT EXISTS MENTIONS(FROM Session TO Entity, count INT64)",
 )
 
+#: Schema 4's columns (docs/concepts/scopes.md): NULL on older rows reads as the root scope.
+_SCOPES = ("ALTER TABLE Fact ADD scope STRING", "ALTER TABLE Session ADD scope STRING")
+
 #: DDL that upgrades a database of an older schema version, by version found. The data part of
 #: an upgrade (filling new columns, indexing the lines of stored sessions) is
 #: :meth:`upgrade_data`.
@@ -43,6 +46,8 @@ UPGRADES: dict[str, tuple[str, ...]] = {
         "ALTER TABLE Session ADD recorded_at TIMESTAMP",
         DDL[4],  # SessionLine
         "ALTER TABLE Fact ADD source_type STRING",
+        *_SCOPES,
     ),
-    "2": ("ALTER TABLE Fact ADD source_type STRING",),
+    "2": ("ALTER TABLE Fact ADD source_type STRING", *_SCOPES),
+    "3": _SCOPES,
 }

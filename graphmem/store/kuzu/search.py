@@ -54,7 +54,7 @@ ENTITY_INDEX = "graphmem_entity_fts"
 # Only the columns context needs: on Kuzu 0.11.3 each returned rel column costs ~0.1 ms a query.
 _VIEW = (
     "a.id, a.name, r.fid, r.predicate, r.object, r.valid_from, r.valid_to, r.recorded_at, "
-    "r.statement, r.kind, r.importance, r.access_count, r.pinned, r.source"
+    "r.statement, r.kind, r.importance, r.access_count, r.pinned, r.source, r.scope"
 )
 _KNOWN = "r.recorded_at <= $k AND (r.expired_at IS NULL OR $k < r.expired_at)"
 _VALID = "r.valid_from <= $v AND (r.valid_to IS NULL OR $v < r.valid_to)"

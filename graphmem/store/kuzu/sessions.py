@@ -48,6 +48,7 @@ _SESSION_COLUMNS: tuple[tuple[str, str], ...] = (
     ("summary", "STRING"),
     ("source", "STRING"),
     ("recorded_at", "TIMESTAMP"),
+    ("scope", "STRING"),
 )
 
 # A fact version counts "as of $now" when it was believed then and had started by then; its
@@ -77,6 +78,7 @@ def _session_params(session: Session) -> dict[str, Any]:
         "text": session.text,
         "summary": session.summary,
         "source": session.source,
+        "scope": session.scope or None,  # the root scope is NULL, as before schema 4
     }
 
 
@@ -166,7 +168,8 @@ class KuzuSessions(KuzuLines):
                 "s.title = cast(row.title AS STRING), "
                 "s.text = cast(row.text AS STRING), s.summary = cast(row.summary AS STRING), "
                 "s.source = cast(row.source AS STRING), "
-                "s.recorded_at = cast(row.recorded_at AS TIMESTAMP)",
+                "s.recorded_at = cast(row.recorded_at AS TIMESTAMP), "
+                "s.scope = cast(row.scope AS STRING)",
                 {"rows": old},
             )
         if len(new) > SMALL_BATCH:
@@ -205,6 +208,11 @@ class KuzuSessions(KuzuLines):
             ],
             existing=[p["id"] for p in old],
         )
+
+    def session_scopes(self) -> dict[str, str]:
+        """Return ``{session id: scope}`` of the sessions outside the root scope."""
+        rows = self.run("MATCH (s:Session) WHERE s.scope IS NOT NULL RETURN s.id, s.scope")
+        return {r[0]: r[1] for r in rows if r[1]}
 
     def read_sessions(
         self,
@@ -245,7 +253,7 @@ class KuzuSessions(KuzuLines):
         rows = self.run(
             f"{match} {where}OPTIONAL MATCH (s)-[m:MENTIONS]->(e:Entity) "
             "RETURN s.id, s.started_at, s.ended_at, s.title, s.text, s.summary, s.source, "
-            "collect({name: e.name, n: m.count}) ORDER BY s.started_at, s.id",
+            "collect({name: e.name, n: m.count}), s.scope ORDER BY s.started_at, s.id",
             params,
         )
         out = []
@@ -263,6 +271,7 @@ class KuzuSessions(KuzuLines):
                     summary=r[5],
                     source=r[6],
                     mentions=dict(sorted(mentions.items())),
+                    scope=r[8] or "",
                 )
             )
         return out

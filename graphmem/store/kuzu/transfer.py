@@ -250,7 +250,7 @@ class KuzuTransfer(KuzuLines):
         rows = self.run(
             "MATCH (s:Session) OPTIONAL MATCH (s)-[m:MENTIONS]->(e:Entity) "
             "RETURN s.id, s.started_at, s.ended_at, s.title, s.text, s.summary, s.source, "
-            "collect({e: e.id, n: m.count}), s.recorded_at ORDER BY s.started_at, s.id"
+            "collect({e: e.id, n: m.count}), s.recorded_at, s.scope ORDER BY s.started_at, s.id"
         )
         out = []
         for r in rows:
@@ -266,6 +266,7 @@ class KuzuTransfer(KuzuLines):
                     "source": r[6],
                     "mentions": dict(sorted(mentions.items())),
                     "recorded_at": from_store(r[8]),
+                    "scope": r[9] or "",
                 }
             )
         return out
@@ -319,7 +320,7 @@ class KuzuTransfer(KuzuLines):
             "ended_at: cast(row.ended_at AS TIMESTAMP), "
             "title: cast(row.title AS STRING), text: cast(row.text AS STRING), "
             "summary: cast(row.summary AS STRING), source: cast(row.source AS STRING), "
-            "recorded_at: cast(row.recorded_at AS TIMESTAMP)})",
+            "recorded_at: cast(row.recorded_at AS TIMESTAMP), scope: cast(row.scope AS STRING)})",
             {
                 "rows": [
                     {
@@ -331,6 +332,7 @@ class KuzuTransfer(KuzuLines):
                         "summary": r.get("summary"),
                         "source": r.get("source"),
                         "recorded_at": to_store(r.get("recorded_at") or r["started_at"]),
+                        "scope": r.get("scope") or None,
                     }
                     for r in rows
                 ]

@@ -1,0 +1,462 @@
+"""The store as a scope sees it: every service reads and writes through this one filter.
+
+:class:`ScopedStore` wraps a backend (docs/concepts/scopes.md). With no scope in force
+(:func:`graphmem.scopes.in_force` is ``None``) every read passes through unchanged, so a memory
+that never uses scopes reads exactly what it did. In scope ``S`` each read keeps what ``S``
+sees (:func:`graphmem.scopes.nearest`): fact versions of ``S`` and its ancestors with the
+nearest scope's value of a single-valued slot, sessions and their lines of the same scopes,
+and the topic aggregates computed over those alone. Whatever the scope, a write's planning
+read (:meth:`current_versions`) sees only the versions of the scope the write is recorded in,
+and :meth:`apply` records the change set's new versions and sessions in it: one write path,
+so supersession never crosses scopes.
+
+The backends store the scope as a column; the filtering is here, once, for every backend.
+Scoped topic aggregates read the visible sessions and versions in Python: a scan of the
+store, where the unscoped ones are one aggregate query.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import Counter
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from typing import Any, cast
+
+from graphmem.errors import ScopeError
+from graphmem.models import Fact, Session
+from graphmem.scopes import in_force, nearest, visible_set, write_scope
+from graphmem.store.base import (
+    Applied,
+    ChangeSet,
+    Edge,
+    FactActivity,
+    FactView,
+    LineHit,
+    LineRow,
+    MentionCounts,
+    MentionGroup,
+    SessionClaim,
+    Store,
+)
+
+__all__ = ["ScopedStore", "every_scope", "unfiltered"]
+
+
+#: The attributes of the filter itself; any other is set on the backend.
+_OWN = frozenset({"inner", "pinned", "_one", "_sessions"})
+
+
+def unfiltered(store: Store) -> Store:
+    """The backend under the scope filter: for what every scope shares (a merge, a purge)."""
+    inner = getattr(store, "inner", None)
+    return store if inner is None else cast(Store, inner)
+
+
+def every_scope(pinned: str | None, what: str) -> None:
+    """Refuse an operation that changes every scope when the call runs in one.
+
+    Raises:
+        ScopeError: a scope is in force.
+    """
+    scope = in_force(pinned)
+    if scope is not None:
+        raise ScopeError(
+            f"{what} changes every scope of the memory and this call runs in scope {scope!r};"
+            " do it from a memory opened without a scope"
+        )
+
+
+def _no_end(_: object) -> None:
+    return None
+
+
+class ScopedStore:
+    """A :class:`~graphmem.store.base.Store` that shows and writes one scope's view."""
+
+    def __init__(self, inner: Store, one: Callable[[str], bool], pinned: str | None) -> None:
+        #: The backend.
+        self.inner = inner
+        #: The memory's own scope (``None``: every scope), in force outside its calls.
+        self.pinned = pinned
+        self._one = one  # whether a predicate is single-valued (the live ontology)
+        self._sessions: tuple[dt.datetime | None, dict[str, str]] | None = None
+
+    @property
+    def store(self) -> Store:
+        """This filter, typed as the store it stands for."""
+        return cast(Store, self)
+
+    def __getattr__(self, name: str) -> Any:
+        # Everything this class does not filter (metadata, entities, integrity rows, ...).
+        return getattr(self.inner, name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        # A backend's settings (its copy policy, a test's seam) are the backend's.
+        if name in _OWN:
+            object.__setattr__(self, name, value)
+        else:
+            setattr(self.inner, name, value)
+
+    # -- the write path -----------------------------------------------------------------------
+
+    def apply(self, changes: ChangeSet) -> Applied:
+        """Record the change set's new versions and sessions in the write's scope, then apply."""
+        scope = write_scope(self.pinned)
+        if scope:
+            for _, _, f in changes.inserts:
+                if not f.scope:  # a version this write built (a refiled one keeps its own)
+                    f.__dict__["scope"] = scope
+            changes.sessions = [
+                (s if s.scope else s.model_copy(update={"scope": scope}), counts)
+                for s, counts in changes.sessions
+            ]
+        if changes.sessions:
+            self._sessions = None
+        return self.inner.apply(changes)
+
+    def current_versions(self, subject_ids: Sequence[str], **kw: Any) -> dict[str, list[Fact]]:
+        """The current versions of the write's own scope (what it may supersede)."""
+        rows = self.inner.current_versions(subject_ids, **kw)
+        scope = write_scope(self.pinned)
+        return {sid: [f for f in vs if f.scope == scope] for sid, vs in rows.items()}
+
+    # -- fact versions ------------------------------------------------------------------------
+
+    def _facts(self, rows: Sequence[Fact], scope: str) -> list[Fact]:
+        return nearest(
+            rows, scope, one=self._one, subject=lambda f: f.subject, expired=lambda f: f.expired_at
+        )
+
+    def _views(self, rows: Sequence[FactView], scope: str) -> list[FactView]:
+        return nearest(rows, scope, one=self._one, subject=lambda v: v.subject_id, expired=_no_end)
+
+    def _edges(self, rows: Sequence[Edge], scope: str) -> list[Edge]:
+        facts = {id(f): (s, o, f) for s, o, f in rows}
+        kept = nearest(
+            [f for _, _, f in rows],
+            scope,
+            one=self._one,
+            subject=lambda f: f.subject,
+            expired=lambda f: f.expired_at,
+        )
+        return [facts[id(f)] for f in kept]
+
+    def query_facts(self, *, limit: int | None = None, **query: Any) -> list[Fact]:
+        """The versions matching the filters that the scope in force sees."""
+        scope = in_force(self.pinned)
+        if scope is None:
+            return self.inner.query_facts(limit=limit, **query)
+        rows = self._facts(self.inner.query_facts(**query), scope)
+        return rows if limit is None else rows[:limit]
+
+    def get_facts(self, fids: Sequence[str]) -> list[Fact]:
+        """The versions of ``fids`` the scope in force sees."""
+        rows = self.inner.get_facts(fids)
+        scope = in_force(self.pinned)
+        if scope is None:
+            return rows
+        seen = visible_set(scope)
+        return [f for f in rows if f.scope in seen]
+
+    def changed_between(self, since: dt.datetime, until: dt.datetime | None) -> list[Fact]:
+        """The changed versions the scope in force sees."""
+        rows = self.inner.changed_between(since, until)
+        scope = in_force(self.pinned)
+        if scope is None:
+            return rows
+        seen = visible_set(scope)
+        return [f for f in rows if f.scope in seen]
+
+    def count_versions(self) -> int:
+        """How many versions the scope in force sees."""
+        scope = in_force(self.pinned)
+        if scope is None:
+            return self.inner.count_versions()
+        seen = visible_set(scope)
+        return sum(1 for _, _, f in self.inner.all_facts() if f.scope in seen)
+
+    def facts_from(
+        self, ids: Sequence[str], *, known_at: dt.datetime, limit: int = 2000
+    ) -> list[FactView]:
+        """The versions from these subjects the scope in force sees."""
+        rows = self.inner.facts_from(ids, known_at=known_at, limit=limit)
+        scope = in_force(self.pinned)
+        return rows if scope is None else self._views(rows, scope)
+
+    def facts_to(
+        self, ids: Sequence[str], *, known_at: dt.datetime, valid_at: dt.datetime, limit: int = 50
+    ) -> list[FactView]:
+        """The versions into these objects the scope in force sees."""
+        rows = self.inner.facts_to(ids, known_at=known_at, valid_at=valid_at, limit=limit)
+        scope = in_force(self.pinned)
+        return rows if scope is None else self._views(rows, scope)
+
+    def versions_of(
+        self, pairs: Iterable[tuple[str, str]], *, known_at: dt.datetime
+    ) -> list[FactView]:
+        """The versions of these slots the scope in force sees."""
+        rows = self.inner.versions_of(pairs, known_at=known_at)
+        scope = in_force(self.pinned)
+        return rows if scope is None else self._views(rows, scope)
+
+    def snapshot_edges(
+        self, *, valid_at: dt.datetime, known_at: dt.datetime, subject_id: str | None = None
+    ) -> list[Edge]:
+        """The graph at a point as the scope in force sees it."""
+        rows = self.inner.snapshot_edges(
+            valid_at=valid_at, known_at=known_at, subject_id=subject_id
+        )
+        scope = in_force(self.pinned)
+        return rows if scope is None else self._edges(rows, scope)
+
+    def ball(
+        self, entity_id: str, hops: int, *, valid_at: dt.datetime, known_at: dt.datetime
+    ) -> tuple[list[dict[str, Any]], list[Edge]] | None:
+        """The entities and edges around an entity as the scope in force sees them."""
+        found = self.inner.ball(entity_id, hops, valid_at=valid_at, known_at=known_at)
+        scope = in_force(self.pinned)
+        if scope is None or found is None:
+            return found
+        entities, edges = found
+        kept = self._edges(edges, scope)
+        ends = {entity_id} | {s for s, _, _ in kept} | {o for _, o, _ in kept}
+        return [e for e in entities if e.get("id") in ends], kept
+
+    def all_facts(self) -> list[Edge]:
+        """Every version the scope in force sees."""
+        rows = self.inner.all_facts()
+        scope = in_force(self.pinned)
+        if scope is None:
+            return rows
+        seen = visible_set(scope)
+        return [e for e in rows if e[2].scope in seen]
+
+    # -- sessions -----------------------------------------------------------------------------
+
+    def _session_scopes(self) -> dict[str, str]:
+        """``{session id: scope}`` of the sessions outside the root, read once per write."""
+        marker = self.inner.max_system_time()
+        cached = self._sessions
+        if cached is None or cached[0] != marker:
+            cached = (marker, self.inner.session_scopes())
+            self._sessions = cached
+        return cached[1]
+
+    def _hidden_sessions(self, scope: str) -> set[str]:
+        seen = visible_set(scope)
+        return {sid for sid, s in self._session_scopes().items() if s not in seen}
+
+    def _keep_sessions(self, rows: Sequence[Session]) -> list[Session]:
+        scope = in_force(self.pinned)
+        if scope is None:
+            return list(rows)
+        seen = visible_set(scope)
+        return [s for s in rows if s.scope in seen]
+
+    def read_sessions(
+        self,
+        *,
+        since: dt.datetime | None = None,
+        until: dt.datetime | None = None,
+        ids: Sequence[str] | None = None,
+    ) -> list[Session]:
+        """The sessions the scope in force sees."""
+        return self._keep_sessions(self.inner.read_sessions(since=since, until=until, ids=ids))
+
+    def get_sessions(self, ids: Sequence[str]) -> list[Session]:
+        """The sessions of ``ids`` the scope in force sees."""
+        return self._keep_sessions(self.inner.get_sessions(ids))
+
+    def all_sessions(self) -> list[dict[str, Any]]:
+        """Every session row the scope in force sees."""
+        rows = self.inner.all_sessions()
+        scope = in_force(self.pinned)
+        if scope is None:
+            return rows
+        seen = visible_set(scope)
+        return [r for r in rows if (r.get("scope") or "") in seen]
+
+    def count_sessions(self, *, until: dt.datetime | None = None) -> int:
+        """How many sessions the scope in force sees (started by ``until``)."""
+        total = self.inner.count_sessions(until=until)
+        scope = in_force(self.pinned)
+        if scope is None:
+            return total
+        hidden = self.inner.session_start_times(sorted(self._hidden_sessions(scope)))
+        return total - sum(1 for t in hidden.values() if until is None or t <= until)
+
+    def session_fact_ids(self, session_id: str) -> list[str]:
+        """The versions written from a session the scope in force sees."""
+        scope = in_force(self.pinned)
+        if scope is not None and session_id in self._hidden_sessions(scope):
+            return []
+        return self.inner.session_fact_ids(session_id)
+
+    def session_start_times(self, ids: Sequence[str]) -> dict[str, dt.datetime]:
+        """The start times of the sessions of ``ids`` the scope in force sees."""
+        rows = self.inner.session_start_times(ids)
+        scope = in_force(self.pinned)
+        if scope is None:
+            return rows
+        hidden = self._hidden_sessions(scope)
+        return {k: v for k, v in rows.items() if k not in hidden}
+
+    def facts_of_sessions(
+        self, session_ids: Sequence[str], *, known_at: dt.datetime, expired: bool = False
+    ) -> list[SessionClaim]:
+        """The versions written from the sessions the scope in force sees."""
+        scope = in_force(self.pinned)
+        if scope is not None:
+            hidden = self._hidden_sessions(scope)
+            session_ids = [s for s in session_ids if s not in hidden]
+        return self.inner.facts_of_sessions(session_ids, known_at=known_at, expired=expired)
+
+    # -- topic aggregates (docs/concepts/scopes.md#what-a-scope-costs) ------------------------
+
+    def _mentions(self, now: dt.datetime) -> list[tuple[dt.datetime, Mapping[str, int]]]:
+        """``(started_at, {entity id: count})`` of the visible sessions started by ``now``."""
+        return [
+            (r["started_at"], r.get("mentions") or {})
+            for r in self.all_sessions()
+            if r["started_at"] is not None and r["started_at"] <= now
+        ]
+
+    def count_mentioning_sessions(self, *, now: dt.datetime) -> int:
+        """How many sessions the scope in force sees mention anything by ``now``."""
+        scope = in_force(self.pinned)
+        if scope is None:
+            return self.inner.count_mentioning_sessions(now=now)
+        return sum(1 for _, m in self._mentions(now) if m)
+
+    def mention_counts(
+        self, *, now: dt.datetime, start: dt.datetime, min_hits: int = 0
+    ) -> list[MentionCounts]:
+        """Per entity, the visible sessions that mention it (the window and all history)."""
+        scope = in_force(self.pinned)
+        if scope is None:
+            return self.inner.mention_counts(now=now, start=start, min_hits=min_hits)
+        hits: Counter[str] = Counter()
+        df: Counter[str] = Counter()
+        last: dict[str, dt.datetime] = {}
+        for started, mentions in self._mentions(now):
+            for eid in mentions:
+                df[eid] += 1
+                hits[eid] += started > start
+                last[eid] = max(last.get(eid, started), started)
+        names = self.inner.entity_names(sorted(df))
+        return [
+            MentionCounts(eid, names[eid], hits[eid], df[eid], last[eid])
+            for eid in sorted(df)
+            if eid in names and hits[eid] >= min_hits
+        ]
+
+    def mention_groups(self, *, now: dt.datetime, start: dt.datetime) -> list[MentionGroup]:
+        """The (hits, df) pairs of the topics the visible sessions mention."""
+        scope = in_force(self.pinned)
+        if scope is None:
+            return self.inner.mention_groups(now=now, start=start)
+        groups = Counter(
+            (m.hits, m.df) for m in self.mention_counts(now=now, start=start) if m.hits > 0
+        )
+        return sorted(MentionGroup(h, d, n) for (h, d), n in groups.items())
+
+    def _activity(self, scope: str, now: dt.datetime) -> dict[str, list[Any]]:
+        """Per entity: ``[is subject, newest, n current, statements]`` as believed at ``now``."""
+        believed = [e for e in self.all_facts() if e[2].known_at(now) and e[2].valid_from <= now]
+        out: dict[str, list[Any]] = {}
+        for s, o, f in self._edges(believed, scope):
+            newest = max(f.recorded_at, f.valid_from)
+            valid = f.valid_to is None or now < f.valid_to
+            for eid, subj in ((s, True), (o, False)):
+                row = out.setdefault(eid, [False, newest, 0, []])
+                row[0] = row[0] or subj
+                row[1] = max(row[1], newest)
+                row[2] += valid
+                if valid and f.statement:
+                    row[3].append(f.statement)
+        return out
+
+    def fact_activity(
+        self,
+        *,
+        now: dt.datetime,
+        with_texts: bool = False,
+        keep: Collection[str] | None = None,
+    ) -> list[FactActivity]:
+        """Per entity, its visible versions believed at ``now``."""
+        scope = in_force(self.pinned)
+        if scope is None:
+            return self.inner.fact_activity(now=now, with_texts=with_texts, keep=keep)
+        rows = {
+            eid: row
+            for eid, row in self._activity(scope, now).items()
+            if keep is None or row[0] or eid in keep
+        }
+        names = self.inner.entity_names(sorted(rows))
+        return [
+            FactActivity(eid, names[eid], subj, newest, n, tuple(texts) if with_texts else ())
+            for eid, (subj, newest, n, texts) in rows.items()
+            if eid in names
+        ]
+
+    def newest_activity(
+        self, *, now: dt.datetime, entity_ids: Collection[str]
+    ) -> dict[str, dt.datetime]:
+        """The newest visible fact activity of these entities as of ``now``."""
+        scope = in_force(self.pinned)
+        if scope is None:
+            return self.inner.newest_activity(now=now, entity_ids=entity_ids)
+        rows = self._activity(scope, now)
+        return {eid: rows[eid][1] for eid in entity_ids if eid in rows}
+
+    # -- session lines ------------------------------------------------------------------------
+
+    def search_lines(
+        self,
+        words: Sequence[str],
+        *,
+        limit: int = 50,
+        known_at: dt.datetime | None = None,
+        use_index: bool | None = None,
+    ) -> list[LineHit]:
+        """The best visible lines for the query words (asks the backend for more as needed)."""
+        scope = in_force(self.pinned)
+        if scope is None:
+            return self.inner.search_lines(
+                words, limit=limit, known_at=known_at, use_index=use_index
+            )
+        hidden = self._hidden_sessions(scope)
+        asked = limit
+        while True:  # ask for more until enough visible lines come back, or none are left
+            hits = self.inner.search_lines(
+                words, limit=asked, known_at=known_at, use_index=use_index
+            )
+            kept = [h for h in hits if h.line.session not in hidden]
+            if len(kept) >= limit or len(hits) < asked or not hidden:
+                return kept[:limit]
+            asked *= 4
+
+    def get_lines(self, ids: Iterable[str]) -> dict[str, LineRow]:
+        """The lines of ``ids`` in sessions the scope in force sees."""
+        rows = self.inner.get_lines(ids)
+        scope = in_force(self.pinned)
+        if scope is None:
+            return rows
+        hidden = self._hidden_sessions(scope)
+        return {k: r for k, r in rows.items() if r.session not in hidden}
+
+    def session_lines(self, session_id: str) -> list[LineRow]:
+        """The lines of a session the scope in force sees (none otherwise)."""
+        scope = in_force(self.pinned)
+        if scope is not None and session_id in self._hidden_sessions(scope):
+            return []
+        return self.inner.session_lines(session_id)
+
+    def line_counts(self) -> Mapping[str, int]:
+        """``{session id: number of lines}`` of the sessions the scope in force sees."""
+        rows = self.inner.line_counts()
+        scope = in_force(self.pinned)
+        if scope is None:
+            return rows
+        hidden = self._hidden_sessions(scope)
+        return {k: n for k, n in rows.items() if k not in hidden}
