@@ -91,8 +91,9 @@ class ScopedStore:
         return getattr(self.inner, name)
 
     def __setattr__(self, name: str, value: Any) -> None:
-        # A backend's settings (its copy policy, a test's seam) are the backend's.
-        if name in _OWN:
+        # A backend's settings (its copy policy, a test's seam) are the backend's; what this
+        # class defines (a test wrapping ``apply``) is its own.
+        if name in _OWN or hasattr(type(self), name):
             object.__setattr__(self, name, value)
         else:
             setattr(self.inner, name, value)

@@ -152,6 +152,7 @@ def test_hot_topics_count_only_visible_sessions(mem: gm.Memory, clock: ManualClo
     assert "search" not in names
     assert {t.topic for t in mem.hot_topics(scope="acme/bob")} == {"search"}
     assert {t.topic for t in mem.hot_topics()} >= {"billing", "search"}
+    assert [t.topic for t in mem.triage(scope="acme/bob")] == ["search"]
 
 
 # -- writes by id, pinned memories: rule 3, rule 4 and rule 5 -----------------------------------
