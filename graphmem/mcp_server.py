@@ -56,10 +56,23 @@ __all__ = ["DEFAULT_PORT", "TOOLS", "build_server", "is_loopback", "serve"]
 TOOLS = tuple(_TOOLS)
 #: The HTTP transport's default port; its path is ``/mcp``.
 DEFAULT_PORT = 8765
-#: The argument every tool takes: a scope inside the server's own (docs/concepts/scopes.md).
-_SCOPE_PARAM = inspect.Parameter(
-    "scope", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=str | None
-)
+
+
+def _scope_param() -> inspect.Parameter:
+    """The argument every tool takes: a scope inside the server's own (concepts/scopes.md)."""
+    from pydantic import Field
+
+    about = (
+        "Act in this scope, e.g. 'acme/alice/agent-1': inside the server's own scope (narrower, "
+        "never wider); reads see it and its ancestors, writes supersede only its facts."
+    )
+    return inspect.Parameter(
+        "scope",
+        inspect.Parameter.KEYWORD_ONLY,
+        default=None,
+        annotation=Annotated[str | None, Field(description=about)],
+    )
+
 
 INSTRUCTIONS = (
     "graphmem is a long-term memory with time: every fact knows when it was true in the world "
@@ -178,11 +191,13 @@ def build_server(mem: Memory | Lender[Memory], *, marked: bool = False) -> Any:
         mem.use if isinstance(mem, Lender) else lambda: contextlib.nullcontext(mem)
     )
 
+    scope_param = _scope_param()
+
     def register(t: Tool) -> None:
         sig = inspect.signature(t.fn, eval_str=True, locals={"Memory": Any})
         params = list(sig.parameters.values())[1:]  # the memory is the server's, not the agent's
         # Every tool narrows the server's scope with ``scope`` (docs/concepts/scopes.md).
-        params.append(_SCOPE_PARAM)
+        params.append(scope_param)
 
         def wrapper(**kwargs: Any) -> Any:
             asked = kwargs.pop("scope", None)
