@@ -7,6 +7,7 @@ An import counts wherever it is written (module level, inside a function, under
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from pathlib import Path
 
@@ -32,7 +33,11 @@ def _imports(path: Path) -> set[str]:
     return found
 
 
-MODULES = {_module(p): _imports(p) for p in sorted(ROOT.rglob("*.py"))}
+@functools.cache
+def modules() -> dict[str, set[str]]:
+    """Each module's imports, parsed by the test that reads them (not at collection: parsing
+    every module takes a second, which every xdist worker would pay)."""
+    return {_module(p): _imports(p) for p in sorted(ROOT.rglob("*.py"))}
 
 
 def test_the_import_contracts_hold() -> None:
@@ -150,7 +155,7 @@ def test_at_most_two_import_cycles() -> None:
 def test_only_the_facade_opens_a_store() -> None:
     opening = {
         name
-        for name, imports in MODULES.items()
+        for name, imports in modules().items()
         if "graphmem.store.open_store" in imports and not name.startswith("store")
     }
     assert opening <= {"memory", "cli.migrate"}, opening

@@ -6,16 +6,18 @@ See docs/integrations/openai-agents.md.
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import itertools
+from types import ModuleType
 from typing import Any
 
 import pytest
 
-pytest.importorskip(
-    "agents", reason="the OpenAI Agents SDK is not installed (pip install -e '.[dev]')"
-)
+if importlib.util.find_spec("agents") is None:
+    pytest.skip(
+        "the OpenAI Agents SDK is not installed (pip install -e '.[dev]')", allow_module_level=True
+    )
 
-from agents.memory import Session, SessionSettings, SQLiteSession  # noqa: E402
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
@@ -23,6 +25,14 @@ import graphmem as gm  # noqa: E402
 from graphmem.integrations.openai_agents import GraphmemSession  # noqa: E402
 from graphmem.timeutil import ManualClock  # noqa: E402
 from tests.conftest import ENGINE  # noqa: E402
+
+
+def sdk() -> ModuleType:
+    """``agents.memory``, imported by the tests that use it, not at collection: importing the
+    SDK takes seconds, which every xdist worker would pay to collect this file."""
+    import agents.memory
+
+    return agents.memory
 
 
 def run(coro: Any) -> Any:
@@ -34,7 +44,7 @@ def msg(role: str, text: str) -> dict[str, Any]:
 
 
 def test_it_is_an_sdk_session(mem: gm.Memory) -> None:
-    assert isinstance(GraphmemSession("s", mem), Session)
+    assert isinstance(GraphmemSession("s", mem), sdk().Session)
 
 
 def test_add_get_pop_clear(mem: gm.Memory, clock: ManualClock) -> None:
@@ -71,7 +81,7 @@ def test_add_get_pop_clear(mem: gm.Memory, clock: ManualClock) -> None:
 
 
 def test_session_settings_limit(mem: gm.Memory) -> None:
-    s = GraphmemSession("c", mem, session_settings=SessionSettings(limit=1))
+    s = GraphmemSession("c", mem, session_settings=sdk().SessionSettings(limit=1))
     run(s.add_items([msg("user", "a"), msg("user", "b")]))
     assert run(s.get_items()) == [msg("user", "b")]
     assert len(run(s.get_items(limit=5))) == 2
@@ -120,7 +130,7 @@ def test_the_same_calls_give_what_the_sdks_sqlite_session_gives(
 ) -> None:
     mem, clock = shared
     sid = f"s{next(_counter)}"
-    ours, oracle = GraphmemSession(sid, mem), SQLiteSession(sid)
+    ours, oracle = GraphmemSession(sid, mem), sdk().SQLiteSession(sid)
 
     async def both() -> None:
         for kind, arg in ops:

@@ -61,6 +61,33 @@ OPS = st.lists(
 )
 
 
+def bulk(rng: random.Random, day: dt.datetime) -> list[dict[str, object]]:
+    """Sessions giving one call at least COPY_THRESHOLD new versions (the store's bulk size).
+
+    COPY_THRESHOLD services and people, each named once (the first bulk call in a store writes
+    a new version for each; a later one, for each said with another value), a hundred of them
+    said again in the same call with a value drawn again (a batch that supersedes itself), and
+    a random line from the templates in every session. Four claims a session, not one: the
+    same versions from a third of the sessions and under half of the sentences to read.
+    """
+    half = COPY_THRESHOLD // 2
+
+    def service(i: int) -> str:
+        return f"The svc{i} runs on {rng.choice(TOOLS)}."
+
+    def person(i: int) -> str:
+        return f"{PEOPLE[i % len(PEOPLE)]}{i} works at {rng.choice(ORGS)}."
+
+    claims = [service(i) for i in range(half)] + [person(i) for i in range(COPY_THRESHOLD - half)]
+    claims += [service(i) for i in rng.sample(range(half), 50)]
+    claims += [person(i) for i in rng.sample(range(COPY_THRESHOLD - half), 50)]
+    rng.shuffle(claims)
+    return [
+        {"text": " ".join(claims[i : i + 4]) + " " + text(rng), "started_at": day}
+        for i in range(0, len(claims), 4)
+    ]
+
+
 def snapshot(mem: gm.Memory, known_at: dt.datetime) -> dict[dt.datetime, list[tuple[str, ...]]]:
     return {
         v: sorted(
@@ -74,6 +101,7 @@ def snapshot(mem: gm.Memory, known_at: dt.datetime) -> dict[dt.datetime, list[tu
 def run(ops: list[tuple[str, int]], check: bool) -> list[tuple[str, str, str, str]]:
     clock = ManualClock("2025-01-01T00:00:00Z")
     seen = []
+    bulked = False
     with gm.open(engine=ENGINE, clock=clock, admission=AdmissionPolicy.unlimited()) as mem:
         for op, seed in ops:
             rng = random.Random(seed)
@@ -83,19 +111,12 @@ def run(ops: list[tuple[str, int]], check: bool) -> list[tuple[str, str, str, st
                 mem.remember(text(rng), at=day)
             elif op == "session":
                 mem.add_session(" ".join(text(rng) for _ in range(3)), started_at=day)
-            else:  # enough new versions in one call for the bulk (COPY) write path
-                add_sessions(
-                    mem,
-                    [
-                        {
-                            "text": f"The svc{i % 300} runs on {rng.choice(TOOLS)}. "
-                            f"{rng.choice(PEOPLE)}{i % 200} works at {rng.choice(ORGS)}. "
-                            + text(rng),
-                            "started_at": day,
-                        }
-                        for i in range(COPY_THRESHOLD)
-                    ],
-                )
+            else:
+                before = mem.count_versions()
+                add_sessions(mem, bulk(rng, day))
+                if not bulked:  # the batch is as big as the bulk write path needs
+                    assert mem.count_versions() - before >= COPY_THRESHOLD
+                bulked = True
             if check:
                 seen.append((clock(), snapshot(mem, clock())))
         for k, answer in seen:
