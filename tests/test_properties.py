@@ -13,7 +13,10 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import itertools
+from collections.abc import Iterator
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -137,24 +140,44 @@ def test_known_at_answers_never_change_and_nothing_is_deleted(ops):
             assert snapshot(mem, k) == answer, f"answer at known_at={k} changed"
 
 
-@PROPS
-@given(st.lists(write, min_size=1, max_size=12))
-def test_single_valued_never_has_two_objects_at_once(ops):
+_fresh = itertools.count()
+
+
+@pytest.fixture(scope="module")
+def shared() -> Iterator[tuple[gm.Memory, ManualClock]]:
+    """One memory for the examples of the per-subject properties below, each with subjects of
+    its own (``alice7``, ``bob7``): an example is independent of the others, as in a memory of
+    its own, without the cost of opening one (most of a small example's time)."""
     clock = ManualClock("2026-01-01")
     with gm.open(clock=clock) as mem:
-        for op in ops:
-            clock.advance(hours=1)
-            apply(mem, op)
-        for s in SUBJECTS:
-            current = mem.history(s, "works_at")
-            for i, a in enumerate(current):
-                for b in current[i + 1 :]:
-                    overlap = a.valid_from < (
-                        b.valid_to or dt.datetime.max.replace(tzinfo=UTC)
-                    ) and b.valid_from < (a.valid_to or dt.datetime.max.replace(tzinfo=UTC))
-                    assert not overlap, f"{a} overlaps {b}"
-            for v in PROBE_YEARS:
-                assert len(mem.facts(subject=s, predicate="works_at", valid_at=v)) <= 1
+        yield mem, clock
+
+
+def renamed(op, n: int):
+    """``op`` about subjects ``{name}{n}`` instead of ``{name}``."""
+    if op[0] == "batch":
+        return ("batch", [(f"{a}{n}", *rest) for a, *rest in op[1]], *op[2:])
+    return (op[0], f"{op[1]}{n}", *op[2:])
+
+
+@PROPS
+@given(ops=st.lists(write, min_size=1, max_size=12))
+def test_single_valued_never_has_two_objects_at_once(shared, ops):
+    mem, clock = shared
+    n = next(_fresh)
+    for op in ops:
+        clock.advance(hours=1)
+        apply(mem, renamed(op, n))
+    for s in (f"{s}{n}" for s in SUBJECTS):
+        current = mem.history(s, "works_at")
+        for i, a in enumerate(current):
+            for b in current[i + 1 :]:
+                overlap = a.valid_from < (
+                    b.valid_to or dt.datetime.max.replace(tzinfo=UTC)
+                ) and b.valid_from < (a.valid_to or dt.datetime.max.replace(tzinfo=UTC))
+                assert not overlap, f"{a} overlaps {b}"
+        for v in PROBE_YEARS:
+            assert len(mem.facts(subject=s, predicate="works_at", valid_at=v)) <= 1
 
 
 @st.composite
@@ -169,27 +192,29 @@ def distinct_facts(draw):
     return facts
 
 
-def timeline(facts, *, one_batch: bool) -> list[tuple]:
-    clock = ManualClock("2026-01-01")
+def timeline(shared, facts, *, one_batch: bool) -> list[tuple]:
+    """The history of a new subject (in the shared memory) given ``facts`` in this order."""
+    mem, clock = shared
+    subject = f"p{next(_fresh)}"
     rows = [
-        {"subject": "p", "predicate": "works_at", "object": o, "valid_from": a, "valid_to": b}
+        {"subject": subject, "predicate": "works_at", "object": o, "valid_from": a, "valid_to": b}
         for o, a, b in facts
     ]
-    with gm.open(clock=clock) as mem:
-        if one_batch:
-            mem.add_facts(rows)
-        else:
-            for row in rows:
-                clock.advance(minutes=1)
-                mem.add_facts([row])
-        return [(f.object, f.valid_from, f.valid_to) for f in mem.history("p")]
+    clock.advance(minutes=1)
+    if one_batch:
+        mem.add_facts(rows)
+    else:
+        for row in rows:
+            clock.advance(minutes=1)
+            mem.add_facts([row])
+    return [(f.object, f.valid_from, f.valid_to) for f in mem.history(subject)]
 
 
 @PROPS
-@given(distinct_facts(), st.randoms(use_true_random=False), st.booleans())
-def test_any_ingest_order_gives_the_same_timeline(facts, rnd, one_batch):
+@given(facts=distinct_facts(), rnd=st.randoms(use_true_random=False), one_batch=st.booleans())
+def test_any_ingest_order_gives_the_same_timeline(shared, facts, rnd, one_batch):
     shuffled = list(facts)
     rnd.shuffle(shuffled)
-    assert timeline(shuffled, one_batch=one_batch) == timeline(
-        sorted(facts, key=lambda f: f[1]), one_batch=False
+    assert timeline(shared, shuffled, one_batch=one_batch) == timeline(
+        shared, sorted(facts, key=lambda f: f[1]), one_batch=False
     )
