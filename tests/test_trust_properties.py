@@ -14,8 +14,11 @@ See docs/concepts/decisions.md#authority-and-disputes and docs/concepts/time.md#
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import os
+from collections.abc import Iterator
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -56,43 +59,61 @@ def year(y: int) -> dt.datetime:
     return dt.datetime(y, 1, 1, tzinfo=UTC)
 
 
-def apply(mem: gm.Memory, step: tuple) -> gm.WriteResult | None:
+def apply(mem: gm.Memory, step: tuple, n: int | None = None) -> gm.WriteResult | None:
+    """Run ``step``; with ``n``, on subjects ``alice{n}`` and ``bob{n}`` (:func:`shared`)."""
     if step[0] == "add":
         _, s, p, o, y, src, c = step
+        s = s if n is None else f"{s}{n}"
         return mem.add_fact(s, p, o, valid_from=year(y), source_type=src, confidence=c)
-    open_ = mem.disputes()
+    if n is None:
+        open_ = mem.disputes()
+    else:
+        open_ = [d for s in SUBJECTS for d in mem.disputes(subject=f"{s}{n}")]
     if not open_:
         return None
     return mem.resolve_dispute(open_[step[1] % len(open_)].id, accept=step[2])
 
 
-def current(mem: gm.Memory) -> set[tuple]:
+def current(mem: gm.Memory, n: int) -> set[tuple]:
     return {
         (f.subject, f.predicate, f.object, f.valid_from, f.valid_to)
-        for f in mem.history("alice") + mem.history("bob")
+        for f in mem.history(f"alice{n}") + mem.history(f"bob{n}")
     }
 
 
-@PROPS
-@given(steps)
-def test_lower_authority_never_changes_the_current_value(history: list[tuple]) -> None:
+_fresh = itertools.count()
+
+
+@pytest.fixture(scope="module")
+def shared() -> Iterator[tuple[gm.Memory, ManualClock]]:
+    """One memory for the examples of the per-subject properties, each with subjects (and so
+    disputes) of its own, ``alice7`` and ``bob7``: an example is independent of the others, as
+    in a memory of its own, without the cost of opening one (most of an example's time)."""
     clock = ManualClock("2026-01-01")
     with gm.open(clock=clock, engine=ENGINE) as mem:
-        for i, step in enumerate(history):
-            clock.advance(days=1) if i else None
-            before = mem.history(step[1], "works_at") if step[0] == "add" else []
-            protected = step[0] == "add" and any(
-                TRUST.outranks(v.source_type, step[5])
-                and v.object != step[3]
-                and v.valid_at(year(step[4]))
-                for v in before
-            )
-            snapshot = current(mem)
-            result = apply(mem, step)
-            if protected and step[2] == "works_at":
-                assert result is not None
-                assert result.decision is gm.Decision.DISPUTE
-                assert current(mem) == snapshot
+        yield mem, clock
+
+
+@PROPS
+@given(history=steps)
+def test_lower_authority_never_changes_the_current_value(shared, history: list[tuple]) -> None:
+    mem, clock = shared
+    n = next(_fresh)
+    for step in history:
+        clock.advance(days=1)
+        before = mem.history(f"{step[1]}{n}", "works_at") if step[0] == "add" else []
+        protected = step[0] == "add" and any(
+            TRUST.outranks(v.source_type, step[5])
+            and v.object != step[3]
+            and v.valid_at(year(step[4]))
+            for v in before
+        )
+        snapshot = current(mem, n)
+        result = apply(mem, step, n)
+        if protected and step[2] == "works_at":
+            assert result is not None
+            assert result.decision is gm.Decision.DISPUTE
+            assert current(mem, n) == snapshot
 
 
 @PROPS
@@ -116,16 +137,16 @@ def test_known_at_answers_survive_disputes_and_resolutions(
 
 
 @PROPS
-@given(steps)
-def test_a_low_confidence_claim_never_closes_a_confident_one(history: list[tuple]) -> None:
-    clock = ManualClock("2026-01-01")
-    with gm.open(clock=clock, engine=ENGINE) as mem:
-        for step in history:
-            clock.advance(days=1)
-            result = apply(mem, step)
-            if step[0] != "add" or result is None or step[6] >= TRUST.confidence_floor:
-                continue
-            assert all(f.confidence < TRUST.confidence_floor for f in result.superseded)
+@given(history=steps)
+def test_a_low_confidence_claim_never_closes_a_confident_one(shared, history: list[tuple]) -> None:
+    mem, clock = shared
+    n = next(_fresh)
+    for step in history:
+        clock.advance(days=1)
+        result = apply(mem, step, n)
+        if step[0] != "add" or result is None or step[6] >= TRUST.confidence_floor:
+            continue
+        assert all(f.confidence < TRUST.confidence_floor for f in result.superseded)
 
 
 QUERIES = ["where does alice work?", "what does bob use?", "Acme"]
