@@ -1,7 +1,9 @@
 """Time rules under text writes (remember, add_session, bulk sessions): hypothesis properties.
 
 - A query with ``known_at=K`` returns the same answer before and after any later text write,
-  including bulk session writes large enough to take the store's COPY path.
+  including bulk session writes of the store's bulk size (COPY_THRESHOLD new versions). Such a
+  call still inserts row by row: its sessions are logged writes in the same transaction, and a
+  COPY is taken only when the transaction logs nothing else (graphmem.store.kuzu.transactions).
 - A single-valued relation never holds two objects at one valid time.
 - Reading the same texts into two memories gives the same facts.
 """
