@@ -29,6 +29,7 @@ from contextvars import ContextVar
 from typing import Any, Protocol, TypeVar
 
 from graphmem.errors import InvalidInput, ScopeError
+from graphmem.tracing import public_methods
 
 __all__ = [
     "MAX_DEPTH",
@@ -163,16 +164,9 @@ def scoped_calls(cls: type[T]) -> type[T]:
     The scope is narrowed from the memory's own (``self._kernel.scope``) by :func:`entered`;
     inherited methods are wrapped on ``cls``.
     """
-    seen: set[str] = set()
-    for owner in cls.__mro__[:-1]:  # not object
-        for name, member in list(vars(owner).items()):
-            if name in seen:
-                continue
-            seen.add(name)
-            if name.startswith("_") or not inspect.isfunction(member):
-                continue
-            if "scope" in inspect.signature(member).parameters:
-                setattr(cls, name, _in_scope(member))
+    for name, member in public_methods(cls):
+        if "scope" in inspect.signature(member).parameters:
+            setattr(cls, name, _in_scope(member))
     return cls
 
 

@@ -98,19 +98,27 @@ def _traced(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
     return call
 
 
+def public_methods(cls: type) -> list[tuple[str, Callable[..., Any]]]:
+    """The public functions of ``cls`` and its bases (the nearest definition of each name)."""
+    seen: set[str] = set()
+    out: list[tuple[str, Callable[..., Any]]] = []
+    for owner in cls.__mro__[:-1]:  # not object
+        for name, member in list(vars(owner).items()):
+            if name in seen:
+                continue
+            seen.add(name)
+            if not name.startswith("_") and inspect.isfunction(member):
+                out.append((name, member))
+    return out
+
+
 def instrument(cls: type[_T]) -> type[_T]:
     """Give every public method of ``cls`` (but :data:`UNTRACED`) a span per call.
 
     Methods ``cls`` inherits (the facade's writes and delegated reads are bases of its own
     modules) are wrapped on ``cls`` too; a base class itself is left as it is.
     """
-    seen: set[str] = set()
-    for owner in cls.__mro__[:-1]:  # not object
-        for name, member in list(vars(owner).items()):
-            if name in seen:
-                continue
-            seen.add(name)
-            if name.startswith("_") or name in UNTRACED or not inspect.isfunction(member):
-                continue
+    for name, member in public_methods(cls):
+        if name not in UNTRACED:
             setattr(cls, name, _traced(member, f"graphmem.{name}"))
     return cls
