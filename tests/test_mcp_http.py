@@ -215,3 +215,32 @@ def test_every_tool_returns_structured_content_matching_its_schema(db_path: str)
     assert fact["expired_at"] is not None
     assert fact["reason"] == "corrected to 'Bergen'"
     assert {"valid_from", "valid_to", "recorded_at", "expired_at"} <= set(fact)
+
+
+def test_two_apps_keep_their_scopes_over_http(db_path: str) -> None:
+    """docs/concepts/scopes.md over the wire: each app narrows one server to its own scope."""
+    import anyio
+
+    seen: dict[str, Any] = {}
+
+    async def run(url: str) -> None:
+        async with _client(url) as alice, _client(url) as bob:
+            fact = {"subject": "api", "predicate": "runs_on"}
+            await alice.call_tool("remember", {**fact, "object": "Go", "scope": "acme"})
+            await alice.call_tool("remember", {**fact, "object": "Rust", "scope": "acme/alice"})
+            seen["bob"] = await bob.call_tool(
+                "remember", {**fact, "object": "Zig", "scope": "acme/bob"}
+            )
+            seen["alice"] = await alice.call_tool(
+                "facts_as_of", {"subject": "api", "scope": "acme/alice"}
+            )
+            seen["context"] = await bob.call_tool("context", {"query": "api", "scope": "acme/bob"})
+
+    with _server(db_path) as url:
+        anyio.run(run, url)
+    assert _structured(seen["bob"])["superseded"] == []  # the team's Go stays the team's
+    assert [(f["object"], f["scope"]) for f in _structured(seen["alice"])["facts"]] == [
+        ("Rust", "acme/alice")
+    ]
+    assert "Zig" in _text(seen["context"])
+    assert "Rust" not in _text(seen["context"])
