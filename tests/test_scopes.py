@@ -116,6 +116,13 @@ def test_get_fact_history_and_believed_keep_to_the_scope(mem: gm.Memory, team: g
     assert team.count_versions(scope="acme/alice") == 4  # Laravel, Go, Rust, Redis
 
 
+def test_graph_views_keep_to_the_scope(mem: gm.Memory, team: gm.Memory) -> None:
+    graph = team.to_networkx(scope="acme/bob")
+    assert sorted(d["object"] for _, _, d in graph.edges(data=True)) == ["Redis", "Zig"]
+    near = team.neighborhood("api", scope="acme/alice")
+    assert sorted(d["object"] for _, _, d in near.edges(data=True)) == ["Redis", "Rust"]
+
+
 def test_context_and_search_keep_to_the_scope(mem: gm.Memory, team: gm.Memory) -> None:
     alice = str(team.context("what does the api run on", scope="acme/alice"))
     bob = str(team.context("what does the api run on", scope="acme/bob"))
