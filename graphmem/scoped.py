@@ -305,12 +305,16 @@ class ScopedStore:
     def facts_of_sessions(
         self, session_ids: Sequence[str], *, known_at: dt.datetime, expired: bool = False
     ) -> list[SessionClaim]:
-        """The versions written from the sessions the scope in force sees."""
+        """The versions the scope in force sees, written from the sessions it sees."""
         scope = in_force(self.pinned)
-        if scope is not None:
-            hidden = self._hidden_sessions(scope)
-            session_ids = [s for s in session_ids if s not in hidden]
-        return self.inner.facts_of_sessions(session_ids, known_at=known_at, expired=expired)
+        if scope is None:
+            return self.inner.facts_of_sessions(session_ids, known_at=known_at, expired=expired)
+        hidden = self._hidden_sessions(scope)
+        session_ids = [s for s in session_ids if s not in hidden]
+        claims = self.inner.facts_of_sessions(session_ids, known_at=known_at, expired=expired)
+        # A version written in a narrower scope than its session (a sibling's) stays hidden.
+        seen = {f.id for f in self.get_facts([c.id for c in claims])}
+        return [c for c in claims if c.id in seen]
 
     # -- topic aggregates (docs/concepts/scopes.md#what-a-scope-costs) ------------------------
 

@@ -363,3 +363,17 @@ def test_a_schema_3_database_is_upgraded_with_its_rows_in_the_root(
         mem.add_fact("api", "runs_on", "Rust", scope="acme")
         assert objects(mem, subject="api", scope="acme") == [("Rust", "acme")]
         assert objects(mem, subject="api", scope="") == [("Go", "")]
+
+
+def test_a_sessions_facts_of_another_scope_stay_hidden(mem: gm.Memory, clock: ManualClock) -> None:
+    line = "team: we moved the api to Go"
+    mem.add_session(line, started_at="2025-12-01", session_id="s1", scope="acme")
+    # Bob files the session's statement as his own version, ended since: his view only.
+    mem.add_fact("api", "runs_on", "Go", source="s1", statement=line, valid_from="2025-12-01",
+                 valid_to="2025-12-20", scope="acme/bob")  # fmt: skip
+    clock.set("2026-01-02")
+    bob = str(mem.context("what does the api run on", scope="acme/bob"))
+    alice = str(mem.context("what does the api run on", scope="acme/alice"))
+    assert f"{line} (no longer true since 20 Dec 2025)" in bob
+    assert f"{line}\n" in alice + "\n"
+    assert "no longer" not in alice
