@@ -33,8 +33,8 @@ from graphmem.memory_writes import MemoryWrites
 from graphmem.models import Entity, Fact, Predicate
 from graphmem.normalize import check_text
 from graphmem.ontology import Ontology
-from graphmem.scoped import ScopedStore, every_scope
-from graphmem.scopes import check_scope, scoped_calls
+from graphmem.scoped import ScopedStore, unfiltered
+from graphmem.scopes import check_scope, every_scope, scoped_calls
 from graphmem.store import open_store
 from graphmem.timeutil import Clock, TimeLike, system_clock, to_utc
 from graphmem.tracing import instrument
@@ -311,7 +311,7 @@ class Memory(MemoryWrites, MemoryReads):
         if not self.closed:
             from graphmem.store.locks import ClosedStore
 
-            _OWNED.pop(id(getattr(self._kernel.store, "inner", None)), None)
+            _OWNED.pop(id(unfiltered(self._kernel.store)), None)
             self._kernel.store.close()
             self._kernel.store = ClosedStore(self.path)  # type: ignore[assignment]
             self._kernel.uow.store = self._kernel.store

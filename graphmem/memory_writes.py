@@ -16,7 +16,7 @@ from graphmem.errors import InvalidInput
 from graphmem.kernel import Kernel
 from graphmem.models import Fact, Session, TextResult, WriteResult
 from graphmem.rows import validate
-from graphmem.scoped import every_scope
+from graphmem.scopes import every_scope
 from graphmem.timeutil import TimeLike
 from graphmem.writes import FIELDS, paused_gc, write_facts
 

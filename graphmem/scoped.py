@@ -22,7 +22,6 @@ from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import Any, cast
 
-from graphmem.errors import ScopeError
 from graphmem.models import Fact, Session
 from graphmem.scopes import in_force, nearest, visible_set, write_scope
 from graphmem.store.base import (
@@ -39,31 +38,17 @@ from graphmem.store.base import (
     Store,
 )
 
-__all__ = ["ScopedStore", "every_scope", "unfiltered"]
+__all__ = ["ScopedStore", "unfiltered"]
 
 
 #: The attributes of the filter itself; any other is set on the backend.
-_OWN = frozenset({"inner", "pinned", "_one", "_sessions"})
+_OWN = frozenset({"inner", "pinned", "_one", "_memo"})
 
 
 def unfiltered(store: Store) -> Store:
     """The backend under the scope filter: for what every scope shares (a merge, a purge)."""
     inner = getattr(store, "inner", None)
     return store if inner is None else cast(Store, inner)
-
-
-def every_scope(pinned: str | None, what: str) -> None:
-    """Refuse an operation that changes every scope when the call runs in one.
-
-    Raises:
-        ScopeError: a scope is in force.
-    """
-    scope = in_force(pinned)
-    if scope is not None:
-        raise ScopeError(
-            f"{what} changes every scope of the memory and this call runs in scope {scope!r};"
-            " do it from a memory opened without a scope"
-        )
 
 
 def _no_end(_: object) -> None:
@@ -79,7 +64,8 @@ class ScopedStore:
         #: The memory's own scope (``None``: every scope), in force outside its calls.
         self.pinned = pinned
         self._one = one  # whether a predicate is single-valued (the live ontology)
-        self._sessions: tuple[dt.datetime | None, dict[str, str]] | None = None
+        #: What :meth:`_per_write` read, by name, with the newest-write marker it was read at.
+        self._memo: dict[str, tuple[dt.datetime | None, Any]] = {}
 
     @property
     def store(self) -> Store:
@@ -112,7 +98,7 @@ class ScopedStore:
                 for s, counts in changes.sessions
             ]
         if changes.sessions:
-            self._sessions = None
+            self._memo.clear()
         return self.inner.apply(changes)
 
     def current_versions(self, subject_ids: Sequence[str], **kw: Any) -> dict[str, list[Fact]]:
@@ -120,6 +106,29 @@ class ScopedStore:
         rows = self.inner.current_versions(subject_ids, **kw)
         scope = write_scope(self.pinned)
         return {sid: [f for f in vs if f.scope == scope] for sid, vs in rows.items()}
+
+    # -- what the scope in force sees ---------------------------------------------------------
+
+    def _seen(self) -> dict[str, int] | None:
+        """The scopes a read in the scope in force sees; ``None``: every scope (no filter)."""
+        scope = in_force(self.pinned)
+        return None if scope is None else visible_set(scope)
+
+    def _per_write(self, name: str, load: Callable[[], Any]) -> Any:
+        """``load()``, read again only once a write moved the store's newest-write marker."""
+        marker = self.inner.max_system_time()
+        hit = self._memo.get(name)
+        if hit is None or hit[0] != marker:
+            hit = self._memo[name] = (marker, load())
+        return hit[1]
+
+    def _hidden(self) -> set[str] | None:
+        """The sessions the scope in force does not see; ``None``: every scope (no filter)."""
+        seen = self._seen()
+        if seen is None:
+            return None
+        scopes: dict[str, str] = self._per_write("session scopes", self.inner.session_scopes)
+        return {sid for sid, s in scopes.items() if s not in seen}
 
     # -- fact versions ------------------------------------------------------------------------
 
@@ -153,28 +162,20 @@ class ScopedStore:
     def get_facts(self, fids: Sequence[str]) -> list[Fact]:
         """The versions of ``fids`` the scope in force sees."""
         rows = self.inner.get_facts(fids)
-        scope = in_force(self.pinned)
-        if scope is None:
-            return rows
-        seen = visible_set(scope)
-        return [f for f in rows if f.scope in seen]
+        seen = self._seen()
+        return rows if seen is None else [f for f in rows if f.scope in seen]
 
     def changed_between(self, since: dt.datetime, until: dt.datetime | None) -> list[Fact]:
         """The changed versions the scope in force sees."""
         rows = self.inner.changed_between(since, until)
-        scope = in_force(self.pinned)
-        if scope is None:
-            return rows
-        seen = visible_set(scope)
-        return [f for f in rows if f.scope in seen]
+        seen = self._seen()
+        return rows if seen is None else [f for f in rows if f.scope in seen]
 
     def count_versions(self) -> int:
         """How many versions the scope in force sees."""
-        scope = in_force(self.pinned)
-        if scope is None:
+        if self._seen() is None:
             return self.inner.count_versions()
-        seen = visible_set(scope)
-        return sum(1 for _, _, f in self.inner.all_facts() if f.scope in seen)
+        return len(self.all_facts())
 
     def facts_from(
         self, ids: Sequence[str], *, known_at: dt.datetime, limit: int = 2000
@@ -226,33 +227,14 @@ class ScopedStore:
     def all_facts(self) -> list[Edge]:
         """Every version the scope in force sees."""
         rows = self.inner.all_facts()
-        scope = in_force(self.pinned)
-        if scope is None:
-            return rows
-        seen = visible_set(scope)
-        return [e for e in rows if e[2].scope in seen]
+        seen = self._seen()
+        return rows if seen is None else [e for e in rows if e[2].scope in seen]
 
     # -- sessions -----------------------------------------------------------------------------
 
-    def _session_scopes(self) -> dict[str, str]:
-        """``{session id: scope}`` of the sessions outside the root, read once per write."""
-        marker = self.inner.max_system_time()
-        cached = self._sessions
-        if cached is None or cached[0] != marker:
-            cached = (marker, self.inner.session_scopes())
-            self._sessions = cached
-        return cached[1]
-
-    def _hidden_sessions(self, scope: str) -> set[str]:
-        seen = visible_set(scope)
-        return {sid for sid, s in self._session_scopes().items() if s not in seen}
-
     def _keep_sessions(self, rows: Sequence[Session]) -> list[Session]:
-        scope = in_force(self.pinned)
-        if scope is None:
-            return list(rows)
-        seen = visible_set(scope)
-        return [s for s in rows if s.scope in seen]
+        seen = self._seen()
+        return list(rows) if seen is None else [s for s in rows if s.scope in seen]
 
     def read_sessions(
         self,
@@ -271,45 +253,37 @@ class ScopedStore:
     def all_sessions(self) -> list[dict[str, Any]]:
         """Every session row the scope in force sees."""
         rows = self.inner.all_sessions()
-        scope = in_force(self.pinned)
-        if scope is None:
-            return rows
-        seen = visible_set(scope)
-        return [r for r in rows if (r.get("scope") or "") in seen]
+        seen = self._seen()
+        return rows if seen is None else [r for r in rows if (r.get("scope") or "") in seen]
 
     def count_sessions(self, *, until: dt.datetime | None = None) -> int:
         """How many sessions the scope in force sees (started by ``until``)."""
         total = self.inner.count_sessions(until=until)
-        scope = in_force(self.pinned)
-        if scope is None:
+        hidden = self._hidden()
+        if hidden is None:
             return total
-        hidden = self.inner.session_start_times(sorted(self._hidden_sessions(scope)))
-        return total - sum(1 for t in hidden.values() if until is None or t <= until)
+        starts = self.inner.session_start_times(sorted(hidden))
+        return total - sum(1 for t in starts.values() if until is None or t <= until)
 
     def session_fact_ids(self, session_id: str) -> list[str]:
         """The versions written from a session the scope in force sees."""
-        scope = in_force(self.pinned)
-        if scope is not None and session_id in self._hidden_sessions(scope):
+        if session_id in (self._hidden() or ()):
             return []
         return self.inner.session_fact_ids(session_id)
 
     def session_start_times(self, ids: Sequence[str]) -> dict[str, dt.datetime]:
         """The start times of the sessions of ``ids`` the scope in force sees."""
         rows = self.inner.session_start_times(ids)
-        scope = in_force(self.pinned)
-        if scope is None:
-            return rows
-        hidden = self._hidden_sessions(scope)
-        return {k: v for k, v in rows.items() if k not in hidden}
+        hidden = self._hidden()
+        return rows if hidden is None else {k: v for k, v in rows.items() if k not in hidden}
 
     def facts_of_sessions(
         self, session_ids: Sequence[str], *, known_at: dt.datetime, expired: bool = False
     ) -> list[SessionClaim]:
         """The versions the scope in force sees, written from the sessions it sees."""
-        scope = in_force(self.pinned)
-        if scope is None:
+        hidden = self._hidden()
+        if hidden is None:
             return self.inner.facts_of_sessions(session_ids, known_at=known_at, expired=expired)
-        hidden = self._hidden_sessions(scope)
         session_ids = [s for s in session_ids if s not in hidden]
         claims = self.inner.facts_of_sessions(session_ids, known_at=known_at, expired=expired)
         # A version written in a narrower scope than its session (a sibling's) stays hidden.
@@ -319,17 +293,27 @@ class ScopedStore:
     # -- topic aggregates (docs/concepts/scopes.md#what-a-scope-costs) ------------------------
 
     def _mentions(self, now: dt.datetime) -> list[tuple[dt.datetime, Mapping[str, int]]]:
-        """``(started_at, {entity id: count})`` of the visible sessions started by ``now``."""
+        """``(started_at, {entity id: count})`` of the visible sessions started by ``now``.
+
+        Every session's row is read once per write (a topic read asks three or four times).
+        """
+        seen = self._seen() or {}
+        rows: list[tuple[str, dt.datetime | None, Mapping[str, int]]] = self._per_write(
+            "mentions",
+            lambda: [
+                (r.get("scope") or "", r["started_at"], r.get("mentions") or {})
+                for r in self.inner.all_sessions()
+            ],
+        )
         return [
-            (r["started_at"], r.get("mentions") or {})
-            for r in self.all_sessions()
-            if r["started_at"] is not None and r["started_at"] <= now
+            (started, mentions)
+            for scope, started, mentions in rows
+            if scope in seen and started is not None and started <= now
         ]
 
     def count_mentioning_sessions(self, *, now: dt.datetime) -> int:
         """How many sessions the scope in force sees mention anything by ``now``."""
-        scope = in_force(self.pinned)
-        if scope is None:
+        if self._seen() is None:
             return self.inner.count_mentioning_sessions(now=now)
         return sum(1 for _, m in self._mentions(now) if m)
 
@@ -337,8 +321,7 @@ class ScopedStore:
         self, *, now: dt.datetime, start: dt.datetime, min_hits: int = 0
     ) -> list[MentionCounts]:
         """Per entity, the visible sessions that mention it (the window and all history)."""
-        scope = in_force(self.pinned)
-        if scope is None:
+        if self._seen() is None:
             return self.inner.mention_counts(now=now, start=start, min_hits=min_hits)
         hits: Counter[str] = Counter()
         df: Counter[str] = Counter()
@@ -357,8 +340,7 @@ class ScopedStore:
 
     def mention_groups(self, *, now: dt.datetime, start: dt.datetime) -> list[MentionGroup]:
         """The (hits, df) pairs of the topics the visible sessions mention."""
-        scope = in_force(self.pinned)
-        if scope is None:
+        if self._seen() is None:
             return self.inner.mention_groups(now=now, start=start)
         groups = Counter(
             (m.hits, m.df) for m in self.mention_counts(now=now, start=start) if m.hits > 0
@@ -425,12 +407,11 @@ class ScopedStore:
         use_index: bool | None = None,
     ) -> list[LineHit]:
         """The best visible lines for the query words (asks the backend for more as needed)."""
-        scope = in_force(self.pinned)
-        if scope is None:
+        hidden = self._hidden()
+        if hidden is None:
             return self.inner.search_lines(
                 words, limit=limit, known_at=known_at, use_index=use_index
             )
-        hidden = self._hidden_sessions(scope)
         asked = limit
         while True:  # ask for more until enough visible lines come back, or none are left
             hits = self.inner.search_lines(
@@ -444,24 +425,19 @@ class ScopedStore:
     def get_lines(self, ids: Iterable[str]) -> dict[str, LineRow]:
         """The lines of ``ids`` in sessions the scope in force sees."""
         rows = self.inner.get_lines(ids)
-        scope = in_force(self.pinned)
-        if scope is None:
-            return rows
-        hidden = self._hidden_sessions(scope)
-        return {k: r for k, r in rows.items() if r.session not in hidden}
+        hidden = self._hidden()
+        return (
+            rows if hidden is None else {k: r for k, r in rows.items() if r.session not in hidden}
+        )
 
     def session_lines(self, session_id: str) -> list[LineRow]:
         """The lines of a session the scope in force sees (none otherwise)."""
-        scope = in_force(self.pinned)
-        if scope is not None and session_id in self._hidden_sessions(scope):
+        if session_id in (self._hidden() or ()):
             return []
         return self.inner.session_lines(session_id)
 
     def line_counts(self) -> Mapping[str, int]:
         """``{session id: number of lines}`` of the sessions the scope in force sees."""
         rows = self.inner.line_counts()
-        scope = in_force(self.pinned)
-        if scope is None:
-            return rows
-        hidden = self._hidden_sessions(scope)
-        return {k: n for k, n in rows.items() if k not in hidden}
+        hidden = self._hidden()
+        return rows if hidden is None else {k: n for k, n in rows.items() if k not in hidden}

@@ -38,6 +38,7 @@ __all__ = [
     "check_own_scope",
     "check_scope",
     "entered",
+    "every_scope",
     "in_force",
     "nearest",
     "scoped_calls",
@@ -229,6 +230,20 @@ def nearest(
                     hidden.add(id(v))
                     break
     return [v for v in seen if id(v) not in hidden]
+
+
+def every_scope(pinned: str | None, what: str) -> None:
+    """Refuse an operation that changes every scope when the call runs in one.
+
+    Raises:
+        ScopeError: a scope is in force.
+    """
+    scope = in_force(pinned)
+    if scope is not None:
+        raise ScopeError(
+            f"{what} changes every scope of the memory and this call runs in scope {scope!r};"
+            " do it from a memory opened without a scope"
+        )
 
 
 def check_own_scope(version: Any, pinned: str | None) -> None:
