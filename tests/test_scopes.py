@@ -11,6 +11,7 @@ import os
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from old_schema import make_old_schema
 
 import graphmem as gm
 from graphmem.scopes import ancestors, check_scope, within
@@ -350,11 +351,7 @@ def test_a_schema_3_database_is_upgraded_with_its_rows_in_the_root(
     with gm.open(db_path, clock=clock, engine=engine) as mem:
         mem.add_fact("api", "runs_on", "Go")
         mem.add_session("we run the api on Go", started_at="2025-12-01")
-        store = mem._store
-        # Make it a schema-3 database: no scope columns, version 3.
-        store.run("ALTER TABLE Fact DROP scope")  # type: ignore[attr-defined]
-        store.run("ALTER TABLE Session DROP scope")  # type: ignore[attr-defined]
-        store.run("MATCH (m:Meta {key: 'schema_version'}) SET m.value = '3'")  # type: ignore[attr-defined]
+        make_old_schema(mem._store, "3")  # no scope columns
     clock.set("2026-02-01")
     with gm.open(db_path, clock=clock, engine=engine) as mem:
         assert mem._store.get_meta("schema_version") == "4"

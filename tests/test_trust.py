@@ -10,6 +10,7 @@ import os
 
 import pytest
 from click.testing import CliRunner
+from old_schema import make_old_schema
 
 import graphmem as gm
 from graphmem.cli import cli
@@ -353,12 +354,7 @@ def test_context_as_of_bumps_no_counter(mem: gm.Memory, clock: ManualClock) -> N
 def test_schema_2_database_is_upgraded_in_place(db_path: str, clock: ManualClock) -> None:
     with gm.open(db_path, clock=clock, engine=ENGINE) as mem:
         mem.add_fact("api", "runs_on", "Go")
-        store = mem._store
-        # Make it a schema-2 database: no source_type column, version 2.
-        store.run("ALTER TABLE Fact DROP source_type")  # type: ignore[attr-defined]
-        store.run("ALTER TABLE Fact DROP scope")  # type: ignore[attr-defined]
-        store.run("ALTER TABLE Session DROP scope")  # type: ignore[attr-defined]
-        store.run("MATCH (m:Meta {key: 'schema_version'}) SET m.value = '2'")  # type: ignore[attr-defined]
+        make_old_schema(mem._store, "2")  # no source_type or scope columns
     clock.set("2026-02-01")
     with gm.open(db_path, clock=clock, engine=ENGINE) as mem:
         assert mem._store.get_meta("schema_version") == "4"
