@@ -151,18 +151,30 @@ def test_a_zeroed_page_fails_fast_with_a_clear_error(good_store: str, tmp_path: 
     assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss < 2 * 2**20  # KB: under 2 GB
 
 
-def test_a_good_file_opens_without_a_probe_after_a_clean_close(good_store: str) -> None:
+def test_a_good_file_opens_without_a_probe_after_a_clean_close(
+    good_store: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from graphmem.store import locks
     from graphmem.store.kuzu import guard
 
     copy = good_store + ".copy"
     shutil.copy(good_store, copy)  # a new inode and modification time: not sealed
     assert not os.path.exists(copy + guard.SEAL_SUFFIX)
+    asked: list[str] = []
     with gm.open(copy, engine=ENGINE, read_only=True) as mem:  # probed, then sealed
         assert len(mem.facts()) == 6000
     assert os.path.exists(copy + guard.SEAL_SUFFIX)
-    started = time.perf_counter()
-    guard.check_before_open(copy, ENGINE, ENGINE)
-    assert time.perf_counter() - started < 0.05  # a stat and a JSON read, no child process
+    guard.check_before_open(copy, ENGINE, ENGINE, before_probe=lambda: asked.append("probe"))
+    assert asked == []  # a stat and a JSON read: no child process, no question before one
+
+    def no_probe(*args: object) -> None:
+        raise AssertionError("a sealed file was probed")
+
+    monkeypatch.setattr(guard, "_probe", no_probe)
+    # Nor who holds the file: the engine refuses a held file by itself (storage.md#the-gate).
+    monkeypatch.setattr(locks, "lock_holders", no_probe)
+    with gm.open(copy, engine=ENGINE) as mem:
+        assert len(mem.facts()) == 6000
 
 
 def test_a_garbage_write_ahead_log_is_reported(tmp_path: Path) -> None:

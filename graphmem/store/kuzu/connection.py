@@ -141,11 +141,15 @@ class KuzuConnection:
         path = self.path
         target = ":memory:" if path is None else os.fspath(path)
         if path is not None:
-            if self._held_elsewhere(target):
-                self.close()
-                raise self._busy(target, "Could not set lock on file")
+
+            def refuse_if_held() -> None:
+                if self._held_elsewhere(target):
+                    raise self._busy(target, "Could not set lock on file")
+
             try:
-                note = guard.check_before_open(target, self.engine, ENGINES[self.engine])
+                note = guard.check_before_open(
+                    target, self.engine, ENGINES[self.engine], before_probe=refuse_if_held
+                )
             except BaseException:
                 self.close()
                 raise
@@ -172,7 +176,8 @@ class KuzuConnection:
     def _held_elsewhere(self, target: str) -> bool:
         """Whether another process holds the file as this open cannot share (Linux).
 
-        The engine would refuse the open: it is refused before the probe, which would hold the
+        Asked only before a probe (a sealed file goes straight to the engine, which refuses a
+        held file by itself): the engine would refuse the open, and the probe would hold the
         gate for a while. A writer refuses at once; readers count once they have stayed
         :data:`HELD_WAIT` seconds: the probe (a reader) of a process killed while it opened
         lives a moment longer than its parent.

@@ -42,6 +42,7 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 
 from graphmem.errors import StoreError
 from graphmem.store.kuzu import checkpoint
@@ -226,11 +227,14 @@ def _probe(path: str, module: str) -> tuple[str, int | None, str]:
     return why, proc.returncode, msg
 
 
-def check_before_open(path: str, engine: str, module: str) -> str | None:
+def check_before_open(
+    path: str, engine: str, module: str, *, before_probe: Callable[[], None] | None = None
+) -> str | None:
     """Refuse a damaged database file or write-ahead log before the engine opens it.
 
     Kuzu: a file a killed checkpoint left torn is first restored from the copy taken before
-    that checkpoint (:mod:`graphmem.store.kuzu.checkpoint`).
+    that checkpoint (:mod:`graphmem.store.kuzu.checkpoint`). ``before_probe`` runs only when
+    the file must be probed (the opener refuses there a file another process holds).
 
     Returns:
         What a recovery did (``None`` when there was none), for the caller to report.
@@ -250,6 +254,8 @@ def check_before_open(path: str, engine: str, module: str) -> str | None:
     wal = path + ".wal"
     if _sealed(path, engine) and not (os.path.exists(wal) and os.path.getsize(wal)):
         return None
+    if before_probe is not None:
+        before_probe()
     why, code, msg = _probe(path, module)
     note = None
     if (
