@@ -5,7 +5,10 @@ See docs/concepts/recall.md#rule-3.
 :func:`context` returns a :class:`~graphmem.episodic.Context` (a ``str`` with ``.text`` and
 ``.items``); :func:`search` returns the same candidates as scored
 :class:`~graphmem.episodic.SearchItem` rows. Facts are this module's; session lines (the
-episodic layer: what was said, dated) are :mod:`graphmem.episodic`'s.
+episodic layer: what was said, dated) are :mod:`graphmem.episodic`'s. :func:`context` runs
+named stages (docs/concepts/recall.md#the-stages): :func:`gather` (which ranks) reads the
+store, then :func:`graphmem.context_pack.pack` and :func:`graphmem.context_pack.render` work
+on plain values.
 
 >>> import graphmem as gm
 >>> from graphmem.timeutil import ManualClock
@@ -102,13 +105,13 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from graphmem.context_facts import _Candidate, _gather_facts
 from graphmem.context_facts import _spans as _spans  # re-exported: tests check the spans
+from graphmem.context_pack import FACT_SHARE, Frame, Gathered, pack, render
 from graphmem.context_render import (
-    _block_size,
     _clip,
     _covered,
     _dedupe,
@@ -116,13 +119,10 @@ from graphmem.context_render import (
     _fit,
     _fmt_day,
     _grounds,
-    _line,
     _line_item,
-    _lines_block,
 )
 from graphmem.episodic import (
     Context,
-    LineCandidate,
     SearchItem,
     Semantic,
     line_candidates,
@@ -130,7 +130,6 @@ from graphmem.episodic import (
 from graphmem.errors import GraphmemError, InvalidInput
 from graphmem.kernel import kernel_of
 from graphmem.said_ended import fact_marks
-from graphmem.store.records import LineRow
 from graphmem.timeutil import TimeLike, to_utc
 from graphmem.trust import dispute_notes
 
@@ -141,8 +140,10 @@ __all__ = [
     "CHARS_PER_TOKEN",
     "Context",
     "SearchItem",
+    "FACT_SHARE",
     "context",
     "estimate_tokens",
+    "gather",
     "prepare",
     "search",
 ]
@@ -151,8 +152,6 @@ _log = logging.getLogger(__name__)
 
 #: Characters per token in the budget estimate.
 CHARS_PER_TOKEN = 4
-#: Share of the room that facts may take first when session lines compete for it.
-FACT_SHARE = 0.4
 #: Session lines considered: at least this many, more for big budgets (budget_tokens / 12).
 LINE_HITS = 40
 
@@ -238,27 +237,16 @@ def context(
 
     with kernel.lock:
         replay = known_at is not None
-        ranked, _, anchors = _gather_facts(kernel, query, v_at=v_at, k_at=k_at, replay=replay)
-        notes = dispute_notes(kernel, [(c.fact.subject_id, c.fact.predicate) for c in ranked], k_at)
-        for c in ranked:
-            c.disputed = notes.get((c.fact.subject_id, c.fact.predicate), "")
-        found = line_candidates(
+        g = gather(
             kernel,
             query,
-            anchors=anchors,
-            valid_at=v_at,
-            known_at=k_at,
-            limit=max(LINE_HITS, budget_tokens // 12),
+            v_at=v_at,
+            k_at=k_at,
+            replay=replay,
+            line_limit=max(LINE_HITS, budget_tokens // 12),
             semantic=semantic,
-            grounds=_grounds(ranked),
         )
-        # what a later line says ended (docs/concepts/recall.md#said-ended)
-        lines = [(lc.line.id, lc.line.text, lc.line.started_at) for lc in found]
-        ended = fact_marks([c.fact for c in ranked], lines, owner=kernel.owner, valid_at=v_at)
-        for c in ranked:
-            c.said_ended = ended.get(c.fact.id, "")
-        said, same = _dedupe(found)
-        if not ranked and not said:
+        if not g.facts and not g.lines:
             if replay:  # what the store holds now is not what was known at known_at
                 return done([f'Nothing in memory matches "{shown_query}"{when}.'])
             has_lines = store.has_lines()
@@ -266,109 +254,52 @@ def context(
                 return done(["Memory is empty: no facts stored yet."])
             what = "facts or session lines" if has_lines else "facts"
             return done([f'No {what} in memory match "{shown_query}"{when}.'])
-
-        nl = len(said)
-        everything = {c.line.id: c for c in said}
-        line_order = [c.line.id for c in said]
-        fact_lines = {c.fact.id: _line(c) for c in ranked}
-        sizes: dict[str, tuple[int, int]] = {}  # line id: (length dated, as a continuation)
         warm = store.warm_index()
-        # A fact read from a line (same session, its statement in the line) says nothing the
-        # line does not, unless it notes what it replaced: shown with its line, it is dropped.
-        cover = _covered(ranked, found, same)
-
-        def dups(chosen: Mapping[str, LineCandidate | LineRow]) -> set[str]:
-            return {f for f, line_id in cover.items() if line_id in chosen}
-
-        def counts(cf: int, cl: int, nf: int) -> str:
-            parts = []
-            if nf:
-                parts.append(f"{cf} of {_n(nf, 'fact')}" if cf < nf else _n(nf, "fact"))
-            if nl:
-                parts.append(
-                    f"{cl} of {_n(nl, 'session line')}" if cl < nl else _n(nl, "session line")
-                )
-            return ", ".join(parts)
-
-        def header(cf: int, cl: int, nf: int) -> str:
-            return f'Memory relevant to "{shown_query}" ({counts(cf, cl, nf)}{when}):'
-
-        def shown_facts(
-            facts: Sequence[_Candidate], chosen: Mapping[str, LineCandidate | LineRow]
-        ) -> list[_Candidate]:
-            gone = dups(chosen)
-            return [c for c in facts if c.fact.id not in gone]
-
-        def total(
-            facts: Sequence[_Candidate], chosen: Mapping[str, LineCandidate | LineRow]
-        ) -> int:
-            """The length of the whole block: header, lines, and the footer when one is due."""
-            kept = shown_facts(facts, chosen)
-            nf = len(ranked) - len(dups(chosen))
-            cf, cl = len(kept), sum(1 for i in chosen if i in everything)
-            n = len(header(cf, cl, nf)) + sum(1 + len(fact_lines[c.fact.id]) for c in kept)
-            n += _block_size(chosen, sizes)
-            left = nf - cf + nl - cl
-            return n + (1 + len(_footer(left)) if left else 0)
-
-        facts_in: list[_Candidate] = []
-        lines_in: dict[str, LineCandidate | LineRow] = {}
-        if total(ranked, everything) <= budget_chars:
-            facts_in, lines_in = list(ranked), dict(everything)
-        else:
-            # On-topic facts first, up to their share of the room (not those a line candidate
-            # says); then lines; then the other facts; then the neighbours of the lines shown.
-            # A fact found by a name alone waits for the lines (docs/benchmarks.md#locomo-recall).
-            # Whatever does not fit is skipped.
-            nf0 = len(ranked)
-            room = budget_chars - len(header(nf0, nl, nf0)) - 1 - len(_footer(nf0 + nl))
-            share = room * (FACT_SHARE if said else 1.0)
-            used = 0
-            for c in ranked:
-                extra = 1 + len(fact_lines[c.fact.id])
-                if c.on_topic and c.fact.id not in cover and used + extra <= share:
-                    facts_in.append(c)
-                    used += extra
-            for lc in said:
-                lines_in[lc.line.id] = lc
-                if total(facts_in, lines_in) > budget_chars:
-                    del lines_in[lc.line.id]
-            taken = {c.fact.id for c in facts_in} | dups(lines_in)
-            for c in ranked:
-                if c.fact.id in taken:
-                    continue
-                facts_in.append(c)
-                if total(facts_in, lines_in) > budget_chars:
-                    facts_in.pop()
-            facts_in.sort(key=_Candidate.sort_key)
-            for lc in said:
-                if lc.line.id not in lines_in:
-                    continue
-                before, after = store.neighbours(lc.line, index=warm)
-                for row in (after, before):
-                    if row is None or row.id in lines_in or row.id in everything:
-                        continue
-                    lines_in[row.id] = row
-                    if total(facts_in, lines_in) > budget_chars:
-                        del lines_in[row.id]
-        facts_in = shown_facts(facts_in, lines_in)
-        nf = len(ranked) - len(dups(lines_in))
-        cf, cl = len(facts_in), sum(1 for i in lines_in if i in everything)
-        left = (nf - cf) + (nl - cl)
-        out = [header(cf, cl, nf), *(fact_lines[c.fact.id] for c in facts_in)]
-        out += _lines_block(lines_in, line_order)
-        if left and len("\n".join(out)) + 1 + len(_footer(left)) <= budget_chars:
-            out.append(_footer(left))
-        items = [_fact_item(c) for c in facts_in]
-        items += [_line_item(lines_in[i]) for i in line_order if i in lines_in]
-        items += [_line_item(c, 0.0) for i, c in sorted(lines_in.items()) if i not in everything]
+        frame = Frame(shown_query, when, budget_chars)
+        packed = pack(g, frame, lambda line: store.neighbours(line, index=warm))
+        out, items = render(g, packed, frame)
         if not replay:  # a reading as of a known_at is not a use of current knowledge
-            _bump(kernel, facts_in, now)
+            _bump(kernel, packed.facts, now)
         return done(out, items)
 
 
-def _n(n: int, what: str) -> str:
-    return f"{n} {what}{'s' if n != 1 else ''}"
+def gather(
+    kernel: Kernel,
+    query: str,
+    *,
+    v_at: dt.datetime,
+    k_at: dt.datetime,
+    replay: bool,
+    line_limit: int,
+    semantic: Semantic | None = None,
+) -> Gathered:
+    """The gather and rank stages of :func:`context`: the store's candidates, best first.
+
+    Facts around the query's anchors and full-text hits (scored, with their dispute notes and
+    what a later line says ended), the session lines (fused ranks, echoes folded) and which
+    facts a line already says (docs/concepts/recall.md#the-stages).
+    """
+    ranked, _, anchors = _gather_facts(kernel, query, v_at=v_at, k_at=k_at, replay=replay)
+    notes = dispute_notes(kernel, [(c.fact.subject_id, c.fact.predicate) for c in ranked], k_at)
+    for c in ranked:
+        c.disputed = notes.get((c.fact.subject_id, c.fact.predicate), "")
+    found = line_candidates(
+        kernel,
+        query,
+        anchors=anchors,
+        valid_at=v_at,
+        known_at=k_at,
+        limit=line_limit,
+        semantic=semantic,
+        grounds=_grounds(ranked),
+    )
+    # what a later line says ended (docs/concepts/recall.md#said-ended)
+    lines = [(lc.line.id, lc.line.text, lc.line.started_at) for lc in found]
+    ended = fact_marks([c.fact for c in ranked], lines, owner=kernel.owner, valid_at=v_at)
+    for c in ranked:
+        c.said_ended = ended.get(c.fact.id, "")
+    said, same = _dedupe(found)
+    return Gathered(ranked, said, _covered(ranked, found, same))
 
 
 def search(
@@ -433,10 +364,6 @@ def search(
             items += [_line_item(c) for c in _dedupe(found)[0]]
     items.sort(key=lambda i: (-i.score, i.kind, i.id))
     return items[:limit]
-
-
-def _footer(left: int) -> str:
-    return f"(+{left} more not shown; raise budget_tokens)"
 
 
 def _bump(kernel: Kernel, chosen: Sequence[_Candidate], now: dt.datetime) -> None:
