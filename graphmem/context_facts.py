@@ -64,13 +64,20 @@ _CONNECTORS = frozenset({"of", "&", "de", "la", "le", "van", "von", "der", "du",
 
 
 def _terms(text: str) -> set[str]:
-    """Lower-cased, stemmed content words of a text (stop words removed)."""
+    """Lower-cased, stemmed content words of a text (stop words removed).
+
+    :func:`graphmem.normalize.terms`'s stems, but "node.js", "c++" and digits stay words: a
+    fact's words are its values (docs/concepts/recall.md#the-words-of-recall).
+    """
     words = _WORD.findall(unicodedata.normalize("NFKC", text).casefold().replace("_", " "))
     return {stem(w) for w in words if w not in _STOPWORDS}
 
 
 def _keywords(query: str) -> list[str]:
-    """Alphabetic keywords for the full-text index (it drops digits and stop words itself)."""
+    """Alphabetic keywords for the full-text index (it stems and drops digits itself).
+
+    docs/concepts/recall.md#the-words-of-recall
+    """
     words = re.findall(r"[^\W\d_]+", unicodedata.normalize("NFKC", query).casefold())
     return sorted({w for w in words if w not in _STOPWORDS and len(w) > 1})
 

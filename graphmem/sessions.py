@@ -57,6 +57,8 @@ MAX_NGRAM = 4
 #: Longest candidate name, in characters, that :func:`mentions_in_text` looks up.
 MAX_MENTION = 200
 
+#: Words of a text where known names are looked up (case kept; never ranks:
+#: docs/concepts/recall.md#the-words-of-recall).
 _TOKEN = re.compile(r"\w+(?:[.+#'’-]+\w+)*[+#]*")
 
 MentionsArg = Mapping[str, int] | Iterable[str] | None

@@ -89,7 +89,9 @@ _CONTRACTIONS = (
     (re.compile(r"n't\b"), " not"),
     (re.compile(r"'(?:s|re|ve|ll|d|m)\b"), ""),
 )
-# Numbers keep their dots ("3.11"); "C#"/"C++" keep their symbols.
+# Numbers keep their dots ("3.11"); "C#"/"C++" keep their symbols. Not recall's tokenizer
+# (graphmem.normalize.terms): these scores decide writes and are calibrated on labelled note
+# pairs (docs/concepts/recall.md#the-words-of-recall).
 _TOKEN = re.compile(r"\d+(?:[.,:]\d+)*|\w+[#+]*")
 # Shares of the blend: stemmed words, exact words (tense and number count a little), trigrams.
 _STEM_SHARE, _EXACT_SHARE, _GRAM_SHARE = 0.45, 0.15, 0.4
