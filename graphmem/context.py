@@ -37,6 +37,11 @@ How candidates are found (:mod:`graphmem.store.kuzu.search` holds the queries)
        at it). Statements are matched in Python over the candidates. The index is built on
        first use (about 1 s per 100k entities); without it (ladybug offline, read-only memory
        without an index) a scan of entity names stands in, see :mod:`graphmem.store.kuzu.search`.
+    4. *Bridges*: when the query holds words that none of the anchors' facts holds ("In which
+       city is Bob's employer headquartered?"), the things at the other end of the 3 best
+       anchored facts (Globex, of ``Bob works_at Globex``) are read like anchors, at most 3
+       of them, one hop and no further; their facts join with relevance 0.6
+       (docs/concepts/recall.md#bridges).
     Bounds, so hubs cost one bounded query: 2000 versions per subject timeline, 50 facts per
     entity as the object.
     Only versions with ``recorded_at <= known_at < expired_at`` and
@@ -46,7 +51,8 @@ How candidates are found (:mod:`graphmem.store.kuzu.search` holds the queries)
 How they are ranked
     ``score = 0.60 * relevance + 0.25 * importance + 0.15 * recency``, ties by subject,
     predicate, object, ``valid_from`` and id (deterministic).
-    - relevance: 1.0 when the subject is an anchor, 0.85 when the object is; for full-text hits
+    - relevance: 1.0 when the subject is an anchor, 0.85 when the object is, 0.6 for a
+      bridge's facts; for full-text hits
       0.6 (subject) or 0.7 (object, e.g. a note's text) times the hit's BM25 score relative to
       the best hit; plus ``0.5 * overlap``, the share of the query's keywords (lower-cased,
       lightly stemmed) found in the fact's subject, predicate, object and statement; plus

@@ -13,7 +13,7 @@ import math
 import re
 import unicodedata
 import weakref
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -47,6 +47,12 @@ WAS_LOOKUPS = 1
 W_RELEVANCE, W_IMPORTANCE, W_RECENCY = 0.60, 0.25, 0.15
 REL_SUBJECT, REL_OBJECT = 1.0, 0.85
 REL_HIT_SUBJECT, REL_HIT_OBJECT = 0.6, 0.7
+#: Relevance of a fact about a thing an anchored fact leads to (docs/concepts/recall.md#bridges).
+REL_BRIDGE = 0.6
+#: The best anchored facts whose other end is followed, and at most how many things.
+BRIDGE_FROM, BRIDGES = 3, 3
+#: Versions read per bridged thing as the subject.
+BRIDGE_FACTS = 200
 OVERLAP_WEIGHT = 0.5
 #: Added to a fact's relevance times the share of its predicate's words found in the query
 #: (deploy ~ deploys_with, "embeddings provider" ~ embeddings_provider).
@@ -342,19 +348,76 @@ def _gather_facts(
     terms = _terms(query)
     topic = terms - {w for name in anchors.values() for w in _terms(name)}
     predicate_names: dict[str, list[set[str]]] = {}
-    for c in candidates.values():
-        f = c.fact
-        names_of = predicate_names.get(f.predicate)
-        if names_of is None:
-            names_of = predicate_names[f.predicate] = _predicate_names(kernel, f.predicate)
-        c.score = _score(c, terms, names_of, valid_at=v_at, known_at=k_at, replay=replay)
-        said = _terms(" ".join((f.subject, f.predicate, f.object, f.statement or "")))
-        said |= {w for t in names_of for w in t}
-        c.on_topic = not topic or bool(topic & said)  # a bare name: all its facts are
-    ranked = sorted(candidates.values(), key=_Candidate.sort_key)
+    said: dict[str, set[str]] = {}  # fact id: its words and its predicate's names
+
+    def rank() -> list[_Candidate]:
+        for c in candidates.values():
+            f = c.fact
+            names_of = predicate_names.get(f.predicate)
+            if names_of is None:
+                names_of = predicate_names[f.predicate] = _predicate_names(kernel, f.predicate)
+            c.score = _score(c, terms, names_of, valid_at=v_at, known_at=k_at, replay=replay)
+            words = _terms(" ".join((f.subject, f.predicate, f.object, f.statement or "")))
+            said[f.id] = words | {w for t in names_of for w in t}
+            c.on_topic = not topic or bool(topic & said[f.id])  # a bare name: all its facts are
+        return sorted(candidates.values(), key=_Candidate.sort_key)
+
+    ranked = rank()
+    bridges = _bridges(kernel, ranked, anchors, set(timelines), topic, said)
+    if bridges:  # the things the best anchored facts lead to (recall.md#bridges)
+        read = list(bridges)
+        for i in read:
+            timelines[i] = []
+        for row in store.facts_from(read, known_at=k_at, limit=BRIDGE_FACTS):
+            timelines[row.via].append(row)
+            if row.valid_at(v_at):
+                offer(row, "out", REL_BRIDGE)
+        for row in store.facts_to(read, known_at=k_at, valid_at=v_at, limit=IN_LIMIT):
+            offer(row, "in", REL_BRIDGE)
+        ranked = rank()
     # "was" notes for the best facts (free for anchored subjects; WAS_LOOKUPS queries else).
     _predecessors(kernel, ranked[:WAS_FOR], timelines, known_at=k_at)
     return ranked, timelines, anchors
+
+
+def _bridges(
+    kernel: Kernel,
+    ranked: Sequence[_Candidate],
+    anchors: Mapping[str, str],
+    read: set[str],
+    topic: set[str],
+    said: Mapping[str, set[str]],
+) -> dict[str, str]:
+    """The things the best anchored facts lead to, when the query asks beyond them.
+
+    "In which city is Bob's employer headquartered?": Bob's facts hold no word of "city" or
+    "headquartered", so the thing his best facts name (Globex, of ``Bob works_at Globex``) is
+    read too (docs/concepts/recall.md#bridges). Only the :data:`BRIDGE_FROM` best facts of the
+    anchors are followed, to at most :data:`BRIDGES` things not read already; none when the
+    anchors' facts hold every topic word of the query.
+    """
+    anchored = [c for c in ranked if c.fact.via in anchors and c.fact.predicate != "note"]
+    best = anchored[:BRIDGE_FROM]
+    if not best or not topic:
+        return {}
+    covered = set().union(*(said[c.fact.id] for c in anchored))
+    if topic <= covered:
+        return {}
+    ids: list[str] = []
+    for c in best:
+        f = c.fact
+        if c.direction == "in":
+            ids.append(f.subject_id)
+            continue
+        if len(f.object.split()) > TEXT_WORDS:
+            continue
+        try:
+            key = entity_key(f.object)
+        except InvalidInput:
+            continue
+        ids.append(kernel.aliases.get(key, key))
+    wanted = [i for i in dict.fromkeys(ids) if i not in read and i not in anchors][:BRIDGES]
+    return kernel.store.find_entities(wanted) if wanted else {}
 
 
 #: Relations that give a thing's own name: a question naming it is about the thing.

@@ -334,3 +334,42 @@ def test_hub_in_degree_is_bounded(mem: gm.Memory) -> None:
     out = mem.context("Acme", budget_tokens=4000)
     assert "(50 facts):" in out.splitlines()[0]
     assert len(_lines(out)) == 50
+
+
+def _chain(mem: gm.Memory, clock: ManualClock) -> None:
+    clock.set("2026-01-01")
+    mem.add_fact("Bob", "works_at", "Globex", valid_from="2025-06-01")
+    mem.add_fact("Bob", "lives_in", "Lyon", valid_from="2024-01-01")
+    mem.add_fact("Globex", "headquartered_in", "Munich", valid_from="2010-01-01")
+    mem.add_fact("Globex", "founded_in", "1999", valid_from="2010-01-01")
+    mem.add_fact("Munich", "located_in", "Germany", valid_from="2010-01-01")
+    mem.add_fact("checkout", "owner", "team-payments", valid_from="2025-04-01")
+    mem.add_fact("team-payments", "team_lead", "Priya Raman", valid_from="2025-02-01")
+    clock.set("2026-03-01")
+    mem.add_fact("team-payments", "team_lead", "Sam Okonkwo", valid_from="2026-03-01")
+
+
+def test_a_question_beyond_the_anchor_follows_its_facts(mem: gm.Memory, clock: ManualClock) -> None:
+    """recall.md#bridges: one hop further, only when the anchor's facts do not answer."""
+    _chain(mem, clock)
+    out = mem.context("In which city is Bob's employer headquartered?")
+    assert "- Bob works_at Globex (since 2025-06-01)" in out
+    assert "- Globex headquartered_in Munich (since 2010-01-01)" in out
+    assert "Germany" not in out  # one hop, never two
+    lead = mem.context("Who leads the team that owns the checkout?")
+    assert "- team-payments team_lead Sam Okonkwo (since 2026-03-01; was Priya Raman)" in lead
+    then = mem.context("Who led the team that owns the checkout?", valid_at="2025-09-01")
+    assert "- team-payments team_lead Priya Raman" in then
+    assert "Sam Okonkwo" not in then
+    # The anchor's own facts answer: nothing else is read.
+    assert "headquartered_in" not in mem.context("Where does Bob live?")
+    plain = _lines(mem.context("Where does Bob work?"))
+    assert plain[0] == "- Bob works_at Globex (since 2025-06-01)"
+    assert not any("Munich" in line for line in plain)
+
+
+def test_a_followed_fact_answers_as_known_then(mem: gm.Memory, clock: ManualClock) -> None:
+    _chain(mem, clock)
+    before = mem.context("Who leads the team that owns the checkout?", known_at="2026-02-01")
+    assert "Priya Raman" in before
+    assert "Sam Okonkwo" not in before
