@@ -19,7 +19,7 @@ from graphmem.episodic import (
     line_text,
     render_line,
 )
-from graphmem.normalize import terms
+from graphmem.normalize import term_set
 from graphmem.store.records import LineRow
 
 #: Longest object text rendered.
@@ -172,7 +172,7 @@ def _dedupe(cands: Sequence[LineCandidate]) -> tuple[list[LineCandidate], dict[s
             same[c.line.id] = kept[key]
             groups[kept[key]].append(c)
             continue
-        mine = frozenset(terms(c.line.text))
+        mine = term_set(c.line.text)
         home = None
         if c.superseded is None and len(mine) >= ECHO_MIN_WORDS:
             home = next(

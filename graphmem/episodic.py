@@ -75,7 +75,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from graphmem.display import ContextText
 from graphmem.kernel import kernel_of
-from graphmem.normalize import terms
+from graphmem.normalize import term_set, terms
 from graphmem.recall_cues import asks_when, has_time_cue, named_dates
 from graphmem.said_ended import Said, Shown, marks
 from graphmem.store.records import FactView, LineRow, SessionClaim
@@ -371,7 +371,7 @@ def _successors(
                 continue
             if not _CHANGE_CUE.search(nb.text):
                 continue
-            shared = set(terms(nb.text)) & set(own)
+            shared = term_set(nb.text) & set(own)
             if len(shared) >= 2 or shared & names:
                 out[nb.id] = row.id
                 found[nb.id] = nb
@@ -597,7 +597,7 @@ def _mark_restated(candidates: Sequence[LineCandidate], *, valid_at: dt.datetime
     (docs/concepts/recall.md#said-ended). A mark, never a write.
     """
     typed = {c.line.id: _typed(c.line.text) for c in candidates}
-    words_of = {c.line.id: set(terms(c.line.text)) for c in candidates}
+    words_of = {c.line.id: term_set(c.line.text) for c in candidates}
     later = [
         c
         for c in candidates

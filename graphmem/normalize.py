@@ -277,6 +277,19 @@ def stem(word: str) -> str:
     return base
 
 
+@functools.lru_cache(maxsize=8192)
+def term_set(text: str) -> frozenset[str]:
+    """The set of :func:`terms` of a text, cached.
+
+    Recall asks for the same lines' words again and again (echo folding, superseded and
+    restated marks, neighbours).
+
+    >>> sorted(term_set("We moved the API to Go; the API runs on Go now."))
+    ['api', 'go', 'mov', 'run']
+    """
+    return frozenset(terms(text))
+
+
 def terms(text: str) -> list[str]:
     """Return the indexed words of a text, in order (repeats kept).
 

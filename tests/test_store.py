@@ -426,3 +426,64 @@ def test_kill_during_bulk_copy_keeps_whole_batches(tmp_path: Path) -> None:
         if newest is not None:
             assert marker is not None
             assert marker >= newest.replace(tzinfo=UTC)
+
+
+# -- metadata kept between reads (docs/concepts/storage.md#meta-cache) -------------------------
+
+
+def _meta_queries(store: KuzuStore) -> list[str]:
+    asked: list[str] = []
+    run = store._execute
+
+    def counting(query: str, params: dict[str, object]) -> list[list[object]]:
+        if "Meta" in query:
+            asked.append(query)
+        return run(query, params)  # type: ignore[arg-type]
+
+    store._execute = counting  # type: ignore[method-assign]
+    return asked
+
+
+def test_metadata_is_read_once_until_the_store_writes(store: KuzuStore) -> None:
+    store.set_meta("k", "1")
+    asked = _meta_queries(store)
+    assert [store.get_meta("k") for _ in range(3)] == ["1", "1", "1"]
+    assert store.get_meta("absent") is None
+    assert store.get_meta("absent") is None
+    assert len(asked) == 2  # one per key
+    store.set_meta("k", "2")
+    assert store.get_meta("k") == "2"
+    insert(store, [make_fact(1)])  # any data write drops what was kept
+    asked.clear()
+    assert store.get_meta("k") == "2"
+    assert len(asked) == 1
+
+
+def test_metadata_set_in_a_rolled_back_transaction_is_not_kept(store: KuzuStore) -> None:
+    store.set_meta("k", "before")
+    assert store.get_meta("k") == "before"
+    seen: list[str | None] = []
+
+    def write_then_fail() -> None:
+        with store.transaction():
+            store.set_meta("k", "inside")
+            seen.append(store.get_meta("k"))
+            raise RuntimeError("roll back")
+
+    with pytest.raises(RuntimeError):
+        write_then_fail()
+    assert seen == ["inside"]  # the transaction saw its own write
+    assert store.get_meta("k") == "before"
+
+
+def test_a_read_only_store_asks_every_time(tmp_path: Path) -> None:
+    path = str(tmp_path / "m.kuzu")
+    with fresh(path) as s:
+        s.set_meta("k", "1")
+    s = open_store(path, engine=ENGINE, read_only=True)
+    try:
+        asked = _meta_queries(s)
+        assert [s.get_meta("k") for _ in range(2)] == ["1", "1"]
+        assert len(asked) == 2
+    finally:
+        s.close()

@@ -98,6 +98,10 @@ class KuzuConnection:
         self.path = path
         self.read_only = read_only
         self._stmts: OrderedDict[str, Any] = OrderedDict()
+        #: Metadata values read outside a transaction of a writable store, and the write
+        #: generation: every data write drops them (docs/concepts/storage.md#meta-cache).
+        self._meta: dict[str, str | None] = {}
+        self._meta_gen = 0
         # Rows written since the statement cache was last cleared, and the store's size then:
         # ladybug plans a prepared statement from the table sizes at prepare time (a point query
         # prepared on an empty store scans once the store is big: 57 ms instead of 0.07 ms), so
@@ -224,6 +228,7 @@ class KuzuConnection:
 
     def detach(self) -> None:
         """Close the engine's handles but keep this store's claim (vacuum swaps the file)."""
+        self._forget_meta()
         self._stmts.clear()
         with self._gated(required=False):
             self._checkpoint_before_close()
@@ -240,6 +245,7 @@ class KuzuConnection:
             StoreBusy: another process opened the database in between.
             StoreError: the engine cannot open it.
         """
+        self._forget_meta()  # the file may have been replaced or written by a borrower
         self._stmts.clear()
         self._writes.clear()
         self._has_fts = None
@@ -420,8 +426,14 @@ class KuzuConnection:
     def _wrote(self) -> None:
         """Called before every statement that changes data (the version cache's hook).
 
-        docs/concepts/storage.md#version-cache: outside a change set it drops the cache.
+        docs/concepts/storage.md#version-cache: outside a change set it drops the cache. The
+        metadata read so far is dropped too (docs/concepts/storage.md#meta-cache).
         """
+        self._forget_meta()
+
+    def _forget_meta(self) -> None:
+        self._meta_gen += 1
+        self._meta.clear()
 
     def _prepared(self, query: str, params: Mapping[str, Any]) -> Any:
         """Return the cached prepared statement for ``query``, or ``None`` to run it directly."""

@@ -101,9 +101,20 @@ class KuzuStatements(KuzuConnection):
             self._q(many, {"rows": list(rows), **(extra or {})}, write=True)
 
     def get_meta(self, key: str) -> str | None:
-        """Return a metadata value, or ``None``."""
+        """Return a metadata value, or ``None``.
+
+        A writable store is the only writer of its file while it is open, so a value read
+        outside a transaction is kept until this store writes data or reattaches
+        (docs/concepts/storage.md#meta-cache); a read-only store asks every time.
+        """
+        if key in self._meta:
+            return self._meta[key]
+        gen = self._meta_gen
         rows = self._q("MATCH (m:Meta {key: $k}) RETURN m.value", {"k": key})
-        return rows[0][0] if rows else None
+        value: str | None = rows[0][0] if rows else None
+        if not self._in_tx and not self.read_only and gen == self._meta_gen:
+            self._meta[key] = value
+        return value
 
     def set_meta(self, key: str, value: str) -> None:
         """Set a metadata value."""
