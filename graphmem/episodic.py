@@ -110,6 +110,9 @@ SUCCESSOR_HITS = 3
 SUCCESSOR_LENT = 2
 #: Lines asked of the index for each of them.
 SUCCESSOR_SEARCH = 8
+#: Words of more than this share of the lines are left out of that search: they tie no two
+#: lines together, and scoring them scored every line (docs/benchmarks.md#episodic-recall).
+SUCCESSOR_COMMON = 0.05
 #: Words that say something changed or was set right.
 _CHANGE_CUE = re.compile(
     r"(?i)\b(?:no longer|anymore|any more|instead|actually|correction|switched|moved|"
@@ -365,7 +368,10 @@ def _successors(
         if not own:
             continue
         names = set(terms(" ".join(_NAME_LIKE.findall(row.text))))
-        for later in store.search_lines(own, limit=SUCCESSOR_SEARCH, known_at=known_at):
+        hits = store.search_lines(
+            own, limit=SUCCESSOR_SEARCH, known_at=known_at, common=SUCCESSOR_COMMON
+        )
+        for later in hits:
             nb = later.line
             if nb.id in found or nb.id in out or not _said_after(row, nb):
                 continue

@@ -405,17 +405,18 @@ class ScopedStore:
         limit: int = 50,
         known_at: dt.datetime | None = None,
         use_index: bool | None = None,
+        common: float | None = None,
     ) -> list[LineHit]:
         """The best visible lines for the query words (asks the backend for more as needed)."""
         hidden = self._hidden()
         if hidden is None:
             return self.inner.search_lines(
-                words, limit=limit, known_at=known_at, use_index=use_index
+                words, limit=limit, known_at=known_at, use_index=use_index, common=common
             )
         asked = limit
         while True:  # ask for more until enough visible lines come back, or none are left
             hits = self.inner.search_lines(
-                words, limit=asked, known_at=known_at, use_index=use_index
+                words, limit=asked, known_at=known_at, use_index=use_index, common=common
             )
             kept = [h for h in hits if h.line.session not in hidden]
             if len(kept) >= limit or len(hits) < asked or not hidden:

@@ -226,3 +226,33 @@ def test_ties_at_the_cut_go_by_line_id(words: list[str]) -> None:
     for limit in (1, 3, 12):
         hits = index.search(terms(" ".join(words)), limit=limit)
         assert [h.line.id for h in hits] == sorted(f"s{i}#1" for i in range(12))[:limit]
+
+
+def test_common_words_can_be_left_out() -> None:
+    state = {f"s{i}": _session(f"s{i}", f"Ann: project update {i}", i) for i in range(10)}
+    state["x"] = _session("x", "Bo: project kite", 11)
+    index = _bulk(state)
+    words = terms("project kite")
+    assert len(index.search(words, limit=20)) == 11  # every line has "project"
+    hits = index.search(words, limit=20, common=0.5)
+    assert [h.line.id for h in hits] == ["x#1"]  # "project" ties nothing together
+    assert index.search(["project"], limit=20, common=0.5) == []
+    assert len(index.search(["project"], limit=20, common=1.0)) == 11
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(st.lists(st.sampled_from(VOCAB[:6]), min_size=1, max_size=6), min_size=1, max_size=30),
+    st.lists(st.sampled_from(VOCAB[:6]), min_size=1, max_size=3),
+    st.integers(1, 40),
+)
+def test_the_best_lines_are_the_sorted_scores(
+    lines: list[list[str]], query: list[str], limit: int
+) -> None:
+    """The cut at ``limit`` (few distinct scores, many ties) equals a full sort."""
+    state = {f"s{i:02d}": _session(f"s{i:02d}", " ".join(ws), 0) for i, ws in enumerate(lines)}
+    index = _bulk(state)
+    everything = index.search(terms(" ".join(query)), limit=10_000)
+    ranked = sorted(everything, key=lambda h: (-h.score, h.line.id))
+    assert everything == ranked
+    assert index.search(terms(" ".join(query)), limit=limit) == ranked[:limit]

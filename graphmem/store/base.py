@@ -445,8 +445,13 @@ class SearchStore(Protocol):
         limit: int = 50,
         known_at: dt.datetime | None = None,
         use_index: bool | None = None,
+        common: float | None = None,
     ) -> list[LineHit]:
-        """The best ``limit`` lines for the query words (BM25), best first, ties by id."""
+        """The best ``limit`` lines for the query words (BM25), best first, ties by id.
+
+        ``common``: leave out words found in more than this share of the lines (then the
+        in-memory index answers: :meth:`graphmem.store.lineindex.LineIndex.search`).
+        """
         ...
 
     def warm_index(self) -> LineIndex | None:

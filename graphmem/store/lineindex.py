@@ -154,11 +154,13 @@ def _tokens_joined(terms: Any) -> tuple[list[str], Any, Any] | None:
 
 
 def _tokens_split(terms: Any) -> tuple[list[str], Any, Any]:
-    """:func:`_tokens_joined` for any text: Arrow's whitespace split (``str.split``'s words)."""
+    """:func:`_tokens_joined` for any text: ``str.split``'s words, split by Arrow."""
     import numpy as np
     import pyarrow.compute as pc
 
-    words = pc.utf8_split_whitespace(terms)
+    # Every whitespace str.split knows becomes a space first: Arrow's own whitespace split keeps
+    # \x1c-\x1f inside words and, after a word, a run of U+3000 as a word.
+    words = pc.split_pattern(pc.replace_substring_regex(terms, _OTHER_SPACE, " "), " ")
     flat = pc.list_flatten(words)
     doc = pc.list_parent_indices(words).to_numpy().astype(np.int32)  # (int64 in Arrow)
     keep = pc.not_equal(flat, "")
@@ -409,9 +411,18 @@ class LineIndex:
         return docs, np.concatenate([p[1].astype(np.float64) for p in parts])
 
     def search(
-        self, words: Sequence[str], *, limit: int, known_at: dt.datetime | None = None
+        self,
+        words: Sequence[str],
+        *,
+        limit: int,
+        known_at: dt.datetime | None = None,
+        common: float | None = None,
     ) -> list[LineHit]:
-        """Return the best ``limit`` lines for the query words (BM25), best first, ties by id."""
+        """Return the best ``limit`` lines for the query words (BM25), best first, ties by id.
+
+        ``common``: words found in more than this share of the live lines are left out (they
+        tie nothing together, and scoring them scores nearly every line).
+        """
         import numpy as np
 
         if not self.n_alive or limit <= 0:
@@ -446,7 +457,7 @@ class LineIndex:
             docs, tfs = post
             live = alive[docs]
             df = int(live.sum())
-            if not df:
+            if not df or (common is not None and df > common * n):
                 continue
             idf = math.log10((n - df + 0.5) / (df + 0.5) + 1)
             d, t = docs[live], tfs[live]
@@ -460,14 +471,19 @@ class LineIndex:
             hit = hit[recorded[hit] <= known_at.timestamp()]
         if not len(hit):
             return []
-        top = hit.tolist()
         if len(hit) > limit:
-            # Every line scoring above the limit-th best, then the ties at the cut by id.
-            kth = np.partition(scores[hit], len(hit) - limit)[len(hit) - limit]
-            above = hit[scores[hit] > kth].tolist()
-            tied = hit[scores[hit] == kth].tolist()
+            # Every line scoring above the limit-th best, then the ties at the cut by id. The
+            # cut is taken from the negated scores with a small k: numpy's partition near the
+            # end of 200k scores of a few distinct values (a common word matches every line)
+            # took 26 ms, against 1 ms this way (docs/benchmarks.md#episodic-recall).
+            found = scores[hit]
+            kth = -np.partition(-found, limit - 1)[limit - 1]
+            above = hit[found > kth].tolist()
+            tied = hit[found == kth].tolist()
             ids = self._ids
             top = above + heapq.nsmallest(limit - len(above), tied, key=ids.__getitem__)
+        else:
+            top = hit.tolist()
         ranked = sorted(top, key=lambda d: (-scores[d], self._ids[d]))[:limit]
         return [LineHit(self.row(d), float(scores[d])) for d in ranked]
 

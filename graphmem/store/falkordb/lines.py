@@ -274,6 +274,7 @@ class FalkorLines(FalkorBase):
         limit: int = 50,
         known_at: dt.datetime | None = None,
         use_index: bool | None = None,
+        common: float | None = None,
     ) -> list[LineHit]:
         """BM25 search over the session lines; the best ``limit`` lines recorded by ``known_at``.
 
@@ -284,6 +285,8 @@ class FalkorLines(FalkorBase):
             use_index: ``True``: candidates from the full-text index when it exists and the
                 words allow (else the in-memory index); ``False``: the in-memory index;
                 ``None``: choose (module docstring). The same hits and scores either way.
+            common: leave out words found in more than this share of the lines (the
+                in-memory index then answers).
 
         Returns:
             Hits best first, ties by line id.
@@ -292,7 +295,7 @@ class FalkorLines(FalkorBase):
         if not words or limit <= 0:
             return []
         cold_checked = False
-        if self._stale_terms:  # the full-text index holds another version's terms
+        if self._stale_terms or common is not None:  # (the in-memory index answers those)
             use_index = False
         if use_index is None:
             use_index = False
@@ -310,7 +313,7 @@ class FalkorLines(FalkorBase):
             and (cold_checked or self._line_index_exact())
         ):
             return self._fulltext_search(words, limit=limit, known_at=known_at)
-        return self.line_index().search(words, limit=limit, known_at=known_at)
+        return self.line_index().search(words, limit=limit, known_at=known_at, common=common)
 
     def _fulltext_search(
         self, words: Sequence[str], *, limit: int, known_at: dt.datetime | None

@@ -407,6 +407,7 @@ class KuzuLines(KuzuStore):
         limit: int = 50,
         known_at: dt.datetime | None = None,
         use_index: bool | None = None,
+        common: float | None = None,
     ) -> list[LineHit]:
         """BM25 search over the session lines; the best ``limit`` lines recorded by ``known_at``.
 
@@ -416,6 +417,8 @@ class KuzuLines(KuzuStore):
             known_at: only lines recorded at or before it.
             use_index: ``True``: the FTS index (must exist); ``False`` or ``None``: the
                 in-memory index (module docstring).
+            common: leave out words found in more than this share of the lines (the
+                in-memory index then answers).
 
         Returns:
             Hits best first, ties by line id.
@@ -428,9 +431,9 @@ class KuzuLines(KuzuStore):
             return []
         if self._stale_terms:  # the FTS index holds another version's terms
             use_index = False
-        if use_index:
+        if use_index and common is None:
             return _fts_search(self, words, limit=limit, known_at=known_at)
-        return self.line_index().search(words, limit=limit, known_at=known_at)
+        return self.line_index().search(words, limit=limit, known_at=known_at, common=common)
 
     def warm_index(self) -> LineIndex | None:
         """Return the in-memory index when it is built and fresh, else ``None`` (one meta read)."""
