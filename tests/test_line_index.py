@@ -229,15 +229,17 @@ def test_ties_at_the_cut_go_by_line_id(words: list[str]) -> None:
 
 
 def test_common_words_can_be_left_out() -> None:
-    state = {f"s{i}": _session(f"s{i}", f"Ann: project update {i}", i) for i in range(10)}
-    state["x"] = _session("x", "Bo: project kite", 11)
+    state = {f"s{i}": _session(f"s{i}", f"Ann: project update {i}", i) for i in range(30)}
+    state["x"] = _session("x", "Bo: project kite", 31)
     index = _bulk(state)
     words = terms("project kite")
-    assert len(index.search(words, limit=20)) == 11  # every line has "project"
-    hits = index.search(words, limit=20, common=0.5)
+    assert len(index.search(words, limit=50)) == 31  # every line has "project"
+    hits = index.search(words, limit=50, common=0.5)
     assert [h.line.id for h in hits] == ["x#1"]  # "project" ties nothing together
-    assert index.search(["project"], limit=20, common=0.5) == []
-    assert len(index.search(["project"], limit=20, common=1.0)) == 11
+    assert index.search(["project"], limit=50, common=0.5) == []
+    assert len(index.search(["project"], limit=50, common=1.0)) == 31
+    small = _bulk({k: state[k] for k in ("s1", "s2", "x")})
+    assert len(small.search(["project"], limit=50, common=0.5)) == 3  # never in a small memory
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -96,6 +96,9 @@ def _postings(tid: Any, doc: Any, n_terms: int) -> tuple[Any, Any, Any]:
     return offsets, sd[starts], counts
 
 
+#: A word of fewer lines than this is never left out as common (:meth:`LineIndex.search`): in
+#: a small memory every word is in a large share of the lines.
+COMMON_MIN = 20
 #: Whitespace other than the space, as Python's ``str.split`` sees it (RE2 syntax).
 _OTHER_SPACE = (
     r"[\t\n\x0b\x0c\r\x1c-\x1f\x85\xa0\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}"
@@ -420,8 +423,9 @@ class LineIndex:
     ) -> list[LineHit]:
         """Return the best ``limit`` lines for the query words (BM25), best first, ties by id.
 
-        ``common``: words found in more than this share of the live lines are left out (they
-        tie nothing together, and scoring them scores nearly every line).
+        ``common``: words found in more than this share of the live lines, and in more than
+        :data:`COMMON_MIN` of them, are left out (they tie nothing together, and scoring them
+        scores nearly every line).
         """
         import numpy as np
 
@@ -457,7 +461,7 @@ class LineIndex:
             docs, tfs = post
             live = alive[docs]
             df = int(live.sum())
-            if not df or (common is not None and df > common * n):
+            if not df or (common is not None and df > max(common * n, COMMON_MIN)):
                 continue
             idf = math.log10((n - df + 0.5) / (df + 0.5) + 1)
             d, t = docs[live], tfs[live]
