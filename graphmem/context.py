@@ -24,7 +24,8 @@ Memory relevant to "What does the api run on?" (2 facts):
 
 How candidates are found (:mod:`graphmem.store.kuzu.search` holds the queries)
     1. *Entity match*: every 1- to 6-word span of the query is normalised like an entity name
-       (and resolved through aliases) and looked up by primary key; hits are the **anchors**.
+       (and resolved through aliases) and looked up by primary key, spans of 2-3 words also
+       hyphenated ("checkout service": ``checkout-service``); hits are the **anchors**.
        The words "we", "our", "us", "I", "me", "my" and "the user" anchor the memory's owner
        (``Memory.owner``, ``self`` by default: the subject the text pipeline gives "we deploy
        with ..." claims).

@@ -36,6 +36,8 @@ MAX_LOOKUPS = 24
 #: Hit names of more than this many words are texts (notes): only facts *pointing at* them
 #: are read (saves a query per hit).
 TEXT_WORDS = 4
+#: At most this many spans of 2-3 words are also looked up hyphenated (:func:`_anchors`).
+JOINED_LOOKUPS = 6
 #: Full-text hits whose facts join the candidates: without / with an entity match.
 FTS_HITS, FTS_HITS_ANCHORED = 6, 3
 #: Facts read per entity when it is the *object* (protects against hubs).
@@ -201,18 +203,29 @@ def _names_a_slot(kernel: Kernel, query: str) -> bool:
     )
 
 
-def _anchors(kernel: Kernel, query: str) -> dict[str, str]:
+def _anchors(kernel: Kernel, query: str) -> tuple[dict[str, str], set[str]]:
+    """The entities the query names (``{id: name}``), and those named only with hyphens.
+
+    A span of 2-3 words is also looked up hyphenated, the way identifiers are written in logs
+    ("the checkout service": ``checkout-service``; recall.md#bridges); an entity found only so
+    keeps its words in the full-text query (notes that name it are still found).
+    """
     ids = set()
     if _OWNER.search(unicodedata.normalize("NFKC", query)) or _names_a_slot(kernel, query):
         owner = entity_key(kernel.owner)
         ids.add(kernel.aliases.get(owner, owner))
+    joined: set[str] = set()
     for span in _spans(query):
         try:
             key = entity_key(span)
         except InvalidInput:
             continue
         ids.add(kernel.aliases.get(key, key))
-    return kernel.store.find_entities(ids)
+        if 2 <= len(key.split()) <= 3 and len(joined) < JOINED_LOOKUPS:
+            hyphened = key.replace(" ", "-")
+            joined.add(kernel.aliases.get(hyphened, hyphened))
+    found = kernel.store.find_entities(ids | joined)
+    return found, {i for i in joined - ids if i in found}
 
 
 def _age_days(f: FactView, *, valid_at: dt.datetime, known_at: dt.datetime) -> float:
@@ -305,11 +318,11 @@ def _gather_facts(
 ) -> tuple[list[_Candidate], dict[str, list[FactView]], dict[str, str]]:
     """Find and rank the fact candidates; return them, the subjects' timelines, the anchors."""
     store = kernel.store
-    anchors = _anchors(kernel, query)
-    anchor_words = {w for name in anchors.values() for w in _keywords(name)}
+    anchors, hyphened = _anchors(kernel, query)
+    anchor_words = {w for i, name in anchors.items() if i not in hyphened for w in _keywords(name)}
     keywords = [w for w in _keywords(query) if w not in anchor_words]
     hits, hit_names = _full_text(store, keywords, set(anchors))
-    top = FTS_HITS_ANCHORED if anchors else FTS_HITS
+    top = FTS_HITS_ANCHORED if set(anchors) - hyphened else FTS_HITS
     hit_ids = sorted(hits, key=lambda i: (-hits[i], i))[:top]
     ids = sorted(anchors) + hit_ids
     candidates: dict[str, _Candidate] = {}

@@ -343,7 +343,8 @@ def _chain(mem: gm.Memory, clock: ManualClock) -> None:
     mem.add_fact("Globex", "headquartered_in", "Munich", valid_from="2010-01-01")
     mem.add_fact("Globex", "founded_in", "1999", valid_from="2010-01-01")
     mem.add_fact("Munich", "located_in", "Germany", valid_from="2010-01-01")
-    mem.add_fact("checkout", "owner", "team-payments", valid_from="2025-04-01")
+    mem.add_fact("checkout-service", "owner", "team-payments", valid_from="2025-04-01")
+    mem.add_fact("adr_027", "note", "checkout-service migrates from Redis to PostgreSQL")
     mem.add_fact("team-payments", "team_lead", "Priya Raman", valid_from="2025-02-01")
     clock.set("2026-03-01")
     mem.add_fact("team-payments", "team_lead", "Sam Okonkwo", valid_from="2026-03-01")
@@ -356,13 +357,17 @@ def test_a_question_beyond_the_anchor_follows_its_facts(mem: gm.Memory, clock: M
     assert "- Bob works_at Globex (since 2025-06-01)" in out
     assert "- Globex headquartered_in Munich (since 2010-01-01)" in out
     assert "Germany" not in out  # one hop, never two
-    lead = mem.context("Who leads the team that owns the checkout?")
+    lead = mem.context("Who leads the team that owns the checkout service?")
     assert "- team-payments team_lead Sam Okonkwo (since 2026-03-01; was Priya Raman)" in lead
-    then = mem.context("Who led the team that owns the checkout?", valid_at="2025-09-01")
+    then = mem.context("Who led the team that owns the checkout service?", valid_at="2025-09-01")
     assert "- team-payments team_lead Priya Raman" in then
     assert "Sam Okonkwo" not in then
     # The anchor's own facts answer: nothing else is read.
     assert "headquartered_in" not in mem.context("Where does Bob live?")
+    # "the checkout service" names checkout-service; a note naming it is still found
+    store = mem.context("Which datastore does the checkout service use?")
+    assert "- checkout-service owner team-payments" in store
+    assert "migrates from Redis to PostgreSQL" in store
     plain = _lines(mem.context("Where does Bob work?"))
     assert plain[0] == "- Bob works_at Globex (since 2025-06-01)"
     assert not any("Munich" in line for line in plain)
@@ -370,6 +375,6 @@ def test_a_question_beyond_the_anchor_follows_its_facts(mem: gm.Memory, clock: M
 
 def test_a_followed_fact_answers_as_known_then(mem: gm.Memory, clock: ManualClock) -> None:
     _chain(mem, clock)
-    before = mem.context("Who leads the team that owns the checkout?", known_at="2026-02-01")
+    before = mem.context("Who leads the team that owns checkout-service?", known_at="2026-02-01")
     assert "Priya Raman" in before
     assert "Sam Okonkwo" not in before
