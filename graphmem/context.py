@@ -130,6 +130,7 @@ from graphmem.context_render import (
 )
 from graphmem.episodic import (
     Context,
+    LineCandidate,
     SearchItem,
     Semantic,
     line_candidates,
@@ -290,16 +291,7 @@ def gather(
     notes = dispute_notes(kernel, [(c.fact.subject_id, c.fact.predicate) for c in ranked], k_at)
     for c in ranked:
         c.disputed = notes.get((c.fact.subject_id, c.fact.predicate), "")
-    found = line_candidates(
-        kernel,
-        query,
-        anchors=anchors,
-        valid_at=v_at,
-        known_at=k_at,
-        limit=line_limit,
-        semantic=semantic,
-        grounds=_grounds(ranked),
-    )
+    found = _lines(kernel, query, ranked, anchors, v_at, k_at, line_limit, semantic)
     # what a later line says ended (docs/concepts/recall.md#said-ended)
     lines = [(lc.line.id, lc.line.text, lc.line.started_at) for lc in found]
     ended = fact_marks([c.fact for c in ranked], lines, owner=kernel.owner, valid_at=v_at)
@@ -358,19 +350,34 @@ def search(
         )
         items = [_fact_item(c) for c in ranked] if "fact" in wanted else []
         if "line" in wanted:
-            found = line_candidates(
-                kernel,
-                query,
-                anchors=anchors,
-                valid_at=v_at,
-                known_at=k_at,
-                limit=max(limit, LINE_HITS),
-                semantic=semantic,
-                grounds=_grounds(ranked),
-            )
+            lim = max(limit, LINE_HITS)
+            found = _lines(kernel, query, ranked, anchors, v_at, k_at, lim, semantic)
             items += [_line_item(c) for c in _dedupe(found)[0]]
     items.sort(key=lambda i: (-i.score, i.kind, i.id))
     return items[:limit]
+
+
+def _lines(
+    kernel: Kernel,
+    query: str,
+    ranked: Sequence[_Candidate],
+    anchors: dict[str, str],
+    v_at: dt.datetime,
+    k_at: dt.datetime,
+    limit: int,
+    semantic: Semantic | None,
+) -> list[LineCandidate]:
+    """The session lines for the query, grounded on the best ranked facts' sources."""
+    return line_candidates(
+        kernel,
+        query,
+        anchors=anchors,
+        valid_at=v_at,
+        known_at=k_at,
+        limit=limit,
+        semantic=semantic,
+        grounds=_grounds(ranked),
+    )
 
 
 def _bump(kernel: Kernel, chosen: Sequence[_Candidate], now: dt.datetime) -> None:
