@@ -45,6 +45,8 @@ _OBJECT_STOP = re.compile(
 )
 _MAX_NAME_WORDS = 8
 #: "€1,450 a month", "$20 per seat": the amount is the value, the rate its unit.
+#: A place's clock after hours ("9:00–17:00 London time"): the hours are the value.
+_PLACE_TIME = re.compile(r"(?<=\d)\s+[A-Z][a-z]+\s+time$")
 _RATE = re.compile(
     r"(?<=\d)\s+(?:a|an|per|each|every)\s+(?:month|year|week|day|hour|seat|user|head|person|"
     r"mo|yr|hr|license|licence)\b.*$",
@@ -91,6 +93,7 @@ def value(raw: str | None, *, keep_prepositions: bool = False) -> str | None:
     else:
         text = re.sub(r"\s*(?:,(?!\d{3}\b)|;).*$|\s+\(.*$", "", text)
     text = _RATE.sub("", text)
+    text = _PLACE_TIME.sub("", text)
     for _ in range(3):
         text = _TRAIL_OBJECT.sub("", text).strip(" ,.")
     text = re.sub(r"(?i)^(?:actually|now|still|currently|really|officially|also|just)\s+", "", text)

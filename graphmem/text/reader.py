@@ -69,8 +69,10 @@ _REPORTED = re.compile(
 
 
 _PLURAL_FIRST = frozenset({"we", "our", "us", "ours", "ourselves"})
+#: A clock time or a range between numbers ("9:00–17:00") is a value, not a label or a dash.
 _GARBLED = re.compile(
-    r"[—–:;|]|\s-\s|^(?:for|to|from|with|by|of|in|on|at|into|onto)\s", re.IGNORECASE
+    r"[;|]|(?<!\d)[—–:]|[—–:](?!\d)|\s-\s|^(?:for|to|from|with|by|of|in|on|at|into|onto)\s",
+    re.IGNORECASE,
 )
 
 
@@ -88,6 +90,10 @@ _UNREAL_TOPIC = re.compile(
     r"hypothetical|options?|alternatives?|candidates?|questions?|open questions?|todo|to do|"
     r"(?:the |our |my )?plans?|next steps?|roadmap)\b"
 )
+#: A header that announces what follows ("heads up for future planning:", "for the record:"):
+#: a cue word in it ("planning") makes no plan of what follows
+#: (docs/concepts/text.md#log-formats).
+_ANNOUNCED = re.compile(r"(?i)^(?:heads[- ]up|fyi|psa|reminder|update|note|for)\b")
 #: What a document says is no statement: it may be what went stale (docs/concepts/text.md).
 _DOCUMENT_SAYS = re.compile(
     r"(?i)^(?:according to\s+)?(?:the|our|that|this)?\s*(?:old|current|outdated|stale|internal)?\s*"
@@ -418,7 +424,9 @@ class Reader:
             done = _TOPIC_THING.match(topic.group("topic"))
             if done:  # "inventory service upgrade done: it's on PostgreSQL 16 now"
                 self.last_thing = done.group("thing")
-            if _UNREAL_TOPIC.search(topic.group("topic")) or skipped(topic.group("topic")):
+            if _UNREAL_TOPIC.search(topic.group("topic")) or (
+                skipped(topic.group("topic")) and not _ANNOUNCED.match(topic.group("topic"))
+            ):
                 return []  # "April Fools idea: ...", "Proposal: ...": nothing happened
             text = text[topic.end() :]
             plain = re.sub(r"^[^:]{2,40}?:\s+(?=\S)", "", plain, count=1)
