@@ -248,3 +248,23 @@ def test_cli_ingest_text(db_path: str, engine: str) -> None:
     assert (written["decision"], written["fact"]["valid_from"]) == ("add", "2020-01-01T00:00:00Z")
     with gm.open(db_path, engine=engine, read_only=True) as mem:
         assert [f.object for f in mem.facts(subject="Alice")] == ["Acme"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "DNS moved to Cloudflare a while back.",
+        "We moved DNS to Cloudflare a while ago.",
+        "DNS moved to Cloudflare recently.",
+    ],
+)
+def test_a_time_back_after_the_value_is_no_part_of_it(text: str) -> None:
+    # "a while back" is a time, not a clause joined by "while"
+    assert [c[2] for c in _claims(text)] == ["Cloudflare"]
+
+
+def test_while_still_joins_two_clauses() -> None:
+    assert _claims("Alice works at Acme while Bob works at Globex.") == [
+        ("Alice", "works_at", "Acme", True),
+        ("Bob", "works_at", "Globex", True),
+    ]

@@ -30,7 +30,12 @@ _TRAIL_OBJECT = re.compile(
     r"from now on|at last|finally|then|right now|currently|lately|by default|as planned|"
     r"a lot|very much|so much|there|here|again|though|anyway|these days|nowadays|apparently|"
     r"probably|mostly|honestly|tbh|lol|btw|fwiw|imo|finally|at last|so far|back|like usual|"
-    r"as usual)$",
+    r"as usual|recently|just recently|earlier)$",
+    re.IGNORECASE,
+)
+#: An unmeasured time back after a value ("moved to Cloudflare a while back", "some time ago").
+_WHILE_AGO = re.compile(
+    r"\s+(?:a\s+(?:little\s+|good\s+)?while|some\s+time|a\s+bit)\s+(?:back|ago)\b.*$",
     re.IGNORECASE,
 )
 _OBJECT_STOP = re.compile(
@@ -88,6 +93,7 @@ def value(raw: str | None, *, keep_prepositions: bool = False) -> str | None:
         return None
     text = raw.strip(" ,;:-—–\"'")
     text = re.sub(r"^@(?=[A-Za-z][\w.-]*$)", "", text)  # "@wendy", a chat mention: wendy
+    text = _WHILE_AGO.sub("", text)
     if not keep_prepositions:
         text = _OBJECT_STOP.sub("", text)
     else:
