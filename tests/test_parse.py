@@ -184,3 +184,11 @@ def test_any_word_salad_reads_without_error(words: list[str]) -> None:
     for c in BuiltinReader().read(" ".join(words), at=at, owner="self"):
         assert c.subject
         assert c.object is None or c.object.strip()
+
+
+def test_a_participle_joined_to_a_passive_is_passive_too() -> None:
+    got = [g[:3] for g in read("Images are built by GH Actions and pushed to GHCR.")]
+    assert got == [("Images", "built by", "GH Actions"), ("Images", "pushed to", "GHCR")]
+    # an active verb after "and" keeps its own reading
+    got = [g[:3] for g in read("The worker reads from Kafka and writes to S3.")]
+    assert ("The worker", "writes to", "S3") in got

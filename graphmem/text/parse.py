@@ -294,6 +294,16 @@ def _value_preps(verb: Token) -> list[tuple[str, Token]]:
     return out
 
 
+def _passive_conj(verb: Token) -> bool:
+    """A participle joined to a passive: "Images are built by X and pushed to GHCR"."""
+    return (
+        verb.dep_ == "conj"
+        and verb.tag_ in ("VBN", "VBD")
+        and not _children(verb, *_SUBJECTS, "dobj")
+        and any(c.dep_ == "auxpass" for c in verb.head.children)
+    )
+
+
 def _subject_text(verb: Token, subj: Token) -> str:
     """The subject as written; for a verb the tagger took for a noun, its modifiers too."""
     if subj.lower_ in _FIRST:
@@ -434,7 +444,7 @@ def _clause(verb: Token) -> list[Open]:
         return _change(verb, subj)
     if _hedged(verb) or subj is None:
         return []
-    passive = any(c.dep_ == "auxpass" for c in verb.children)
+    passive = any(c.dep_ == "auxpass" for c in verb.children) or _passive_conj(verb)
     preps = _value_preps(verb)
     if lemma in VALUE_VERBS and not negated:
         # "Aurora budget revised upward to $2.1M", "rate adjusted to $175": a new value
