@@ -202,3 +202,15 @@ def test_an_announcing_header_makes_no_plan_of_what_follows() -> None:
     assert (claim.predicate, claim.object) == ("uses", "Go")
     assert read_sentence("Heads up for the plan: we use Go now", at=AT) == []
     assert read_sentence("Proposal: we move to Rust", at=AT) == []
+
+
+def test_a_thousands_comma_stays_in_a_bare_value(clock: ManualClock) -> None:
+    [claim] = read_sentence("landlord raised the rent, it's €1,520 from january", at=AT)
+    assert (claim.subject, claim.object) == ("self", "€1,520")
+    with gm.open(clock=clock) as mem:
+        clock.set("2025-10-01T12:00Z")
+        mem.remember("my rent is €1,450 a month", at="2025-10-01")
+        clock.set("2026-01-02T12:00Z")
+        mem.remember("landlord raised the rent, it's €1,520 from january", at="2026-01-02")
+        [rent] = mem.facts(subject=mem.owner, predicate="rent")
+        assert rent.object == "€1,520"

@@ -283,8 +283,9 @@ def _slot_claim(
 
 #: "Emma is 8", "it is 10.20.0.15", "prod is 1.29 now": a thing and a typed value, no slot named.
 _BARE = re.compile(
-    r"^(?P<s>[\w][\w .&'/-]{0,40}?)\s+(?:is|are)\s+(?P<now>now\s+)?(?P<o>[^,;]+?)"
-    r"(?:\s+now)?(?:\s*[,;].*)?$",
+    r"^(?P<s>[\w][\w .&'/-]{0,40}?)\s+(?:is|are)\s+(?P<now>now\s+)?"
+    r"(?P<o>(?:[^,;]|,(?=\d{3}\b))+?)"  # "€1,520": a thousands comma is part of the value
+    r"(?:\s+now)?(?:\s*(?:,(?!\d{3}\b)|;).*)?$",
     re.IGNORECASE,
 )
 #: The kinds of value a bare "S is V" may be about: one slot of the same kind or none.
