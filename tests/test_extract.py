@@ -268,3 +268,22 @@ def test_while_still_joins_two_clauses() -> None:
         ("Alice", "works_at", "Acme", True),
         ("Bob", "works_at", "Globex", True),
     ]
+
+
+def test_she_after_a_lower_case_name_that_left_is_that_person() -> None:
+    # lower-case chat has no capitals to tell a person: leaving a place tells it
+    assert _claims("priya left stripe in august, she's at adyen now") == [
+        ("priya", None, "stripe", False),
+        ("priya", "works_at", "adyen", True),
+    ]
+    # a thing that leaves something is no person for "she"
+    assert ("billing", "works_at", "adyen", True) not in _claims(
+        "billing left the monolith, she's at adyen now"
+    )
+
+
+def test_a_mention_before_a_subject_addresses_someone() -> None:
+    assert _claims("heads up @dana nightly exports go to Azure Blob now") == [
+        ("nightly exports", "goes to", "Azure Blob", True)
+    ]
+    assert _claims("@dana works at Acme") == [("dana", "works_at", "Acme", True)]

@@ -163,6 +163,10 @@ _THE_USER = re.compile(r"(?i)(?:^|(?<=[:;]\s))the user\b(?=\s|'s\b)")
 _JOINED = re.compile(r"\s(?:and|but|while|then)\s|;|,\s", re.IGNORECASE)
 
 
+#: A person's leaving: "priya left stripe", "kwame quit".
+_PERSON_LEFT = r"(?:has\s+|just\s+)?(?:left|quit|resigned from)\s+(?!the\b)\w"
+
+
 def names_key(name: str) -> str:
     """How two names of one value compare here: case and spacing aside."""
     return " ".join(name.casefold().split())
@@ -220,6 +224,8 @@ class Reader:
     def subject(self, raw: str, speaker: str | None = None) -> str | None:
         """Resolve a subject phrase to a name (or the owner), or ``None`` when unusable."""
         text = re.sub(r"^@(?=[A-Za-z][\w.-]*$)", "", raw.strip(" ,;:-—–\"'"))  # "@omari"
+        # "heads up @dana nightly exports go to X": a mention before a subject addresses someone
+        text = re.sub(r"^(?:@[\w.-]+[\s,]+)+(?=[A-Za-z])", "", text)
         for _ in range(3):
             text = _LEAD_ADVERBS.sub("", text).strip(" ,")
         if ", " in text:
@@ -325,6 +331,19 @@ class Reader:
         if s == self.owner:
             return
         person_rel = claim.predicate in ("works_at", "lives_in", "role", "reports_to", "married_to")
+        # "priya left stripe, she's at adyen now": in lower-case chat a one-word subject that
+        # left or quit a place is a person (docs/concepts/text.md#subjects)
+        person_rel = person_rel or (
+            not claim.polarity
+            and claim.predicate is None
+            and len(s.split()) == 1
+            and lexicon.category(s) is None
+            and bool(
+                re.search(
+                    rf"\b{re.escape(s.casefold())}\s+{_PERSON_LEFT}", claim.sentence.casefold()
+                )
+            )
+        )
         if person_rel or (
             s[:1].isupper()
             and lexicon.category(s) is None
