@@ -192,3 +192,10 @@ def test_a_participle_joined_to_a_passive_is_passive_too() -> None:
     # an active verb after "and" keeps its own reading
     got = [g[:3] for g in read("The worker reads from Kafka and writes to S3.")]
     assert ("The worker", "writes to", "S3") in got
+
+
+def test_a_subject_before_a_verb_taken_for_a_noun_keeps_its_modifiers() -> None:
+    # "talks" tagged a noun: the subject is the whole "billing service", not "service"
+    got = [g[:3] for g in read("the billing service talks to Stripe for card payments")]
+    # beside a value, "for" and no name is a purpose, not a second value
+    assert got == [("billing service", "talks to", "Stripe")]

@@ -294,6 +294,16 @@ def _value_preps(verb: Token) -> list[tuple[str, Token]]:
     return out
 
 
+def _no_purpose(preps: list[tuple[str, Token]]) -> list[tuple[str, Token]]:
+    """Beside a value, "for" and no name is a purpose: "talks to Stripe for card payments".
+
+    A change keeps it: "switched to Fastmail for personal email" names what changed.
+    """
+    if len(preps) < 2:
+        return preps
+    return [(w, o) for w, o in preps if w != "for" or _named(o)]
+
+
 def _passive_conj(verb: Token) -> bool:
     """A participle joined to a passive: "Images are built by X and pushed to GHCR"."""
     return (
@@ -311,7 +321,8 @@ def _subject_text(verb: Token, subj: Token) -> str:
     if subj.head.i == verb.i and subj.dep_ in ("compound", "npadvmod", "dep"):
         # "the on-call pager moves to X": "on-call" hangs on "moves"
         mods = [c for c in verb.lefts if c.dep_ in ("compound", "amod", "nmod", "poss")]
-        start = min([c.i for c in mods] + [subj.i])
+        # with their own modifiers: "the billing service talks to X" is the billing service
+        start = min([c.left_edge.i for c in mods] + [subj.left_edge.i])
         return str(verb.doc[start : subj.i + 1].text)
     return phrase(subj)
 
@@ -445,7 +456,7 @@ def _clause(verb: Token) -> list[Open]:
     if _hedged(verb) or subj is None:
         return []
     passive = any(c.dep_ == "auxpass" for c in verb.children) or _passive_conj(verb)
-    preps = _value_preps(verb)
+    preps = _no_purpose(_value_preps(verb))
     if lemma in VALUE_VERBS and not negated:
         # "Aurora budget revised upward to $2.1M", "rate adjusted to $175": a new value
         to = [o for w, o in preps if w in ("to", "at")]
