@@ -287,3 +287,13 @@ def test_a_mention_before_a_subject_addresses_someone() -> None:
         ("nightly exports", "goes to", "Azure Blob", True)
     ]
     assert _claims("@dana works at Acme") == [("dana", "works_at", "Acme", True)]
+
+
+def test_a_relative_clause_after_a_thing_says_a_fact_of_it() -> None:
+    got = _claims("They build the warehouse routing engine, which runs on JVM 21.")
+    assert got == [("warehouse routing engine", "runs_on", "JVM 21", True)]
+    assert ("Acme", "lives_in", "Paris", True) in _claims(
+        "Alice joined Acme, which is based in Paris."
+    )
+    # "which" with its own subject is no fact of the thing
+    assert _claims("The API runs on Go, which we like.") == [("API", "runs_on", "Go", True)]

@@ -167,6 +167,14 @@ _JOINED = re.compile(r"\s(?:and|but|while|then)\s|;|,\s", re.IGNORECASE)
 _PERSON_LEFT = r"(?:has\s+|just\s+)?(?:left|quit|resigned from)\s+(?!the\b)\w"
 
 
+#: A thing named with "the" (or a name) and a relative clause after it that says a fact of it.
+_WHICH = re.compile(
+    r"(?P<np>\b(?:the|our|my|its|their)\s+(?P<thing>[\w.-]+(?:\s+[\w.-]+){0,3}?)|"
+    r"\b(?P<name>[A-Z][\w.-]*(?:\s+[A-Z][\w.-]*){0,2})),\s+which\s+(?=(?:is|are|was|were|"
+    r"has|have|[a-z]+s)\b)"
+)
+
+
 def names_key(name: str) -> str:
     """How two names of one value compare here: case and spacing aside."""
     return " ".join(name.casefold().split())
@@ -401,6 +409,14 @@ class Reader:
         )
         # "Declan, who used to manage Siobhan, left Intercom": the relative clause is aside
         text = re.sub(r",\s+(?:who|which|whose|whom)\b[^,]*,\s*", " ", text)
+        # "They build the routing engine, which runs on JVM 21": the engine runs on JVM 21
+        text = _WHICH.sub(
+            lambda m: (
+                f"{m.group(0)[: m.end('np') - m.start()]}, and "
+                f"{m.group('thing') or m.group('name')} "
+            ),
+            text,
+        )
         plain = text  # what the parser reads: the words as written ("Traefik does ingress")
         text = re.sub(r"(?i)(?<!so )(?<!as )\b(?:does|do|did)\s+(?!not\b)(?=[a-z]+\b)", "", text)
         pair = _KEY_VALUE.match(text)
