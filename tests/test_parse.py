@@ -199,3 +199,10 @@ def test_a_subject_before_a_verb_taken_for_a_noun_keeps_its_modifiers() -> None:
     got = [g[:3] for g in read("the billing service talks to Stripe for card payments")]
     # beside a value, "for" and no name is a purpose, not a second value
     assert got == [("billing service", "talks to", "Stripe")]
+
+
+def test_a_gapped_second_subject_and_value_take_the_verb() -> None:
+    got = [g[:3] for g in read("our metrics are in Prometheus, dashboards in Grafana")]
+    assert got == [("our metrics", "is in", "Prometheus"), ("dashboards", "is in", "Grafana")]
+    got = [g[:3] for g in read("Invoices are stored in S3, receipts in GCS")]
+    assert ("receipts", "stored in", "GCS") in got

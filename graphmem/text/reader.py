@@ -609,7 +609,7 @@ class Reader:
         whole: str,
     ) -> list[Claim]:
         """The claims of a sentence the rules did not read, from its parse (if it has one)."""
-        from graphmem.text.parse import to_claims
+        from graphmem.text.parse_claims import to_claims
 
         key = self._undate(text)
         if len(key.split()) < 2 or not any(ch.isalpha() for ch in key):
