@@ -248,3 +248,52 @@ def test_cli_ingest_text(db_path: str, engine: str) -> None:
     assert (written["decision"], written["fact"]["valid_from"]) == ("add", "2020-01-01T00:00:00Z")
     with gm.open(db_path, engine=engine, read_only=True) as mem:
         assert [f.object for f in mem.facts(subject="Alice")] == ["Acme"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "DNS moved to Cloudflare a while back.",
+        "We moved DNS to Cloudflare a while ago.",
+        "DNS moved to Cloudflare recently.",
+    ],
+)
+def test_a_time_back_after_the_value_is_no_part_of_it(text: str) -> None:
+    # "a while back" is a time, not a clause joined by "while"
+    assert [c[2] for c in _claims(text)] == ["Cloudflare"]
+
+
+def test_while_still_joins_two_clauses() -> None:
+    assert _claims("Alice works at Acme while Bob works at Globex.") == [
+        ("Alice", "works_at", "Acme", True),
+        ("Bob", "works_at", "Globex", True),
+    ]
+
+
+def test_she_after_a_lower_case_name_that_left_is_that_person() -> None:
+    # lower-case chat has no capitals to tell a person: leaving a place tells it
+    assert _claims("priya left stripe in august, she's at adyen now") == [
+        ("priya", None, "stripe", False),
+        ("priya", "works_at", "adyen", True),
+    ]
+    # a thing that leaves something is no person for "she"
+    assert ("billing", "works_at", "adyen", True) not in _claims(
+        "billing left the monolith, she's at adyen now"
+    )
+
+
+def test_a_mention_before_a_subject_addresses_someone() -> None:
+    assert _claims("heads up @dana nightly exports go to Azure Blob now") == [
+        ("nightly exports", "goes to", "Azure Blob", True)
+    ]
+    assert _claims("@dana works at Acme") == [("dana", "works_at", "Acme", True)]
+
+
+def test_a_relative_clause_after_a_thing_says_a_fact_of_it() -> None:
+    got = _claims("They build the warehouse routing engine, which runs on JVM 21.")
+    assert got == [("warehouse routing engine", "runs_on", "JVM 21", True)]
+    assert ("Acme", "lives_in", "Paris", True) in _claims(
+        "Alice joined Acme, which is based in Paris."
+    )
+    # "which" with its own subject is no fact of the thing
+    assert _claims("The API runs on Go, which we like.") == [("API", "runs_on", "Go", True)]

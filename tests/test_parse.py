@@ -184,3 +184,25 @@ def test_any_word_salad_reads_without_error(words: list[str]) -> None:
     for c in BuiltinReader().read(" ".join(words), at=at, owner="self"):
         assert c.subject
         assert c.object is None or c.object.strip()
+
+
+def test_a_participle_joined_to_a_passive_is_passive_too() -> None:
+    got = [g[:3] for g in read("Images are built by GH Actions and pushed to GHCR.")]
+    assert got == [("Images", "built by", "GH Actions"), ("Images", "pushed to", "GHCR")]
+    # an active verb after "and" keeps its own reading
+    got = [g[:3] for g in read("The worker reads from Kafka and writes to S3.")]
+    assert ("The worker", "writes to", "S3") in got
+
+
+def test_a_subject_before_a_verb_taken_for_a_noun_keeps_its_modifiers() -> None:
+    # "talks" tagged a noun: the subject is the whole "billing service", not "service"
+    got = [g[:3] for g in read("the billing service talks to Stripe for card payments")]
+    # beside a value, "for" and no name is a purpose, not a second value
+    assert got == [("billing service", "talks to", "Stripe")]
+
+
+def test_a_gapped_second_subject_and_value_take_the_verb() -> None:
+    got = [g[:3] for g in read("our metrics are in Prometheus, dashboards in Grafana")]
+    assert got == [("our metrics", "is in", "Prometheus"), ("dashboards", "is in", "Grafana")]
+    got = [g[:3] for g in read("Invoices are stored in S3, receipts in GCS")]
+    assert ("receipts", "stored in", "GCS") in got

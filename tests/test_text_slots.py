@@ -154,3 +154,63 @@ def test_a_bare_number_after_at_is_a_time_not_a_version() -> None:
     assert [(c.predicate, c.object) for c in claims] == [("version", "1.29")]
     [(_, claims)] = read("The SDK is on v1.27.", at=AT)
     assert [(c.predicate, c.object) for c in claims] == [("version", "1.27")]
+
+
+def _hours(sentence: str) -> list[tuple[str, str | None, str | None]]:
+    return [(c.subject, c.predicate, c.object) for c in read_sentence(sentence, at=AT)]
+
+
+def test_hours_said_with_clock_times_are_a_value() -> None:
+    # a colon or a dash between numbers is a clock time or a range, not a label
+    assert _hours("User's working hours are 9:00–17:00 London time.") == [
+        ("self", "working hours", "9:00–17:00")
+    ]
+    assert _hours("The deploy window is 22:00-23:00 UTC.") == [
+        ("self", "deploy window", "22:00-23:00 UTC")
+    ]
+
+
+def test_hours_said_with_a_verb_fill_the_working_hours() -> None:
+    assert _hours("I usually work 8 to 4, so meetings after 4 are a no-go") == [
+        ("self", "working hours", "8 to 4")
+    ]
+    assert _hours("also i'm usually online 7-15 cet") == [("self", "working hours", "7-15 cet")]
+    assert _hours("Dana works 10am-6pm") == [("Dana", "working hours", "10am-6pm")]
+    [claim] = read_sentence("starting 4 May I'm on 10 to 6, daycare drop-off moved.", at=AT)
+    assert (claim.predicate, claim.object) == ("working hours", "10 to 6")
+    assert claim.valid_from == dt.datetime(2026, 5, 4, tzinfo=dt.timezone.utc)
+    # other readings of "work" and "on" are untouched
+    assert _hours("I work at Acme") == [("self", "works_at", "Acme")]
+    assert all(c[1] != "working hours" for c in _hours("The API is on Postgres 16"))
+
+
+def test_new_hours_with_a_start_date_close_the_old_ones(clock: ManualClock) -> None:
+    with gm.open(clock=clock) as mem:
+        clock.set("2026-09-01T12:00Z")
+        mem.remember("User's working hours are 9:00–17:00 London time.", at="2026-09-01")
+        clock.set("2026-09-20T12:00Z")
+        mem.remember("From 1 October the user works 10:00–18:00 London time.", at="2026-09-20")
+        [now] = mem.facts(subject=mem.owner, predicate="working_hours")
+        assert now.object == "9:00–17:00"  # not yet
+        clock.set("2026-10-02T12:00Z")
+        [now] = mem.facts(subject=mem.owner, predicate="working_hours")
+        assert now.object == "10:00–18:00"
+
+
+def test_an_announcing_header_makes_no_plan_of_what_follows() -> None:
+    [claim] = read_sentence("heads up for future planning: we use Go now", at=AT)
+    assert (claim.predicate, claim.object) == ("uses", "Go")
+    assert read_sentence("Heads up for the plan: we use Go now", at=AT) == []
+    assert read_sentence("Proposal: we move to Rust", at=AT) == []
+
+
+def test_a_thousands_comma_stays_in_a_bare_value(clock: ManualClock) -> None:
+    [claim] = read_sentence("landlord raised the rent, it's €1,520 from january", at=AT)
+    assert (claim.subject, claim.object) == ("self", "€1,520")
+    with gm.open(clock=clock) as mem:
+        clock.set("2025-10-01T12:00Z")
+        mem.remember("my rent is €1,450 a month", at="2025-10-01")
+        clock.set("2026-01-02T12:00Z")
+        mem.remember("landlord raised the rent, it's €1,520 from january", at="2026-01-02")
+        [rent] = mem.facts(subject=mem.owner, predicate="rent")
+        assert rent.object == "€1,520"

@@ -156,7 +156,8 @@ def _list_item(clause: str) -> bool:
 
 
 _CLAUSE_SPLIT = re.compile(
-    r"\s*(?:;|,?\s+(?:and then|and|but|then|while|whereas|so|now that)\s+|"
+    # "a while back" is a time, not a clause joined by "while"
+    r"\s*(?:;|,?\s+(?:and then|and|but|then|(?<!\ba\s)while|whereas|so|now that)\s+|"
     r"(?<!\d),\s+(?!(?:from|to|onto|into|in|on|at|with|for|since|until|as)\b))\s*",
     re.IGNORECASE,
 )

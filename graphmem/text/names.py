@@ -30,7 +30,12 @@ _TRAIL_OBJECT = re.compile(
     r"from now on|at last|finally|then|right now|currently|lately|by default|as planned|"
     r"a lot|very much|so much|there|here|again|though|anyway|these days|nowadays|apparently|"
     r"probably|mostly|honestly|tbh|lol|btw|fwiw|imo|finally|at last|so far|back|like usual|"
-    r"as usual)$",
+    r"as usual|recently|just recently|earlier)$",
+    re.IGNORECASE,
+)
+#: An unmeasured time back after a value ("moved to Cloudflare a while back", "some time ago").
+_WHILE_AGO = re.compile(
+    r"\s+(?:a\s+(?:little\s+|good\s+)?while|some\s+time|a\s+bit)\s+(?:back|ago)\b.*$",
     re.IGNORECASE,
 )
 _OBJECT_STOP = re.compile(
@@ -45,6 +50,8 @@ _OBJECT_STOP = re.compile(
 )
 _MAX_NAME_WORDS = 8
 #: "€1,450 a month", "$20 per seat": the amount is the value, the rate its unit.
+#: A place's clock after hours ("9:00–17:00 London time"): the hours are the value.
+_PLACE_TIME = re.compile(r"(?<=\d)\s+[A-Z][a-z]+\s+time$")
 _RATE = re.compile(
     r"(?<=\d)\s+(?:a|an|per|each|every)\s+(?:month|year|week|day|hour|seat|user|head|person|"
     r"mo|yr|hr|license|licence)\b.*$",
@@ -86,11 +93,13 @@ def value(raw: str | None, *, keep_prepositions: bool = False) -> str | None:
         return None
     text = raw.strip(" ,;:-—–\"'")
     text = re.sub(r"^@(?=[A-Za-z][\w.-]*$)", "", text)  # "@wendy", a chat mention: wendy
+    text = _WHILE_AGO.sub("", text)
     if not keep_prepositions:
         text = _OBJECT_STOP.sub("", text)
     else:
         text = re.sub(r"\s*(?:,(?!\d{3}\b)|;).*$|\s+\(.*$", "", text)
     text = _RATE.sub("", text)
+    text = _PLACE_TIME.sub("", text)
     for _ in range(3):
         text = _TRAIL_OBJECT.sub("", text).strip(" ,.")
     text = re.sub(r"(?i)^(?:actually|now|still|currently|really|officially|also|just)\s+", "", text)

@@ -34,10 +34,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
-from graphmem.text.claims import Claim
 from graphmem.text.lexicon import attribute
 from graphmem.text.parse_words import (
     _CLOCK,
@@ -68,7 +67,7 @@ from graphmem.text.parse_words import (
     VALUE_VERBS,
 )
 
-__all__ = ["Open", "open_claims", "third_person", "to_claims"]
+__all__ = ["Open", "open_claims", "third_person"]
 
 Token = Any  # a spaCy Token (duck-typed: this module imports no parser)
 
@@ -294,6 +293,26 @@ def _value_preps(verb: Token) -> list[tuple[str, Token]]:
     return out
 
 
+def _no_purpose(preps: list[tuple[str, Token]]) -> list[tuple[str, Token]]:
+    """Beside a value, "for" and no name is a purpose: "talks to Stripe for card payments".
+
+    A change keeps it: "switched to Fastmail for personal email" names what changed.
+    """
+    if len(preps) < 2:
+        return preps
+    return [(w, o) for w, o in preps if w != "for" or _named(o)]
+
+
+def _passive_conj(verb: Token) -> bool:
+    """A participle joined to a passive: "Images are built by X and pushed to GHCR"."""
+    return (
+        verb.dep_ == "conj"
+        and verb.tag_ in ("VBN", "VBD")
+        and not _children(verb, *_SUBJECTS, "dobj")
+        and any(c.dep_ == "auxpass" for c in verb.head.children)
+    )
+
+
 def _subject_text(verb: Token, subj: Token) -> str:
     """The subject as written; for a verb the tagger took for a noun, its modifiers too."""
     if subj.lower_ in _FIRST:
@@ -301,7 +320,8 @@ def _subject_text(verb: Token, subj: Token) -> str:
     if subj.head.i == verb.i and subj.dep_ in ("compound", "npadvmod", "dep"):
         # "the on-call pager moves to X": "on-call" hangs on "moves"
         mods = [c for c in verb.lefts if c.dep_ in ("compound", "amod", "nmod", "poss")]
-        start = min([c.i for c in mods] + [subj.i])
+        # with their own modifiers: "the billing service talks to X" is the billing service
+        start = min([c.left_edge.i for c in mods] + [subj.left_edge.i])
         return str(verb.doc[start : subj.i + 1].text)
     return phrase(subj)
 
@@ -434,8 +454,8 @@ def _clause(verb: Token) -> list[Open]:
         return _change(verb, subj)
     if _hedged(verb) or subj is None:
         return []
-    passive = any(c.dep_ == "auxpass" for c in verb.children)
-    preps = _value_preps(verb)
+    passive = any(c.dep_ == "auxpass" for c in verb.children) or _passive_conj(verb)
+    preps = _no_purpose(_value_preps(verb))
     if lemma in VALUE_VERBS and not negated:
         # "Aurora budget revised upward to $2.1M", "rate adjusted to $175": a new value
         to = [o for w, o in preps if w in ("to", "at")]
@@ -719,56 +739,26 @@ def open_claims(sentence: Sequence[Token]) -> list[Open]:
         return []
     out: list[Open] = []
     for verb in _verbs(tokens):
-        out.extend(_clause(verb))
+        found = _clause(verb)
+        out.extend(found)
+        out.extend(_gapped(verb, found))
     return out
 
 
-def to_claims(
-    reader: Any,
-    opens: Sequence[Open],
-    speaker: str | None,
-    sentence: str,
-    valid_from: Any = None,
-    valid_to: Any = None,
-) -> list[Claim]:
-    """Turn open claims into :class:`~graphmem.text.claims.Claim` s with the reader's names.
+def _gapped(verb: Token, found: list[Open]) -> list[Open]:
+    """A second subject and value that leave the verb out, read with the verb.
 
-    ``reader`` is the sentence reader of the text (it knows who "we", "she" and "it" are and
-    cleans values); a claim whose subject or value it cannot use is dropped.
+    "our metrics are in Prometheus, dashboards in Grafana": the dashboards are in Grafana.
     """
-    out: list[Claim] = []
-    for o in opens:
-        value = o.object
-        if value is not None and value.casefold() in _PRONOUNS:
-            value = reader.subject(value, speaker)  # "they are no longer a customer"
-        value = reader.value(value) if value is not None else None
-        if o.object is not None and value is None:
+    if len(found) != 1 or found[0].change or not found[0].polarity or not found[0].relation:
+        return []
+    preps = {w for w, _ in _value_preps(verb)}
+    out = []
+    for conj in _children(verb, "conj"):
+        if conj.pos_ not in _NOUNS or _children(conj, *_SUBJECTS):
             continue
-        if o.object_is_subject or o.subject is None:
-            subject: str | None = reader.first_person(speaker)
-        else:
-            subject = reader.subject(o.subject, speaker)
-        if not subject:
-            continue
-        replaces = reader.value(o.replaces) if o.replaces else None
-        hint = None
-        if o.moved and value is not None:
-            from graphmem.text.rules.change import _hint  # the rule forms' own hint
-
-            hint = _hint("moved", subject, value, reader)  # "is moving to Montreal": lives_in
-        claim = Claim(
-            subject,
-            o.relation,
-            value,
-            polarity=o.polarity,
-            valid_from=valid_from,
-            valid_to=valid_to if o.polarity else None,
-            replaces=replaces,
-            change=o.change,
-            hint=hint,
-            many=o.many,
-            sentence=sentence,
-        )
-        out.append(claim)
-        reader.note_subject(claim)
+        for prep in _children(conj, "prep"):
+            objs = _children(prep, "pobj")
+            if prep.lower_ in preps and objs and _named(objs[0]) and not _indefinite(objs[0]):
+                out.append(replace(found[0], subject=phrase(conj), object=phrase(objs[0])))
     return out

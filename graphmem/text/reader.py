@@ -69,8 +69,10 @@ _REPORTED = re.compile(
 
 
 _PLURAL_FIRST = frozenset({"we", "our", "us", "ours", "ourselves"})
+#: A clock time or a range between numbers ("9:00–17:00") is a value, not a label or a dash.
 _GARBLED = re.compile(
-    r"[—–:;|]|\s-\s|^(?:for|to|from|with|by|of|in|on|at|into|onto)\s", re.IGNORECASE
+    r"[;|]|(?<!\d)[—–:]|[—–:](?!\d)|\s-\s|^(?:for|to|from|with|by|of|in|on|at|into|onto)\s",
+    re.IGNORECASE,
 )
 
 
@@ -88,6 +90,10 @@ _UNREAL_TOPIC = re.compile(
     r"hypothetical|options?|alternatives?|candidates?|questions?|open questions?|todo|to do|"
     r"(?:the |our |my )?plans?|next steps?|roadmap)\b"
 )
+#: A header that announces what follows ("heads up for future planning:", "for the record:"):
+#: a cue word in it ("planning") makes no plan of what follows
+#: (docs/concepts/text.md#log-formats).
+_ANNOUNCED = re.compile(r"(?i)^(?:heads[- ]up|fyi|psa|reminder|update|note|for)\b")
 #: What a document says is no statement: it may be what went stale (docs/concepts/text.md).
 _DOCUMENT_SAYS = re.compile(
     r"(?i)^(?:according to\s+)?(?:the|our|that|this)?\s*(?:old|current|outdated|stale|internal)?\s*"
@@ -157,6 +163,18 @@ _THE_USER = re.compile(r"(?i)(?:^|(?<=[:;]\s))the user\b(?=\s|'s\b)")
 _JOINED = re.compile(r"\s(?:and|but|while|then)\s|;|,\s", re.IGNORECASE)
 
 
+#: A person's leaving: "priya left stripe", "kwame quit".
+_PERSON_LEFT = r"(?:has\s+|just\s+)?(?:left|quit|resigned from)\s+(?!the\b)\w"
+
+
+#: A thing named with "the" (or a name) and a relative clause after it that says a fact of it.
+_WHICH = re.compile(
+    r"(?P<np>\b(?:the|our|my|its|their)\s+(?P<thing>[\w.-]+(?:\s+[\w.-]+){0,3}?)|"
+    r"\b(?P<name>[A-Z][\w.-]*(?:\s+[A-Z][\w.-]*){0,2})),\s+which\s+(?=(?:is|are|was|were|"
+    r"has|have|[a-z]+s)\b)"
+)
+
+
 def names_key(name: str) -> str:
     """How two names of one value compare here: case and spacing aside."""
     return " ".join(name.casefold().split())
@@ -214,6 +232,8 @@ class Reader:
     def subject(self, raw: str, speaker: str | None = None) -> str | None:
         """Resolve a subject phrase to a name (or the owner), or ``None`` when unusable."""
         text = re.sub(r"^@(?=[A-Za-z][\w.-]*$)", "", raw.strip(" ,;:-—–\"'"))  # "@omari"
+        # "heads up @dana nightly exports go to X": a mention before a subject addresses someone
+        text = re.sub(r"^(?:@[\w.-]+[\s,]+)+(?=[A-Za-z])", "", text)
         for _ in range(3):
             text = _LEAD_ADVERBS.sub("", text).strip(" ,")
         if ", " in text:
@@ -319,6 +339,19 @@ class Reader:
         if s == self.owner:
             return
         person_rel = claim.predicate in ("works_at", "lives_in", "role", "reports_to", "married_to")
+        # "priya left stripe, she's at adyen now": in lower-case chat a one-word subject that
+        # left or quit a place is a person (docs/concepts/text.md#subjects)
+        person_rel = person_rel or (
+            not claim.polarity
+            and claim.predicate is None
+            and len(s.split()) == 1
+            and lexicon.category(s) is None
+            and bool(
+                re.search(
+                    rf"\b{re.escape(s.casefold())}\s+{_PERSON_LEFT}", claim.sentence.casefold()
+                )
+            )
+        )
         if person_rel or (
             s[:1].isupper()
             and lexicon.category(s) is None
@@ -376,6 +409,14 @@ class Reader:
         )
         # "Declan, who used to manage Siobhan, left Intercom": the relative clause is aside
         text = re.sub(r",\s+(?:who|which|whose|whom)\b[^,]*,\s*", " ", text)
+        # "They build the routing engine, which runs on JVM 21": the engine runs on JVM 21
+        text = _WHICH.sub(
+            lambda m: (
+                f"{m.group(0)[: m.end('np') - m.start()]}, and "
+                f"{m.group('thing') or m.group('name')} "
+            ),
+            text,
+        )
         plain = text  # what the parser reads: the words as written ("Traefik does ingress")
         text = re.sub(r"(?i)(?<!so )(?<!as )\b(?:does|do|did)\s+(?!not\b)(?=[a-z]+\b)", "", text)
         pair = _KEY_VALUE.match(text)
@@ -418,7 +459,9 @@ class Reader:
             done = _TOPIC_THING.match(topic.group("topic"))
             if done:  # "inventory service upgrade done: it's on PostgreSQL 16 now"
                 self.last_thing = done.group("thing")
-            if _UNREAL_TOPIC.search(topic.group("topic")) or skipped(topic.group("topic")):
+            if _UNREAL_TOPIC.search(topic.group("topic")) or (
+                skipped(topic.group("topic")) and not _ANNOUNCED.match(topic.group("topic"))
+            ):
                 return []  # "April Fools idea: ...", "Proposal: ...": nothing happened
             text = text[topic.end() :]
             plain = re.sub(r"^[^:]{2,40}?:\s+(?=\S)", "", plain, count=1)
@@ -566,7 +609,7 @@ class Reader:
         whole: str,
     ) -> list[Claim]:
         """The claims of a sentence the rules did not read, from its parse (if it has one)."""
-        from graphmem.text.parse import to_claims
+        from graphmem.text.parse_claims import to_claims
 
         key = self._undate(text)
         if len(key.split()) < 2 or not any(ch.isalpha() for ch in key):

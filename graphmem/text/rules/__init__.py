@@ -38,7 +38,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from graphmem.text.rules.change import _change, _ownership, _replaced
-from graphmem.text.rules.copular import _bare_copula, _copular, _update_mine
+from graphmem.text.rules.copular import _bare_copula, _copular, _hours, _update_mine
 from graphmem.text.rules.negative import _negative_verbs
 from graphmem.text.rules.verbs import _verbs
 
@@ -55,6 +55,7 @@ RULES: tuple[Rule, ...] = (
     _replaced,
     _ownership,
     _change,
+    _hours,
     _verbs,
     _negative_verbs,
     _update_mine,

@@ -12,7 +12,13 @@ from typing import TYPE_CHECKING
 
 from graphmem.text import lexicon
 from graphmem.text.claims import Claim
-from graphmem.text.names import _FIRST_PERSON, _PERSON_PRONOUNS, _THING_PRONOUNS, is_name_like
+from graphmem.text.names import (
+    _FIRST_PERSON,
+    _PERSON_PRONOUNS,
+    _PLACE_TIME,
+    _THING_PRONOUNS,
+    is_name_like,
+)
 from graphmem.text.rules.common import _S, _is_role, _subj
 
 if TYPE_CHECKING:
@@ -43,6 +49,35 @@ def _update_mine(
     if not obj or not (is_name_like(obj) or r.chat):
         return []
     return [Claim(r.first_person(spk), m.group("z").strip(), obj, change=True)]
+
+
+#: A span of clock hours: "9:00–17:00", "8 to 4", "10am-6pm", "7-15 cet", "20:00 to 08:00".
+_HOUR = r"\d{1,2}(?::\d{2})?\s*(?:am|pm)?"
+_ZONE = r"utc|gmt|cet|cest|eet|wet|bst|est|edt|cst|cdt|mst|mdt|pst|pdt|ist|jst|aest"
+_HOURS_RE = re.compile(
+    _S + r"(?:(?:usually|normally|typically|generally|mostly|now|currently)\s+)?"
+    r"(?:works?|working|(?:is|are|am|'m)\s+(?:(?:usually|normally|now|currently)\s+)?"
+    r"(?:on|online|working|available|in))\s+(?:from\s+)?"
+    rf"(?P<o>{_HOUR}\s*(?:-|–|—|to|until|till)\s*{_HOUR}(?:\s+(?:{_ZONE}|(?-i:[A-Z][a-z]+) time))?)"
+    r"(?:\s+(?:now|these days|each day|every day|on weekdays))?(?:\s*[,;.!](?!\d).*)?$",
+    re.IGNORECASE,
+)
+
+
+def _hours(r: Reader, c: str, neg: bool, prev: str | None, spk: str | None) -> list[Claim] | None:
+    """Working hours said with a verb: the slot "working hours".
+
+    "I usually work 8 to 4", "the user works 10:00–18:00", "I'm on 10 to 6", "i'm online 7-15
+    cet" (docs/concepts/text.md#open-relations).
+    """
+    m = _HOURS_RE.match(c)
+    if not m or neg:
+        return None
+    who = _subj(r, m.group("s"), prev, spk)
+    if not who:
+        return None
+    hours = _PLACE_TIME.sub("", " ".join(m.group("o").split()))
+    return [Claim(who, "working hours", hours)]
 
 
 def _copular(r: Reader, c: str, neg: bool, prev: str | None, spk: str | None) -> list[Claim] | None:
@@ -248,8 +283,9 @@ def _slot_claim(
 
 #: "Emma is 8", "it is 10.20.0.15", "prod is 1.29 now": a thing and a typed value, no slot named.
 _BARE = re.compile(
-    r"^(?P<s>[\w][\w .&'/-]{0,40}?)\s+(?:is|are)\s+(?P<now>now\s+)?(?P<o>[^,;]+?)"
-    r"(?:\s+now)?(?:\s*[,;].*)?$",
+    r"^(?P<s>[\w][\w .&'/-]{0,40}?)\s+(?:is|are)\s+(?P<now>now\s+)?"
+    r"(?P<o>(?:[^,;]|,(?=\d{3}\b))+?)"  # "€1,520": a thousands comma is part of the value
+    r"(?:\s+now)?(?:\s*(?:,(?!\d{3}\b)|;).*)?$",
     re.IGNORECASE,
 )
 #: The kinds of value a bare "S is V" may be about: one slot of the same kind or none.

@@ -1,0 +1,66 @@
+"""Open claims of the parse into the reader's claims (docs/concepts/text.md#the-parser).
+
+The reader's names are used: who "we", "she" and "it" are, and how a value is cleaned.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from graphmem.text.claims import Claim
+from graphmem.text.parse_words import _PRONOUNS
+
+if TYPE_CHECKING:
+    from graphmem.text.parse import Open
+
+
+def to_claims(
+    reader: Any,
+    opens: Sequence[Open],
+    speaker: str | None,
+    sentence: str,
+    valid_from: Any = None,
+    valid_to: Any = None,
+) -> list[Claim]:
+    """Turn open claims into :class:`~graphmem.text.claims.Claim` s with the reader's names.
+
+    ``reader`` is the sentence reader of the text (it knows who "we", "she" and "it" are and
+    cleans values); a claim whose subject or value it cannot use is dropped.
+    """
+    out: list[Claim] = []
+    for o in opens:
+        value = o.object
+        if value is not None and value.casefold() in _PRONOUNS:
+            value = reader.subject(value, speaker)  # "they are no longer a customer"
+        value = reader.value(value) if value is not None else None
+        if o.object is not None and value is None:
+            continue
+        if o.object_is_subject or o.subject is None:
+            subject: str | None = reader.first_person(speaker)
+        else:
+            subject = reader.subject(o.subject, speaker)
+        if not subject:
+            continue
+        replaces = reader.value(o.replaces) if o.replaces else None
+        hint = None
+        if o.moved and value is not None:
+            from graphmem.text.rules.change import _hint  # the rule forms' own hint
+
+            hint = _hint("moved", subject, value, reader)  # "is moving to Montreal": lives_in
+        claim = Claim(
+            subject,
+            o.relation,
+            value,
+            polarity=o.polarity,
+            valid_from=valid_from,
+            valid_to=valid_to if o.polarity else None,
+            replaces=replaces,
+            change=o.change,
+            hint=hint,
+            many=o.many,
+            sentence=sentence,
+        )
+        out.append(claim)
+        reader.note_subject(claim)
+    return out
