@@ -327,12 +327,16 @@ def _gather_facts(
     ids = sorted(anchors) + hit_ids
     candidates: dict[str, _Candidate] = {}
 
+    touched: set[str] = set()  # candidates new or raised since they were scored
+
     def offer(row: FactView, direction: str, relevance: float) -> None:
         c = candidates.get(row.id)
         if c is None:
             candidates[row.id] = _Candidate(row, direction, relevance)
+            touched.add(row.id)
         elif relevance > c.relevance:
             c.relevance = relevance
+            touched.add(row.id)
 
     # Subjects' timelines as known at known_at: what is valid now, and what it replaced.
     # A hit with a long name is a text (a note): only facts pointing at it matter.
@@ -364,7 +368,9 @@ def _gather_facts(
     said: dict[str, set[str]] = {}  # fact id: its words and its predicate's names
 
     def rank() -> list[_Candidate]:
-        for c in candidates.values():
+        """Score the candidates offered since the last call; all of them, best first."""
+        for fid in touched:
+            c = candidates[fid]
             f = c.fact
             names_of = predicate_names.get(f.predicate)
             if names_of is None:
@@ -373,6 +379,7 @@ def _gather_facts(
             words = _terms(" ".join((f.subject, f.predicate, f.object, f.statement or "")))
             said[f.id] = words | {w for t in names_of for w in t}
             c.on_topic = not topic or bool(topic & said[f.id])  # a bare name: all its facts are
+        touched.clear()
         return sorted(candidates.values(), key=_Candidate.sort_key)
 
     ranked = rank()
