@@ -111,7 +111,7 @@ class AdmissionPolicy(BaseModel):
         pydantic.ValidationError: a malformed policy (negative limits, low > high, ...).
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     importance_bands: Mapping[str, tuple[float, float]] = Field(
         default_factory=lambda: dict(IMPORTANCE_BANDS)

@@ -98,7 +98,7 @@ _PREFIXES: tuple[tuple[str, ChangeAction], ...] = (
 
 
 class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 def _interval(f: Fact) -> str:

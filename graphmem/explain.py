@@ -81,7 +81,7 @@ class Readings(BaseModel):
         disputed: open disputes about the slot (never part of a reading).
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     subject: str
     predicate: str

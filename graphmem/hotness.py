@@ -132,7 +132,7 @@ class TopicScore(BaseModel):
     and ``idf_score`` are both always present so callers can compare them.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     topic: str
     hits: int = Field(ge=0, description="Distinct sessions in the window mentioning the topic.")

@@ -55,7 +55,7 @@ def iso(value: dt.datetime | None) -> str | None:
 
 
 class _Out(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 class FactOut(_Out):

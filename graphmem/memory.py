@@ -224,7 +224,8 @@ class Memory(MemoryWrites, MemoryReads):
             # Every service reaches the store through the scope filter (docs/concepts/scopes.md).
             scoped = ScopedStore(store, names.single_valued, pinned)
             uow = UnitOfWork(scoped.store, clock or system_clock, self.path or ":memory:")
-            policy = admission if admission is not None else AdmissionPolicy()
+            # the defaults are valid: no validator built for a read (surfaces.md#startup)
+            policy = admission if admission is not None else AdmissionPolicy.model_construct()
             self._kernel = Kernel(
                 store=scoped.store,
                 uow=uow,

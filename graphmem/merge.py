@@ -52,7 +52,7 @@ __all__ = ["MergeConflict", "MergeResult", "merge_entities"]
 
 
 class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 class MergeConflict(_Frozen):

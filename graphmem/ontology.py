@@ -58,7 +58,12 @@ OntologySource = Union[str, "os.PathLike[str]", None]
 def default_predicates() -> list[Predicate]:
     """Return the predicates of the bundled default ontology."""
     raw = resources.files("graphmem").joinpath("data/ontology.json").read_text("utf-8")
-    return [Predicate.model_validate(p) for p in json.loads(raw)["predicates"]]
+    # The shipped file is valid (tests/test_ontology.py validates it): built without a
+    # validator, a read-only command never builds one (docs/concepts/surfaces.md#startup).
+    return [
+        Predicate.model_construct(**{**p, "aliases": tuple(p.get("aliases", ()))})
+        for p in json.loads(raw)["predicates"]
+    ]
 
 
 def _first_error(exc: ValidationError) -> str:

@@ -154,7 +154,7 @@ def file_keywords(name: str) -> tuple[str, ...]:
 class _Row(BaseModel):
     """A result row; ``row["field"]`` reads a field as ``row.field`` does."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     def __getitem__(self, key: str) -> Any:
         if key not in type(self).model_fields:

@@ -114,7 +114,7 @@ class TriageRow(NamedTuple):
 class TopicTriage(BaseModel):
     """The triage of one topic: recommendation, component scores and a one-line reason."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     topic: str
     recommendation: Recommendation

@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graphmem.cli import cli
+from graphmem.cli.tables import Table, cell_len, wrap
 from graphmem.display import CELL_CHARS, clip
 
 ENGINE = os.environ.get("GRAPHMEM_ENGINE", "kuzu")
@@ -78,7 +79,7 @@ def test_columns_sets_the_width_of_a_piped_fact_table(db: str) -> None:
     assert max(len(line) for line in out.stdout.splitlines()) <= 60
 
 
-def _printed(table: object, piped_width: int | None) -> str:
+def _printed(table: Table, piped_width: int | None) -> str:
     from graphmem.cli.common import print_table
 
     out = io.StringIO()
@@ -87,9 +88,7 @@ def _printed(table: object, piped_width: int | None) -> str:
     return re.sub(r"\x1b\[[0-9;]*m", "", out.getvalue())  # a terminal gets colours
 
 
-def _note_table() -> object:
-    from rich.table import Table
-
+def _note_table() -> Table:
     table = Table()
     for col in ("subject", "object"):
         table.add_column(col)
@@ -98,9 +97,9 @@ def _note_table() -> object:
 
 
 def test_on_a_terminal_a_table_takes_its_width(monkeypatch: pytest.MonkeyPatch) -> None:
-    import rich.console
+    import graphmem.cli.tables
 
-    monkeypatch.setattr(rich.console.Console, "is_terminal", property(lambda self: True))
+    monkeypatch.setattr(graphmem.cli.tables, "stdout_is_terminal", lambda: True)
     monkeypatch.setenv("COLUMNS", "150")
     widths = [len(line) for line in _printed(_note_table(), 40).splitlines()]
     assert 80 < max(widths) <= 150  # the whole note on one line, not piped_width
@@ -132,11 +131,9 @@ def test_a_long_cell_is_clipped_like_the_notebook_tables(tmp_path: object) -> No
     width=st.integers(min_value=40, max_value=120),
 )
 def test_no_word_is_ever_broken(text: str, width: int) -> None:
-    from rich.table import Table
-
     table = Table()
     for col in ("subject", "predicate", "object"):
-        table.add_column(col, overflow="fold")  # print_table makes it ellipsis
+        table.add_column(col)
     table.add_row("a-subject", "a_predicate", clip(text))
     out = _printed(table, width)
     assert all(len(line) <= width for line in out.splitlines())
@@ -144,3 +141,55 @@ def test_no_word_is_ever_broken(text: str, width: int) -> None:
     assert _words_whole(row[2], text), (row[2], text)
     assert _words_whole(row[0], "a-subject")
     assert _words_whole(row[1], "a_predicate")
+
+
+WORDS = st.text(alphabet=st.sampled_from("abcxyz-/.日本é"), min_size=1, max_size=30)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    rows=st.lists(st.lists(st.lists(WORDS, max_size=8).map(" ".join), min_size=3, max_size=3)),
+    numbers=st.lists(st.integers(min_value=0, max_value=10**9)),
+    width=st.integers(min_value=21, max_value=140),
+)
+def test_every_line_of_a_table_fits_and_lines_up(
+    rows: list[list[str]], numbers: list[int], width: int
+) -> None:
+    table = Table(title="a title that is long enough to be wrapped when the table is narrow")
+    for col in ("#", "subject", "predicate", "object"):
+        table.add_column(col)
+    table.add_column("n", justify="right", no_wrap=True)
+    for i, row in enumerate(rows):
+        table.add_row(f"r{i}", *row, str(numbers[i % len(numbers)]) if numbers else "")
+    body = [line for line in table.render(width) if line[:1] in "┏┃┡│└"]
+    assert len({cell_len(line) for line in body}) == 1  # borders line up, wide characters too
+    assert all(cell_len(line) <= width for line in table.render(width))
+    for row, shown in zip(rows, _cells("\n".join(body)), strict=True):
+        for full, cell in zip(row, shown[1:], strict=False):
+            assert _words_whole(cell, full), (cell, full)
+
+
+@given(text=st.lists(WORDS, max_size=20).map(" ".join), width=st.integers(1, 60))
+def test_wrap_keeps_every_word_in_order_and_breaks_none(text: str, width: int) -> None:
+    lines = wrap(text, width)
+    assert all(cell_len(line) <= width for line in lines)
+    shown = " ".join(lines).split()
+    assert len(shown) == len(text.split())
+    for word, full in zip(shown, text.split(), strict=True):
+        assert word == full or (word.endswith("…") and full.startswith(word[:-1]))
+
+
+def test_a_table_keeps_natural_widths_when_they_fit_and_justifies_numbers() -> None:
+    table = Table()
+    table.add_column("topic")
+    table.add_column("hits", justify="right", no_wrap=True)
+    table.add_row("billing", "7")
+    table.add_row("search", "1204")
+    assert table.render(80) == [
+        "┏━━━━━━━━━┳━━━━━━┓",
+        "┃ topic   ┃ hits ┃",
+        "┡━━━━━━━━━╇━━━━━━┩",
+        "│ billing │    7 │",
+        "│ search  │ 1204 │",
+        "└─────────┴──────┘",
+    ]

@@ -96,6 +96,8 @@ def test_default_ontology_file_is_well_formed():
     names = [p["name"] for p in doc["predicates"]]
     assert len(names) == len(set(names))
     onto = Ontology(default_predicates())  # raises on alias clashes
+    # built without validation (docs/concepts/surfaces.md#startup): the same as validated
+    assert default_predicates() == [gm.Predicate.model_validate(p) for p in doc["predicates"]]
     assert {p.name: p.cardinality for p in onto} == EXPECTED
     for p in doc["predicates"]:
         assert p["aliases"] == sorted(p["aliases"]), p["name"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import click
 
@@ -74,6 +75,26 @@ def test_version_and_the_cli_load_no_store_engine_pydantic_or_rich():
     )
     loaded = _loaded_after(code)
     assert not loaded & {*HEAVY, "mcp", "pydantic", "rich"}, sorted(loaded)
+
+
+def test_a_read_command_builds_no_validator(tmp_path: Path) -> None:
+    # docs/concepts/surfaces.md#startup: models defer their validators, reads build none
+    db = str(tmp_path / "r.kuzu")
+    with gm.open(db) as mem:
+        mem.add_fact("api", "runs_on", "Go", valid_from="2026-01-01")
+    code = (
+        "import contextlib, io\nfrom graphmem.cli import main\n"
+        "with contextlib.suppress(SystemExit), contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    main(['--db', {db!r}, 'facts'])\n"
+        "import pydantic\n"
+        "built = [c.__name__ for c in pydantic.BaseModel.__subclasses__() + "
+        "[s for c in pydantic.BaseModel.__subclasses__() for s in c.__subclasses__()] "
+        "if c.__module__.startswith('graphmem') and c.__pydantic_complete__]\n"
+        "print('BUILT', built)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert "BUILT []" in out.stdout, out.stdout[-500:]
+    assert "rich" not in _loaded_after(code)
 
 
 def test_every_public_name_is_importable_lazily():

@@ -487,3 +487,23 @@ def test_a_read_only_store_asks_every_time(tmp_path: Path) -> None:
         assert len(asked) == 2
     finally:
         s.close()
+
+
+def test_a_read_only_open_sizes_its_buffer_pool_by_the_database(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # docs/concepts/storage.md#read-pool
+    from graphmem.store.kuzu import connection
+
+    path = str(tmp_path / "m.kuzu")
+    with fresh(path) as s:
+        s.set_meta("k", "1")
+    size = sum(os.path.getsize(p) for p in (path, path + ".wal") if os.path.exists(p))
+    assert connection._read_pool(path) == {"buffer_pool_size": max(2**30, 8 * size)}
+    s = open_store(path, engine=ENGINE, read_only=True)
+    try:
+        assert s.get_meta("k") == "1"  # a capped pool reads as before
+    finally:
+        s.close()
+    monkeypatch.setattr(connection, "READ_POOL_MIN", 2**62)  # above 80% of memory
+    assert connection._read_pool(path) == {}  # the engine's default

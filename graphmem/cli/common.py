@@ -24,6 +24,7 @@ from graphmem.errors import GraphmemError
 from graphmem.store import DEFAULT_FILE
 
 if TYPE_CHECKING:
+    from graphmem.cli.tables import Table
     from graphmem.models import Fact
 
 __all__ = [
@@ -332,24 +333,23 @@ def fact_table(
     audit: bool = False,
     changed: Callable[[Fact], str] | None = None,
 ) -> None:
-    """Print facts as a rich table (valid interval, and system interval with ``audit``).
+    """Print facts as a table (valid interval, and system interval with ``audit``).
 
     Times are dates at midnight UTC, else UTC to the second; ``changed`` adds a last column
     (``believed`` uses it to say what became of each belief since).
     """
-    from rich.table import Table
-
+    from graphmem.cli.tables import Table
     from graphmem.display import clip
 
     fmt = fmt_when
-    table = Table(title=title, show_lines=False)
+    table = Table(title=title)
     scoped = any(f.scope for f in facts)  # several scopes shown: say whose (scopes.md)
     for col in ("subject", "predicate", "object", "valid", *(("known", "reason") if audit else ())):
-        table.add_column(col, overflow="ellipsis")
+        table.add_column(col)
     if scoped:
-        table.add_column("scope", overflow="ellipsis")
+        table.add_column("scope")
     if changed is not None:
-        table.add_column("since then", overflow="ellipsis")
+        table.add_column("since then")
     for f in facts:
         cells = [
             f.subject,
@@ -372,23 +372,17 @@ def fact_table(
         click.echo("(no facts)")
 
 
-def print_table(table: Any, *, piped_width: int | None = 160) -> None:
-    """Print a rich table at the terminal's width (docs/concepts/surfaces.md#tables).
+def print_table(table: Table, *, piped_width: int | None = 160) -> None:
+    """Print a table at the terminal's width (docs/concepts/surfaces.md#tables).
 
     On a terminal the table fits its width; piped or captured, ``piped_width`` columns
     (``None``: ``$COLUMNS``, else 80). A cell wraps between words: a word too long for its
     column ends in ``…`` instead of being broken across lines. Callers cut long texts with
     :func:`graphmem.display.clip` (:data:`~graphmem.display.CELL_CHARS` characters).
     """
-    from rich.console import Console
+    from graphmem.cli.tables import output_width
 
-    for column in table.columns:
-        if not column.no_wrap:
-            column.overflow = "ellipsis"
-    console = Console(soft_wrap=True)
-    if not console.is_terminal and piped_width is not None:
-        console = Console(soft_wrap=True, width=piped_width)
-    console.print(table)
+    click.echo("\n".join(table.render(output_width(piped_width))))
 
 
 def fmt_when(value: dt.datetime | None) -> str:

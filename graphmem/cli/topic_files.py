@@ -17,6 +17,7 @@ import click
 
 from graphmem.cli import cli
 from graphmem.cli.common import Settings, db_path, echo_json, json_option, open_memory
+from graphmem.cli.tables import Table
 from graphmem.cli.topics import (
     _never_backwards,
     _not_due,
@@ -78,11 +79,9 @@ def topic_health(
     if as_json:
         echo_json(_payload(directory, at, found))
         return
-    from rich.table import Table
-
     table = Table(title=f"topic files of {directory} as of {fmt(at)} (window {window_days:g} d)")
-    table.add_column("file", overflow="ellipsis", ratio=1)
-    table.add_column("keywords", overflow="ellipsis")
+    table.add_column("file")
+    table.add_column("keywords")
     for col in ("hits", "weighted", "hotness", "band", "idf hot.", "recency", "age (d)"):
         table.add_column(col, justify="left" if col == "band" else "right", no_wrap=True)
     for h in found:
@@ -106,7 +105,7 @@ def topic_health(
 # -- topic-triage --------------------------------------------------------------------------------
 
 
-def _files_table(rows: Sequence[Any], *, title: str) -> Any:
+def _files_table(rows: Sequence[Any], *, title: str) -> Table:
     return _triage_table(
         rows,
         title=title,

@@ -23,6 +23,7 @@ from graphmem.cli.common import (
     open_memory,
     print_table,
 )
+from graphmem.cli.tables import Table
 from graphmem.hotness import TopicScore
 from graphmem.timeutil import fmt, to_utc
 
@@ -31,7 +32,7 @@ now_option = click.option(
 )
 
 
-def _print(table: Any) -> None:
+def _print(table: Table) -> None:
     # piped or captured: no terminal width to fit, so 160 columns (docs/concepts/surfaces.md#tables)
     print_table(table, piped_width=160)
 
@@ -88,13 +89,11 @@ def sessions_cmd(
     if as_json:
         echo_json(rows)
         return
-    from rich.table import Table
-
     from graphmem.display import clip
 
     table = Table(title=f"{len(rows)} session(s)")
     for col in ("id", "started", "ended", "title", "mentions"):
-        table.add_column(col, overflow="ellipsis")
+        table.add_column(col)
     for s in rows:
         table.add_row(
             s.id,
@@ -109,12 +108,10 @@ def sessions_cmd(
 # -- hot ---------------------------------------------------------------------------------------
 
 
-def _hot_table(scores: Sequence[TopicScore], *, title: str) -> Any:
-    from rich.table import Table
-
+def _hot_table(scores: Sequence[TopicScore], *, title: str) -> Table:
     table = Table(title=title)
     table.add_column("#", justify="right")
-    table.add_column("topic", overflow="ellipsis", min_width=8, ratio=1)
+    table.add_column("topic", min_width=8)
     for col in ("hits", "idf", "plain", "band", "idf score", "idf band", "recency", "age (d)"):
         table.add_column(col, justify="left" if "band" in col else "right", no_wrap=True)
     for rank, s in enumerate(scores, start=1):
@@ -195,16 +192,14 @@ def _triage_table(
         ("sess", lambda t: str(t.n_sessions)),
         ("facts", lambda t: str(t.n_facts)),
     ),
-) -> Any:
+) -> Table:
     """The triage table of topics, or (``name``, ``counts``) of anything scored alike."""
-    from rich.table import Table
-
     table = Table(title=title)
-    table.add_column(name[0], overflow="ellipsis", min_width=8)
+    table.add_column(name[0], min_width=8)
     table.add_column("advice", no_wrap=True)
     for col in ("score", "rec", "recur", "act", "stale", *(c for c, _ in counts)):
         table.add_column(col, justify="right", no_wrap=True)
-    table.add_column("reason", overflow="ellipsis", ratio=1)
+    table.add_column("reason")
     for t in rows:
         table.add_row(
             name[1](t),

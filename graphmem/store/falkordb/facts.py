@@ -22,7 +22,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from graphmem.models import Entity, Fact, Predicate
+from graphmem.models import Entity, Fact, Predicate, trusted
 from graphmem.store.falkordb.codec import from_db, to_db
 from graphmem.store.falkordb.writes import FalkorWrites
 from graphmem.store.schema import FACT_COLUMNS
@@ -75,13 +75,16 @@ class FalkorFacts(FalkorWrites):
             " p.description ORDER BY p.name"
         )
         return [
-            Predicate(
-                name=r[0],
-                cardinality=r[1],
-                aliases=tuple(r[2] or ()),
-                inverse=r[3],
-                symmetric=bool(r[4]),
-                description=r[5] or "",
+            trusted(  # validated when defined (docs/concepts/surfaces.md#startup)
+                Predicate,
+                {
+                    "name": r[0],
+                    "cardinality": r[1],
+                    "aliases": tuple(r[2] or ()),
+                    "inverse": r[3],
+                    "symmetric": bool(r[4]),
+                    "description": r[5] or "",
+                },
             )
             for r in sorted(rows, key=lambda r: r[0])
         ]

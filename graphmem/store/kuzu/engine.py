@@ -24,7 +24,7 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from graphmem.errors import SchemaVersionError, StoreError
-from graphmem.models import Entity, Fact, Predicate
+from graphmem.models import Entity, Fact, Predicate, trusted
 from graphmem.store.kuzu.codec import _RETURN, _fact_from_row
 from graphmem.store.kuzu.connection import CHECKPOINT_BYTES, CHECKPOINT_COMMITS, ENGINES
 from graphmem.store.kuzu.schema import DDL, SCHEMA_VERSION, UPGRADES
@@ -142,13 +142,16 @@ class KuzuStore(KuzuTransactions):
             " p.description ORDER BY p.name"
         )
         return [
-            Predicate(
-                name=r[0],
-                cardinality=r[1],
-                aliases=tuple(r[2] or ()),
-                inverse=r[3],
-                symmetric=bool(r[4]),
-                description=r[5] or "",
+            trusted(  # validated when defined (docs/concepts/surfaces.md#startup)
+                Predicate,
+                {
+                    "name": r[0],
+                    "cardinality": r[1],
+                    "aliases": tuple(r[2] or ()),
+                    "inverse": r[3],
+                    "symmetric": bool(r[4]),
+                    "description": r[5] or "",
+                },
             )
             for r in rows
         ]
