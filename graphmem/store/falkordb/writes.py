@@ -48,20 +48,25 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from graphmem.errors import StoreBusy, StoreError
-from graphmem.models import Entity, Fact, Predicate, Session
+from graphmem.models import Entity, Fact, Session
 from graphmem.store.base import Applied, ChangeSet, Purge, Snapshot
 from graphmem.store.falkordb.codec import from_db, to_db
 from graphmem.store.falkordb.connection import WriteApplied
 from graphmem.store.falkordb.order import FalkorOrder, lost_data
-from graphmem.store.kuzu.schema import FACT_COLUMNS
-from graphmem.store.records import LineRow
+from graphmem.store.falkordb.plan import (
+    Plan,
+    entity_row,
+    fact_props,
+    line_rows,
+    note_lines,
+    predicate_row,
+    session_props,
+)
 from graphmem.store.textlines import (
     REDACTED,
-    doc_terms,
     name_patterns,
     names_in,
     redact,
-    split_lines,
 )
 
 __all__ = [
@@ -71,8 +76,6 @@ __all__ = [
     "STAGING_MAX_AGE",
     "TOKENS_KEPT",
     "FalkorWrites",
-    "fact_props",
-    "line_rows",
 ]
 
 #: A change set with more rows than this is staged and written in chunks of this many rows.
@@ -82,162 +85,6 @@ STAGING_MAX_AGE = 3600
 #: Write tokens kept for the lost-reply check.
 TOKENS_KEPT = 32
 STAGING = "::staging::"
-_COLS = [c for c, _ in FACT_COLUMNS]
-_TIME_COLS = {c for c, t in FACT_COLUMNS if t == "TIMESTAMP"}
-_BARRIER = " WITH count(*) AS _ "
-#: Before each part: whether this change set's token is absent (a resent query that had
-#: committed does nothing: the token part is the query's last, so every guard before it sees
-#: the state before this query).
-#: It also checks the write order (docs/falkordb.md#what-is-atomic): the write counter the
-#: writer lock read (``$fence``; ``NULL`` outside the lock) and the memory's id (``$mid``;
-#: ``NULL`` before one is known) must be unchanged (:mod:`graphmem.store.falkordb.order`).
-_GUARD = (
-    "OPTIONAL MATCH (tx:GraphmemTx {key: 'tokens'}) "
-    "WITH CASE WHEN tx IS NULL THEN $mid IS NULL AND coalesce($fence, 0) = 0 "
-    "ELSE NOT $tok IN coalesce(tx.recent, []) "
-    "AND ($fence IS NULL OR coalesce(tx.serial, 0) = $fence) "
-    "AND ($mid IS NULL OR tx.memory = $mid) END AS ok "
-)
-#: The query's answer: whether its token is recorded (it applied, now or before) and the
-#: state a refused write is explained by.
-_RETURN = (
-    "OPTIONAL MATCH (t:GraphmemTx {key: 'tokens'}) "
-    "RETURN $tok IN coalesce(t.recent, []), t.lines_base, t.memory, t.serial"
-)
-
-
-def fact_props(f: Fact) -> dict[str, Any]:
-    """A version's edge properties (NULLs left out: FalkorDB stores no NULL)."""
-    data = f.__dict__
-    out: dict[str, Any] = {}
-    for name in _COLS:
-        value = data["id" if name == "fid" else name]
-        if name in _TIME_COLS:
-            value = to_db(value)
-        if value is not None:
-            out[name] = value
-    return out
-
-
-def _entity_row(e: Entity | Mapping[str, Any]) -> dict[str, Any]:
-    if isinstance(e, Entity):
-        return {"id": e.id, "name": e.name, "kind": e.kind, "aliases": list(e.aliases)}
-    return {
-        "id": e["id"],
-        "name": e.get("name"),
-        "kind": e.get("kind"),
-        "aliases": list(e.get("aliases") or []),
-    }
-
-
-def _predicate_row(p: Predicate) -> dict[str, Any]:
-    return {
-        "name": p.name,
-        "cardinality": p.cardinality,
-        "aliases": list(p.aliases),
-        "inverse": p.inverse,
-        "symmetric": p.symmetric,
-        "description": p.description,
-    }
-
-
-def _session_props(
-    sid: str,
-    started: dt.datetime,
-    ended: dt.datetime | None,
-    title: str | None,
-    text: str | None,
-    summary: str | None,
-    source: str | None,
-    recorded: dt.datetime,
-    scope: str | None = None,
-) -> dict[str, Any]:
-    props = {
-        "id": sid,
-        "started_at": to_db(started),
-        "ended_at": to_db(ended),
-        "title": title,
-        "text": text,
-        "summary": summary,
-        "source": source,
-        "recorded_at": to_db(recorded),
-        "scope": scope or None,  # the root scope is absent, as on sessions before schema 4
-    }
-    return {k: v for k, v in props.items() if v is not None}
-
-
-def line_rows(
-    sid: str, text: str | None, started: dt.datetime, recorded: dt.datetime
-) -> list[dict[str, Any]]:
-    """The ``SessionLine`` nodes of a session text (as Kuzu's ``replace_lines`` splits it)."""
-    out = []
-    for n, (speaker, body) in enumerate(split_lines(text), start=1):
-        row = {
-            "id": f"{sid}#{n}",
-            "session": sid,
-            "n": n,
-            "speaker": speaker,
-            "text": body,
-            "terms": doc_terms(speaker, body),
-            "started_at": to_db(started),
-            "recorded_at": to_db(recorded),
-        }
-        out.append({k: v for k, v in row.items() if v is not None})
-    return out
-
-
-def _note(plan: _Plan, lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Remember the created lines as ``(LineRow, terms)`` and return them."""
-    for r in lines:
-        start = from_db(r["started_at"])
-        assert start is not None
-        row = LineRow(
-            r["id"], r["session"], r["n"], r.get("speaker"), r["text"], start,
-            from_db(r.get("recorded_at")) or start,
-        )  # fmt: skip
-        plan.lines_added.append((row, r["terms"]))
-    return lines
-
-
-class _Plan:
-    """The parts of one write: ``(Cypher, rows)`` in order, each run as ``UNWIND $rows``."""
-
-    def __init__(self) -> None:
-        self.parts: list[tuple[str, str, list[Any]]] = []  # (name, body using $<name>, rows)
-        self.scalars: dict[str, Any] = {}
-        self.ret = _RETURN
-        #: Sessions whose lines are deleted and the lines created (for the search side).
-        self.lines_removed: set[str] = set()
-        self.lines_added: list[tuple[LineRow, str]] = []
-
-    def add(self, body: str, rows: Sequence[Any], *, always: bool = False) -> None:
-        """Add ``UNWIND $pN AS row <body>`` (left out when ``rows`` is empty, unless ``always``)."""
-        if rows or always:
-            name = f"p{len(self.parts)}"
-            self.parts.append((name, body, list(rows)))
-
-    def size(self) -> int:
-        return sum(len(rows) for _, _, rows in self.parts)
-
-    def query(self) -> tuple[str, dict[str, Any]]:
-        """The whole write as one query and its parameters."""
-        pieces = [
-            f"{_GUARD}UNWIND CASE WHEN ok THEN ${name} ELSE [] END AS row {body}"
-            for name, body, _ in self.parts
-        ]
-        params = {name: rows for name, _, rows in self.parts}
-        params.update(self.scalars)
-        text = _BARRIER.join(pieces)
-        return (text + _BARRIER + self.ret) if pieces else self.ret, params
-
-    def chunks(self, size: int) -> list[tuple[str, dict[str, Any]]]:
-        """The write as queries of at most ``size`` rows each (parts kept in order)."""
-        out: list[tuple[str, dict[str, Any]]] = []
-        for name, body, rows in self.parts:
-            for i in range(0, max(len(rows), 1), size):
-                params = {name: rows[i : i + size], **self.scalars}
-                out.append((f"UNWIND ${name} AS row {body}{_BARRIER}RETURN 1", params))
-        return out
 
 
 class FalkorWrites(FalkorOrder):
@@ -301,10 +148,10 @@ class FalkorWrites(FalkorOrder):
         self._advance()
         return Applied(purged=purged)
 
-    def _plan(self, changes: ChangeSet) -> tuple[_Plan, dict[str, int]]:
+    def _plan(self, changes: ChangeSet) -> tuple[Plan, dict[str, int]]:
         """The parts of ``changes`` in the ChangeSet docstring's order (and a purge's counts)."""
         at = changes.at
-        plan = _Plan()
+        plan = Plan()
         plan.scalars["at"] = to_db(at)
         plan.scalars["tok"] = uuid.uuid4().hex
         plan.scalars["fence"] = self._fenced()
@@ -316,14 +163,14 @@ class FalkorWrites(FalkorOrder):
             "MERGE (p:Predicate {name: row.name}) SET p.cardinality = row.cardinality, "
             "p.aliases = row.aliases, p.inverse = row.inverse, p.symmetric = row.symmetric, "
             "p.description = row.description",
-            [_predicate_row(p) for p in changes.predicates],
+            [predicate_row(p) for p in changes.predicates],
         )
         plan.add(
             "MERGE (e:Entity {id: row.id}) "
             "ON CREATE SET e.name = row.name, e.kind = row.kind, e.aliases = row.aliases "
             "ON MATCH SET e.kind = CASE WHEN row.kind = 'entity' THEN e.kind ELSE row.kind END, "
             "e.aliases = CASE WHEN size(row.aliases) = 0 THEN e.aliases ELSE row.aliases END",
-            [_entity_row(e) for e in {e.id: e for e in changes.entities}.values()],
+            [entity_row(e) for e in {e.id: e for e in changes.entities}.values()],
         )
         plan.add(
             "MATCH (e:Entity {id: row.id}) SET e.aliases = row.aliases",
@@ -412,7 +259,7 @@ class FalkorWrites(FalkorOrder):
 
     def _plan_inserts(
         self,
-        plan: _Plan,
+        plan: Plan,
         inserts: Sequence[tuple[str, str, Fact]],
         new: Mapping[str, Entity],
     ) -> None:
@@ -424,7 +271,7 @@ class FalkorWrites(FalkorOrder):
                 if eid not in ends:
                     ent = new.get(eid)
                     ends[eid] = (
-                        _entity_row(ent)
+                        entity_row(ent)
                         if ent is not None
                         else {"id": eid, "name": name, "kind": "entity", "aliases": []}
                     )
@@ -442,7 +289,7 @@ class FalkorWrites(FalkorOrder):
         )
 
     def _plan_sessions(
-        self, plan: _Plan, items: Sequence[tuple[Session, Mapping[str, int]]], at: dt.datetime
+        self, plan: Plan, items: Sequence[tuple[Session, Mapping[str, int]]], at: dt.datetime
     ) -> None:
         """Create or replace sessions: properties overwritten, mentions and lines replaced."""
         sessions = {s.id: (s, counts) for s, counts in items}
@@ -452,7 +299,7 @@ class FalkorWrites(FalkorOrder):
         plan.add(
             "MERGE (s:Session {id: row.id}) SET s = row",
             [
-                _session_props(
+                session_props(
                     s.id,
                     s.started_at,
                     s.ended_at,
@@ -478,7 +325,7 @@ class FalkorWrites(FalkorOrder):
         plan.lines_removed.update(ids)
         plan.add(
             "CREATE (l:SessionLine) SET l = row",
-            _note(
+            note_lines(
                 plan,
                 [
                     r
@@ -488,17 +335,17 @@ class FalkorWrites(FalkorOrder):
             ),
         )
 
-    def _plan_snapshot(self, plan: _Plan, snap: Snapshot) -> bool:
+    def _plan_snapshot(self, plan: Plan, snap: Snapshot) -> bool:
         """An import into an empty graph: every row as given (Kuzu's ``import_*``).
 
         Nodes are MERGEd on their ids, so an import into a graph that already holds some of
         them (the caller checks that it is empty) keeps ids unique: the imported row wins.
         """
         plan.add("MATCH (p:Predicate) DELETE p", [1], always=True)
-        plan.add("CREATE (p:Predicate) SET p = row", [_predicate_row(p) for p in snap.predicates])
+        plan.add("CREATE (p:Predicate) SET p = row", [predicate_row(p) for p in snap.predicates])
         plan.add(
             "MERGE (e:Entity {id: row.id}) SET e = row",
-            [{k: v for k, v in _entity_row(e).items() if v is not None} for e in snap.entities],
+            [{k: v for k, v in entity_row(e).items() if v is not None} for e in snap.entities],
         )
         sessions: list[dict[str, Any]] = []
         mentions: list[dict[str, Any]] = []
@@ -507,7 +354,7 @@ class FalkorWrites(FalkorOrder):
             started = r["started_at"]
             recorded = r.get("recorded_at") or started
             sessions.append(
-                _session_props(
+                session_props(
                     r["id"],
                     started,
                     r.get("ended_at"),
@@ -531,7 +378,7 @@ class FalkorWrites(FalkorOrder):
             "MERGE (s)-[m:MENTIONS]->(e) SET m.count = row.n",
             mentions,
         )
-        plan.add("MERGE (l:SessionLine {id: row.id}) SET l = row", _note(plan, lines))
+        plan.add("MERGE (l:SessionLine {id: row.id}) SET l = row", note_lines(plan, lines))
         self._plan_inserts(plan, snap.facts, {})
         plan.add(
             "MERGE (x:Audit {id: row.id}) SET x = row",
@@ -555,9 +402,7 @@ class FalkorWrites(FalkorOrder):
         )
         return bool(lines)
 
-    def _plan_purge(
-        self, plan: _Plan, purge: Purge, at: dt.datetime
-    ) -> tuple[dict[str, int], bool]:
+    def _plan_purge(self, plan: Plan, purge: Purge, at: dt.datetime) -> tuple[dict[str, int], bool]:
         """The hard delete of an entity and those merged into it, with line re-split and audit.
 
         As Kuzu's ``purge_entity`` called for each in a row.
@@ -729,7 +574,7 @@ class FalkorWrites(FalkorOrder):
                 lines.extend(line_rows(sid, text, start, from_db(recorded) or start))
         plan.add("MATCH (l:SessionLine {session: row}) DELETE l", sorted(resplit))
         plan.lines_removed.update(resplit)
-        plan.add("CREATE (l:SessionLine) SET l = row", _note(plan, lines))
+        plan.add("CREATE (l:SessionLine) SET l = row", note_lines(plan, lines))
         detail = {k: v for k, v in purge.detail.items() if k != "reason"} | counts
         if "reason" in purge.detail:
             detail["reason"] = purge.detail["reason"]
@@ -741,7 +586,7 @@ class FalkorWrites(FalkorOrder):
 
     # -- huge change sets: staged ----------------------------------------------------------------
 
-    def _apply_staged(self, plan: _Plan) -> None:
+    def _apply_staged(self, plan: Plan) -> None:
         """Write ``plan`` in chunks into a copy of the graph, then swap it in (module docstring)."""
         conn = self._open_connection()
         staging = f"{self.graph}{STAGING}{int(time.time())}::{uuid.uuid4().hex[:12]}"
