@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from graphmem.errors import StoreError
-from graphmem.models import Fact
+from graphmem.models import Fact, Predicate, trusted
 
 __all__ = [
     "B",
@@ -25,7 +25,37 @@ __all__ = [
     "MentionCounts",
     "MentionGroup",
     "SessionClaim",
+    "predicate_from_row",
+    "predicate_props",
 ]
+
+def predicate_props(p: Predicate) -> dict[str, Any]:
+    """A predicate definition as the properties a store writes."""
+    return {
+        "name": p.name,
+        "cardinality": p.cardinality,
+        "aliases": list(p.aliases),
+        "inverse": p.inverse,
+        "symmetric": p.symmetric,
+        "description": p.description,
+    }
+
+
+def predicate_from_row(r: Sequence[Any]) -> Predicate:
+    """A stored definition (name, cardinality, aliases, inverse, symmetric, description).
+
+    Built without validation: it was validated when defined (docs/concepts/surfaces.md#startup).
+    """
+    values = {
+        "name": r[0],
+        "cardinality": r[1],
+        "aliases": tuple(r[2] or ()),
+        "inverse": r[3],
+        "symmetric": bool(r[4]),
+        "description": r[5] or "",
+    }
+    return trusted(Predicate, values)
+
 
 #: BM25 parameters (the usual defaults).
 K1, B = 1.2, 0.75

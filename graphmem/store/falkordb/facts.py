@@ -22,9 +22,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from graphmem.models import Entity, Fact, Predicate, trusted
+from graphmem.models import Entity, Fact, Predicate
 from graphmem.store.falkordb.codec import from_db, to_db
 from graphmem.store.falkordb.writes import FalkorWrites
+from graphmem.store.records import predicate_from_row
 from graphmem.store.schema import FACT_COLUMNS
 
 __all__ = ["FACT_RETURN", "FalkorFacts", "fact_from_row"]
@@ -74,20 +75,7 @@ class FalkorFacts(FalkorWrites):
             "MATCH (p:Predicate) RETURN p.name, p.cardinality, p.aliases, p.inverse, p.symmetric,"
             " p.description ORDER BY p.name"
         )
-        return [
-            trusted(  # validated when defined (docs/concepts/surfaces.md#startup)
-                Predicate,
-                {
-                    "name": r[0],
-                    "cardinality": r[1],
-                    "aliases": tuple(r[2] or ()),
-                    "inverse": r[3],
-                    "symmetric": bool(r[4]),
-                    "description": r[5] or "",
-                },
-            )
-            for r in sorted(rows, key=lambda r: r[0])
-        ]
+        return [predicate_from_row(r) for r in sorted(rows, key=lambda r: r[0])]
 
     def load_aliases(self) -> dict[str, str]:
         """Return ``{alias key: entity id}`` for every entity with aliases."""

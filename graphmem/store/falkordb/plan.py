@@ -12,7 +12,7 @@ import datetime as dt
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from graphmem.models import Entity, Fact, Predicate
+from graphmem.models import Entity, Fact
 from graphmem.store.falkordb.codec import from_db, to_db
 from graphmem.store.kuzu.schema import FACT_COLUMNS
 from graphmem.store.records import LineRow
@@ -24,7 +24,6 @@ __all__ = [
     "fact_props",
     "line_rows",
     "note_lines",
-    "predicate_row",
     "session_props",
 ]
 
@@ -74,18 +73,6 @@ def entity_row(e: Entity | Mapping[str, Any]) -> dict[str, Any]:
         "name": e.get("name"),
         "kind": e.get("kind"),
         "aliases": list(e.get("aliases") or []),
-    }
-
-
-def predicate_row(p: Predicate) -> dict[str, Any]:
-    """A predicate definition's node properties."""
-    return {
-        "name": p.name,
-        "cardinality": p.cardinality,
-        "aliases": list(p.aliases),
-        "inverse": p.inverse,
-        "symmetric": p.symmetric,
-        "description": p.description,
     }
 
 

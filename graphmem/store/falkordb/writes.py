@@ -59,9 +59,9 @@ from graphmem.store.falkordb.plan import (
     fact_props,
     line_rows,
     note_lines,
-    predicate_row,
     session_props,
 )
+from graphmem.store.records import predicate_props
 from graphmem.store.textlines import (
     REDACTED,
     name_patterns,
@@ -163,7 +163,7 @@ class FalkorWrites(FalkorOrder):
             "MERGE (p:Predicate {name: row.name}) SET p.cardinality = row.cardinality, "
             "p.aliases = row.aliases, p.inverse = row.inverse, p.symmetric = row.symmetric, "
             "p.description = row.description",
-            [predicate_row(p) for p in changes.predicates],
+            [predicate_props(p) for p in changes.predicates],
         )
         plan.add(
             "MERGE (e:Entity {id: row.id}) "
@@ -342,7 +342,7 @@ class FalkorWrites(FalkorOrder):
         them (the caller checks that it is empty) keeps ids unique: the imported row wins.
         """
         plan.add("MATCH (p:Predicate) DELETE p", [1], always=True)
-        plan.add("CREATE (p:Predicate) SET p = row", [predicate_row(p) for p in snap.predicates])
+        plan.add("CREATE (p:Predicate) SET p = row", [predicate_props(p) for p in snap.predicates])
         plan.add(
             "MERGE (e:Entity {id: row.id}) SET e = row",
             [{k: v for k, v in entity_row(e).items() if v is not None} for e in snap.entities],

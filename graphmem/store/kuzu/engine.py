@@ -24,12 +24,13 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from graphmem.errors import SchemaVersionError, StoreError
-from graphmem.models import Entity, Fact, Predicate, trusted
+from graphmem.models import Entity, Fact, Predicate
 from graphmem.store.kuzu.codec import _RETURN, _fact_from_row
 from graphmem.store.kuzu.connection import CHECKPOINT_BYTES, CHECKPOINT_COMMITS, ENGINES
 from graphmem.store.kuzu.schema import DDL, SCHEMA_VERSION, UPGRADES
 from graphmem.store.kuzu.statements import POINT_VS_SCAN, SMALL_BATCH
 from graphmem.store.kuzu.transactions import COPY_THRESHOLD, WRITE_COSTS, KuzuTransactions
+from graphmem.store.records import predicate_from_row
 from graphmem.timeutil import to_store
 
 __all__ = [
@@ -141,20 +142,7 @@ class KuzuStore(KuzuTransactions):
             "MATCH (p:Predicate) RETURN p.name, p.cardinality, p.aliases, p.inverse, p.symmetric,"
             " p.description ORDER BY p.name"
         )
-        return [
-            trusted(  # validated when defined (docs/concepts/surfaces.md#startup)
-                Predicate,
-                {
-                    "name": r[0],
-                    "cardinality": r[1],
-                    "aliases": tuple(r[2] or ()),
-                    "inverse": r[3],
-                    "symmetric": bool(r[4]),
-                    "description": r[5] or "",
-                },
-            )
-            for r in rows
-        ]
+        return [predicate_from_row(r) for r in rows]
 
     def save_predicates(self, predicates: Sequence[Predicate]) -> None:
         """Insert or update predicate definitions.

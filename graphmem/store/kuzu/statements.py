@@ -33,6 +33,7 @@ from typing import Any
 from graphmem.models import Entity, Fact, Predicate
 from graphmem.store.kuzu.codec import _UNWIND_INSERT, _fact_params, _insert_query
 from graphmem.store.kuzu.connection import _WRITES, KuzuConnection
+from graphmem.store.records import predicate_props
 from graphmem.timeutil import to_store
 
 __all__ = ["POINT_VS_SCAN", "SMALL_BATCH", "KuzuStatements"]
@@ -121,17 +122,7 @@ class KuzuStatements(KuzuConnection):
         self._q("MERGE (m:Meta {key: $k}) SET m.value = $v", {"k": key, "v": value}, write=True)
 
     def _save_predicates(self, predicates: Sequence[Predicate]) -> None:
-        rows = [
-            {
-                "name": p.name,
-                "cardinality": p.cardinality,
-                "aliases": list(p.aliases),
-                "inverse": p.inverse,
-                "symmetric": p.symmetric,
-                "description": p.description,
-            }
-            for p in predicates
-        ]
+        rows = [predicate_props(p) for p in predicates]
         body = (
             "MERGE (p:Predicate {{name: {p}name}}) "
             "SET p.cardinality = {p}cardinality, p.aliases = cast({p}aliases AS STRING[]), "
