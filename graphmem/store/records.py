@@ -29,6 +29,7 @@ __all__ = [
     "predicate_props",
 ]
 
+
 def predicate_props(p: Predicate) -> dict[str, Any]:
     """A predicate definition as the properties a store writes."""
     return {
