@@ -600,3 +600,23 @@ def test_a_cards_items_lose_no_value_and_name_no_speaker(card: dict[str, str]) -
     assert all(s.speaker is None for s in got)
     said = " ".join(s.text for s in got)
     assert all(f"{k.casefold()}: {v}" in said for k, v in card.items())
+
+
+@pytest.mark.parametrize(
+    "turn",
+    [
+        "Bob: Your love for your kids is so awesome.",
+        "Bob: What a day.",
+        "Ann: It feels good to use my skills to make a difference.",
+        "Bob: Absolutely, you should frame it.",
+        "Ann: These are my lucky running shoes.",
+        "Bob: Wow, it was amazing how nature calms you down.",
+    ],
+)
+def test_chit_chat_names_no_thing(turn: str, clock: ManualClock) -> None:
+    # docs/concepts/text.md#subjects: a pronoun, a question word or an interjection is no name
+    clock.set("2026-01-02")
+    with gm.open(clock=clock) as mem:
+        mem.add_session(f"Ann: I moved to Oslo last year.\n{turn}", started_at="2026-01-01")
+        assert {(f.subject, f.object) for f in mem.facts()} == {("Ann", "Oslo")}
+        assert turn.split(": ", 1)[1] in (mem.sessions()[0].text or "")  # the text is kept

@@ -116,7 +116,11 @@ _PLURAL = re.compile(
 _NOT_NAMES = frozenset(
     """the we i it our my this that they he she you and but so monday tuesday wednesday
     thursday friday saturday sunday january february march april may june july august
-    september october november december today yesterday""".split()  # noqa: SIM905
+    september october november december today yesterday
+    your yours what which how why whose his her him them me us its their these those such
+    absolutely definitely totally honestly seriously literally exactly certainly probably
+    hopefully luckily unfortunately sadly anyway bet yes yeah yep nope wow oh ok okay sure
+    hey hi hello thanks lol haha aww omg btw""".split()  # noqa: SIM905
 )
 _VERB_FIRST = re.compile(
     r"(?i)^(?:is|are|was|has|have|joined|left|moved|works|lives|uses|leads|owns|reports|"

@@ -127,6 +127,8 @@ def value(raw: str | None, *, keep_prepositions: bool = False) -> str | None:
         "her",
         "us",
         "me",
+        "these",
+        "those",
     ):
         return None
     return text

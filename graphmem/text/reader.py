@@ -185,6 +185,18 @@ _PARTICIPLE_VALUE = re.compile(
     r"(?i)^(?:\w+ed|\w+en|run|kept|built|sent|done|made|held|set|put|paid|sold|led)\s+"
     r"(?:by|in|on|with|through|via|at|to|from|into|onto|under|behind)\s"
 )
+#: A subject phrase that is no name (docs/concepts/text.md#subjects): one that opens with a
+#: pronoun, a question word or an interjection ("Your love for ...", "What a day", "It feels
+#: good to ...", "Absolutely, ..."), holds a question word ("amazing how nature") or ends in
+#: a word that cannot end a name ("all passionate about", "You captured the").
+_NOT_A_NAME = re.compile(
+    r"(?i)^(?:your|yours|you|what|which|how|why|whose|me|him|them|us|it|its|their|theirs|"
+    r"such|absolutely|definitely|totally|honestly|seriously|literally|exactly|certainly|"
+    r"probably|hopefully|luckily|unfortunately|sadly|anyway|bet|yes|yeah|yep|nope|wow|oh|"
+    r"ok|okay|sure|hey|hi|hello|thanks|lol|haha|aww|omg|btw)\b"
+    r"|\s(?:how|what|why)\s"
+    r"|\s(?:the|a|an|to|of|about|for|with|and|or|but|from|by|at|into|than|as)$"
+)
 #: A subject that holds a verb ("sessions are kept in cookies"): a clause, not a name.
 _VERB_IN_NAME = re.compile(r"(?i)\s(?:is|are|was|were|be|been|being|has|have|had)\s")
 
@@ -316,6 +328,8 @@ class Reader:
             "nothing",
             "all",
         ):
+            return None
+        if _NOT_A_NAME.search(text):
             return None
         return text
 
