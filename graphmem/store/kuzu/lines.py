@@ -43,6 +43,7 @@ Ties are broken by line id. Hits are scored over all lines, then filtered by ``k
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -114,14 +115,27 @@ def _micros(col: Any) -> Any:
     return pc.fill_null(col.cast(pa.timestamp("us")).cast(pa.int64()), 0).to_numpy()
 
 
+#: Rows of the bulk columns kept made (:class:`_Columns`): a context() call reads about 200,
+#: most of them again (hits, their neighbours, their sessions' lines).
+_ROWS_KEPT = 8192
+
+
 class _Columns:
-    """The :class:`LineRow` of line ``i`` of the columns read for the index (as :func:`_row`)."""
+    """The :class:`LineRow` of line ``i`` of the columns read for the index (as :func:`_row`).
+
+    The columns never change (a write makes a delta or a new index), so the rows made are kept
+    (the latest :data:`_ROWS_KEPT`).
+    """
 
     def __init__(self, cols: Sequence[Any]) -> None:
         self.cols = cols[:7]
+        self._made = functools.lru_cache(maxsize=_ROWS_KEPT)(self._make)
+
+    def _make(self, i: int) -> LineRow:
+        return _row([c[i].as_py() for c in self.cols])
 
     def __call__(self, i: int) -> LineRow:
-        return _row([c[i].as_py() for c in self.cols])
+        return self._made(i)
 
 
 def _refresh(index: LineIndex, deltas: Sequence[LineDelta], gen: str | None) -> LineIndex | None:
