@@ -15,7 +15,7 @@ import os
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 
-from graphmem.store import locks
+from graphmem.store import linefile, locks
 from graphmem.store.base import Applied, Capabilities, ChangeSet, Purge, Snapshot
 from graphmem.store.cache import CachedVersions
 from graphmem.store.kuzu import guard
@@ -50,7 +50,15 @@ class KuzuUncached(KuzuSessions, KuzuSearch, KuzuAudit, KuzuTransfer, KuzuIntegr
         if self.path is None:
             return ()
         path = os.fspath(self.path)
-        beside = (".wal", ".shadow", ".tmp", guard.SEAL_SUFFIX, BASE_SUFFIX, locks.GATE_SUFFIX)
+        beside = (
+            ".wal",
+            ".shadow",
+            ".tmp",
+            guard.SEAL_SUFFIX,
+            BASE_SUFFIX,
+            locks.GATE_SUFFIX,
+            linefile.SUFFIX,
+        )
         return (path, *(path + s for s in beside))
 
     def vacuum(self) -> None:
