@@ -135,7 +135,12 @@ def _tokens_joined(terms: Any) -> tuple[list[str], Any, Any] | None:
         )
     ):
         return None
-    if pc.any(pc.match_substring_regex(terms, _OTHER_SPACE)).as_py():
+    # Other whitespace is a control byte or not ASCII: ASCII words without control bytes need
+    # no regex (a fifth of the tokenising at 200k lines)
+    text = data[lo:hi]
+    if (np.any(text < 0x20) or np.any(text >= 0x80)) and pc.any(
+        pc.match_substring_regex(terms, _OTHER_SPACE)
+    ).as_py():
         return None
     # A token runs from its start to the next token's start: the space after it included
     # ("word " and "word" are one term, merged below).
