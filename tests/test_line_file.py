@@ -137,8 +137,10 @@ def test_a_purged_text_does_not_stay_in_the_file(tmp_path: Any, engine: str) -> 
         assert b"Zorblax" in fh.read()
     with gm.open(path, clock=ManualClock("2025-01-03"), engine=engine) as mem:
         mem._store.search_lines(["heron"], limit=3)  # read from the file
+        assert mem._store._warm_mapped
         mem.purge("Zorblax", reason="asked to forget")
         assert not os.path.exists(_file(path))
+        assert not mem._store._warm_mapped  # its pages let go
         mem._store.search_lines(["heron"], limit=3)
     if os.path.exists(_file(path)):
         with open(_file(path), "rb") as fh:

@@ -312,7 +312,14 @@ class LineIndex:
         index._row_at = row_at
         index._ids = list(ids)
         index.pos = dict(zip(index._ids, range(n), strict=True))
-        if len(index.pos) != n or len(index._bulk_len) != n or len(index._bulk_rec) != n:
+        if (
+            len(index.pos) != n
+            or len(index._bulk_len) != n
+            or len(index._bulk_rec) != n
+            or len(index._offsets) != len(vocab) + 1
+            or len(index._lines) != len(index._counts)
+            or int(index._offsets[-1]) != len(index._lines)
+        ):
             raise ValueError("line index state does not match its lines")
         index.n_alive = n
         index.total_len = int(index._bulk_len.sum())

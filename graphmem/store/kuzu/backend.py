@@ -127,6 +127,7 @@ class KuzuUncached(KuzuSessions, KuzuSearch, KuzuAudit, KuzuTransfer, KuzuIntegr
         # The redacted session texts are split into lines again: the episodic index must not
         # keep the purged name.
         self.reindex_sessions(self.sessions_with_lines_containing(purge.names))
+        self.release_line_index()  # an index read from the file keeps its pages mapped
         self.forget_claims()
         detail = {k: v for k, v in purge.detail.items() if k != "reason"} | counts
         if "reason" in purge.detail:

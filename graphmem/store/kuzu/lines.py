@@ -179,6 +179,7 @@ class KuzuLines(KuzuStore):
         self._warm_lines: LineIndex | None = None
         self._stale_terms = False
         self._lines_file_gen: str | None = None  # the generation the file beside holds
+        self._warm_mapped = False  # the warm index maps the file (its pages)
         super().__init__(path, engine=engine, read_only=read_only)
         try:
             self._check_terms()
@@ -418,9 +419,19 @@ class KuzuLines(KuzuStore):
         if index is not None and index.gen != gen:
             index = _refresh(index, self._line_deltas, gen)
         if index is None:
-            index = self._load_index(gen) or self._build_index(gen)
-            self._warm_lines = index
+            loaded = self._load_index(gen)
+            self._warm_mapped = loaded is not None
+            index = self._warm_lines = loaded or self._build_index(gen)
         return index
+
+    def release_line_index(self) -> None:
+        """Drop the warm index if it maps the file: after a purge, whose texts its pages hold.
+
+        The file was removed by the purge's line write; its pages go when the index does.
+        """
+        if self._warm_mapped:
+            self._warm_lines = None
+            self._warm_mapped = False
 
     # -- the index file (docs/concepts/recall.md#line-index-file) -------------------------------
 
