@@ -12,7 +12,10 @@ that opens the copy, times ``context()`` twice, then 60 queries of 2 random word
 ``budget_tokens=1000``; it prints wall and CPU times (CPU: this process's, all threads, a
 truer figure on a shared machine), peak RSS and the store's size on disk. ``--prepared``
 builds the entity full-text index once in the cached store (as ``graphmem.context.prepare``
-does on a server), so the first call measures the line index alone.
+does on a server) and saves the line index beside it (``<db>.graphmem-lines``,
+docs/concepts/recall.md#line-index-file), which the copies carry: the first call then reads
+that file; ``--no-file`` leaves it out of the copies (the first call builds the index). Each
+child's close saves its own index file too, which the disk figure counts.
 """
 
 from __future__ import annotations
@@ -111,6 +114,7 @@ def main() -> None:
     ap.add_argument("--cache", default=os.path.join(tempfile.gettempdir(), "gm-200k.kuzu"))
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--prepared", action="store_true")
+    ap.add_argument("--no-file", action="store_true", help="copy no line index file")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
@@ -130,7 +134,7 @@ def main() -> None:
         for i in range(args.runs):
             copy = os.path.join(tmp, f"run{i}.kuzu")
             for f in glob.glob(args.cache + "*"):
-                if not f.endswith("-lock"):
+                if not f.endswith("-lock") and not (args.no_file and f.endswith("-lines")):
                     shutil.copy(f, copy + f[len(args.cache) :])
             paths = [os.getcwd(), os.environ.get("PYTHONPATH", "")]
             env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in paths if p)}

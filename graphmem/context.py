@@ -180,14 +180,19 @@ def _check_query(query: object) -> str:
 
 
 def prepare(mem: MemoryLike) -> None:
-    """Build the entity full-text index now rather than in the first ``context()`` call.
+    """Build the entity full-text index and the line index now, not in the first ``context()``.
 
-    Once per database (about 1 s per 100k entities); a no-op where the store has no full-text
-    index or it exists. Servers call it on open.
+    The entity index once per database (about 1 s per 100k entities; a no-op where the store
+    has no full-text index or it exists); the line index is saved beside an embedded database
+    for the next process (:mod:`graphmem.store.linefile`). Servers call it on open.
     """
     kernel = kernel_of(mem)
     if not kernel.store.read_only:
         kernel.store.ensure_entity_index()
+        # the line index too, saved beside the database (docs/concepts/recall.md#line-index-file)
+        prepare_lines = getattr(kernel.store, "prepare_lines", None)
+        if prepare_lines is not None:
+            prepare_lines()
 
 
 def context(

@@ -23,6 +23,7 @@ from functools import cached_property
 
 from graphmem.context_facts import _Candidate
 from graphmem.context_render import (
+    Sized,
     _block_size,
     _fact_item,
     _line,
@@ -110,7 +111,7 @@ class _Sizer:
 
     def __init__(self, g: Gathered, frame: Frame) -> None:
         self.g, self.frame = g, frame
-        self.sizes: dict[str, tuple[int, int]] = {}  # line id: (length dated, continued)
+        self.sizes: dict[str, Sized] = {}  # by line id (_block_size)
 
     def __call__(self, facts: Sequence[_Candidate], chosen: Chosen) -> int:
         g = self.g

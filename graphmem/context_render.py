@@ -165,6 +165,7 @@ def _dedupe(cands: Sequence[LineCandidate]) -> tuple[list[LineCandidate], dict[s
     out: list[LineCandidate] = []
     groups: dict[str, list[LineCandidate]] = {}
     words: dict[str, frozenset[str]] = {}
+    homes: dict[str, list[LineCandidate]] = {}  # the kept lines not superseded, by speaker
     for c in cands:
         speaker = (c.line.speaker or "").casefold()
         key = (speaker, " ".join(c.line.text.split()).casefold())
@@ -178,11 +179,8 @@ def _dedupe(cands: Sequence[LineCandidate]) -> tuple[list[LineCandidate], dict[s
             home = next(
                 (
                     k
-                    for k in out
-                    if k.superseded is None
-                    and (k.line.speaker or "").casefold() == speaker
-                    and mine <= words[k.line.id]
-                    and len(mine) >= ECHO_SHARE * len(words[k.line.id])
+                    for k in homes.get(speaker, ())
+                    if mine <= words[k.line.id] and len(mine) >= ECHO_SHARE * len(words[k.line.id])
                 ),
                 None,
             )
@@ -193,6 +191,8 @@ def _dedupe(cands: Sequence[LineCandidate]) -> tuple[list[LineCandidate], dict[s
         words[c.line.id] = mine
         groups[c.line.id] = [c]
         out.append(c)
+        if c.superseded is None:  # a line others may fold into (kept in order, by speaker)
+            homes.setdefault(speaker, []).append(c)
     for c in out:
         group = groups[c.line.id]
         if len(group) > 1:
@@ -205,19 +205,30 @@ def _dedupe(cands: Sequence[LineCandidate]) -> tuple[list[LineCandidate], dict[s
     return out, same
 
 
-def _block_size(
-    chosen: Mapping[str, LineCandidate | LineRow], sizes: dict[str, tuple[int, int]]
-) -> int:
-    """Characters (newlines included) of :func:`_lines_block` for ``chosen``, without it."""
-    rows = [c.line if isinstance(c, LineCandidate) else c for c in chosen.values()]
-    present = {(r.session, r.n) for r in rows}
-    total = 0
-    for c, r in zip(chosen.values(), rows, strict=True):
+#: What :func:`_block_size` keeps of a line: its place, the place before it, and its length
+#: with the newline, dated and continued.
+Sized = tuple[tuple[str, int], tuple[str, int], int, int]
+
+
+def _block_size(chosen: Mapping[str, LineCandidate | LineRow], sizes: dict[str, Sized]) -> int:
+    """Characters (newlines included) of :func:`_lines_block` for ``chosen``, without it.
+
+    ``sizes`` keeps each line's figures by id between calls (a packing asks again and again).
+    """
+    parts = []
+    for c in chosen.values():
+        r = c.line if isinstance(c, LineCandidate) else c
         size = sizes.get(r.id)
         if size is None:
-            size = sizes[r.id] = (len(render_line(c)), len(render_line(c, dated=False)))
-        total += 1 + size[(r.session, r.n - 1) in present]
-    return total
+            size = sizes[r.id] = (
+                (r.session, r.n),
+                (r.session, r.n - 1),
+                1 + len(render_line(c)),
+                1 + len(render_line(c, dated=False)),
+            )
+        parts.append(size)
+    present = {p[0] for p in parts}
+    return sum(p[3] if p[1] in present else p[2] for p in parts)
 
 
 def _lines_block(chosen: Mapping[str, LineCandidate | LineRow], order: Sequence[str]) -> list[str]:

@@ -603,6 +603,8 @@ def _mark_restated(candidates: Sequence[LineCandidate], *, valid_at: dt.datetime
     (docs/concepts/recall.md#said-ended). A mark, never a write.
     """
     typed = {c.line.id: _typed(c.line.text) for c in candidates}
+    if not any(v for t in typed.values() for v in t.values()):
+        return  # no line gives a version, an amount or a share: nothing to compare
     words_of = {c.line.id: term_set(c.line.text) for c in candidates}
     later = [
         c

@@ -82,6 +82,27 @@ _WAS_X = re.compile(
     rf"(?P<x>{_TOKEN}(?:\s+{_TOKEN}){{0,2}}?)\s*(?:\)|[,.;!]|$)"
 )
 _NOT_X = re.compile(rf"(?i),\s*not\s+(?P<x>{_TOKEN}(?:\s+{_TOKEN}){{0,3}})\s*(?:[.!;]|$)")
+#: Words one of which every match of the patterns above holds (a pattern's literal, or part
+#: of one): a text without any says nothing ended, and is not read further. Most lines have
+#: none (docs/concepts/recall.md#said-ended).
+_CUE_WORDS = tuple(
+    """from off replac swap drop ditch retir remov kill deprecat decommission sunset stop longer
+    more rid turn shut abandon left quit uninstall dump cancel phas rip instead gone dead delet
+    history discontinu lapses expires away -> contract subscription licen trial account lease
+    not (""".split()  # noqa: SIM905
+)
+#: The same, for a text with other characters than ASCII (where ``(?i)`` matches more).
+_ANY_CUE = re.compile("(?i)" + "|".join(re.escape(w) for w in (*_CUE_WORDS, "→")))
+
+
+def _may_say_ended(text: str) -> bool:
+    """Whether ``text`` holds one of :data:`_CUE_WORDS` (case aside): else it says nothing ended."""
+    if text.isascii():  # (for ASCII, (?i) is lower-casing; a substring test is much cheaper)
+        low = text.lower()
+        return any(w in low for w in _CUE_WORDS)
+    return _ANY_CUE.search(text) is not None
+
+
 _STOP = frozenset(
     """with for by to and in on at as because since last this that these those yesterday today
     now from over into onto after before when while but so which who it them its""".split()  # noqa: SIM905
@@ -149,6 +170,13 @@ def ended_values(text: str) -> list[str]:
 @functools.lru_cache(maxsize=8192)
 def _ended_values(text: str) -> tuple[str, ...]:
     # A pure function of the text, asked for the same lines at every context() call.
+    if not _may_say_ended(text):  # (every piece is part of the text)
+        return ()
+    return _read_ended(text)
+
+
+def _read_ended(text: str) -> tuple[str, ...]:
+    """:func:`_ended_values` without the :func:`_may_say_ended` test (the tests' reference)."""
     out: list[str] = []
     for piece in _pieces(text):
         out += _ended_in(piece)

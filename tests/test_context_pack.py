@@ -133,3 +133,34 @@ def test_the_block_never_exceeds_the_budget(
     assert [i.id for i in items if i.kind == "fact"] == [c.fact.id for c in p.facts]
     assert len({i.id for i in items}) == len(items)
     assert out[0].startswith('Memory relevant to "what does the api use?"')
+
+
+_T = dt.datetime(2024, 5, 8, tzinfo=dt.timezone.utc)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(
+        st.lists(
+            st.tuples(st.sampled_from(["a", "b", "c"]), st.integers(1, 6), st.booleans()),
+            unique_by=lambda x: x[:2],
+            max_size=8,
+        ),
+        min_size=1,
+        max_size=4,
+    )
+)
+def test_block_size_is_the_rendered_length(choices: list[list[tuple[str, int, bool]]]) -> None:
+    """The size a packing asks for, again and again with its kept figures, is the length of
+    the passages rendered (docs/concepts/recall.md#the-block)."""
+    from graphmem.context_render import Sized, _block_size, _lines_block
+
+    sizes: dict[str, Sized] = {}
+    for choice in choices:
+        chosen: dict[str, LineCandidate | LineRow] = {}
+        for session, n, scored in choice:
+            row = LineRow(f"{session}#{n}", session, n, "Ann", f"line {n} of {session}", _T, _T)
+            chosen[row.id] = LineCandidate(row, 1.0, 1.0, 1.0) if scored else row
+        sizes = {k: v for k, v in sizes.items() if k in chosen or len(k) % 2}  # any subset kept
+        want = sum(1 + len(line) for line in _lines_block(chosen, sorted(chosen)))
+        assert _block_size(chosen, sizes) == want

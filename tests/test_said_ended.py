@@ -6,11 +6,11 @@ import datetime as dt
 from collections.abc import Sequence
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import graphmem as gm
-from graphmem.said_ended import ended_values, names
+from graphmem.said_ended import _ended_values, _read_ended, ended_values, names
 from graphmem.text.claims import Claim
 from graphmem.timeutil import ManualClock
 
@@ -85,6 +85,95 @@ def test_a_plain_statement_says_nothing_ended(text: str) -> None:
 def test_every_ended_value_is_named_by_its_line(text: str) -> None:
     for value in ended_values(text):
         assert names(value, text)
+
+
+_PHRASES = [
+    "moved",
+    "from",
+    "S3",
+    "to",
+    "R2",
+    "replaced",
+    "with",
+    "dropped",
+    "stopped using",
+    "is gone",
+    "was swapped for",
+    "instead of",
+    "is no longer supported",
+    "no longer in",
+    "our",
+    "->",
+    "→",
+    "(was",
+    "$9/mo)",
+    "up from",
+    "99.9%",
+    ",",
+    "not",
+    "Tomasz",
+    ".",
+    "doesn't",
+    "talk",
+    "gRPC",
+    "any more",
+    "anymore",
+    "Yusuf's",
+    "contract ended",
+    "got rid of",
+    "shut down",
+    "Pingdom",
+    "cancelled",
+    "decommissioned",
+    "expires",
+    "goes away",
+    "left",
+    "quit",
+    "phased out",
+    "the",
+    "ripped out",
+    "history",
+    "dead",
+    "deleted",
+    "ſtopped uſing",
+    "KILLED",
+    "İnstead of",
+    "ı",
+    "DITCHED",
+    "\n",
+    "Retired",
+    "sunset",
+    "uninstalled",
+    "abandoned",
+    "turned off",
+    "we",
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(_PHRASES), st.booleans()).map(
+            lambda p: p[0].upper() if p[1] else p[0]
+        ),
+        max_size=8,
+    ).map(" ".join)
+)
+@example("moved from S3 to R2 ")
+@example("$12/mo (was $9/mo)")
+@example("99.95%, up from 99.9%")
+@example("it's Tamsin, not Tomasz.")
+@example("the app doesn't talk gRPC any more")
+@example("yusuf's contract ended friday")
+@example("Pingdom cancelled over the break")
+@example("Jenkins -> GitHub Actions")
+@example("ſtopped uſing Jira")
+@example("we moved off Heroku")
+@example("we stopped using Jira")
+def test_the_cue_test_skips_only_lines_that_say_nothing_ended(text: str) -> None:
+    # a line without a cue word is not read (docs/concepts/recall.md#said-ended): the same
+    # values as reading it
+    assert _ended_values(text) == _read_ended(text)
 
 
 def _context(mem: gm.Memory, question: str, **kw: object) -> list[str]:

@@ -15,7 +15,7 @@ import os
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 
-from graphmem.store import locks
+from graphmem.store import linefile, locks
 from graphmem.store.base import Applied, Capabilities, ChangeSet, Purge, Snapshot
 from graphmem.store.cache import CachedVersions
 from graphmem.store.kuzu import guard
@@ -50,7 +50,15 @@ class KuzuUncached(KuzuSessions, KuzuSearch, KuzuAudit, KuzuTransfer, KuzuIntegr
         if self.path is None:
             return ()
         path = os.fspath(self.path)
-        beside = (".wal", ".shadow", ".tmp", guard.SEAL_SUFFIX, BASE_SUFFIX, locks.GATE_SUFFIX)
+        beside = (
+            ".wal",
+            ".shadow",
+            ".tmp",
+            guard.SEAL_SUFFIX,
+            BASE_SUFFIX,
+            locks.GATE_SUFFIX,
+            linefile.SUFFIX,
+        )
         return (path, *(path + s for s in beside))
 
     def vacuum(self) -> None:
@@ -119,6 +127,7 @@ class KuzuUncached(KuzuSessions, KuzuSearch, KuzuAudit, KuzuTransfer, KuzuIntegr
         # The redacted session texts are split into lines again: the episodic index must not
         # keep the purged name.
         self.reindex_sessions(self.sessions_with_lines_containing(purge.names))
+        self.release_line_index()  # an index read from the file keeps its pages mapped
         self.forget_claims()
         detail = {k: v for k, v in purge.detail.items() if k != "reason"} | counts
         if "reason" in purge.detail:

@@ -42,13 +42,17 @@ Ties are broken by line id. Hits are scored over all lines, then filtered by ``k
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
+import functools
+import os
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from graphmem.errors import StoreError
 from graphmem.normalize import TERMS_VERSION
+from graphmem.store import linefile
 from graphmem.store.kuzu.engine import SMALL_BATCH, KuzuStore
 from graphmem.store.lineindex import LineDelta, LineIndex
 from graphmem.store.records import LineHit, LineRow
@@ -114,14 +118,27 @@ def _micros(col: Any) -> Any:
     return pc.fill_null(col.cast(pa.timestamp("us")).cast(pa.int64()), 0).to_numpy()
 
 
+#: Rows of the bulk columns kept made (:class:`_Columns`): a context() call reads about 200,
+#: most of them again (hits, their neighbours, their sessions' lines).
+_ROWS_KEPT = 8192
+
+
 class _Columns:
-    """The :class:`LineRow` of line ``i`` of the columns read for the index (as :func:`_row`)."""
+    """The :class:`LineRow` of line ``i`` of the columns read for the index (as :func:`_row`).
+
+    The columns never change (a write makes a delta or a new index), so the rows made are kept
+    (the latest :data:`_ROWS_KEPT`).
+    """
 
     def __init__(self, cols: Sequence[Any]) -> None:
         self.cols = cols[:7]
+        self._made = functools.lru_cache(maxsize=_ROWS_KEPT)(self._make)
+
+    def _make(self, i: int) -> LineRow:
+        return _row([c[i].as_py() for c in self.cols])
 
     def __call__(self, i: int) -> LineRow:
-        return _row([c[i].as_py() for c in self.cols])
+        return self._made(i)
 
 
 def _refresh(index: LineIndex, deltas: Sequence[LineDelta], gen: str | None) -> LineIndex | None:
@@ -161,6 +178,8 @@ class KuzuLines(KuzuStore):
         self._line_deltas: list[LineDelta] = []
         self._warm_lines: LineIndex | None = None
         self._stale_terms = False
+        self._lines_file_gen: str | None = None  # the generation the file beside holds
+        self._warm_mapped = False  # the warm index maps the file (its pages)
         super().__init__(path, engine=engine, read_only=read_only)
         try:
             self._check_terms()
@@ -182,6 +201,7 @@ class KuzuLines(KuzuStore):
         if self.read_only:
             self._stale_terms = self.has_lines()
             return
+        self._drop_lines_file()
         with self.transaction():
             changed = [
                 {"id": c["id"], "terms": c["terms"]} for c in changed_terms(self.run(LINES_READ))
@@ -222,6 +242,8 @@ class KuzuLines(KuzuStore):
             StoreError: the engine failed.
         """
         old = sorted(set(existing))
+        if old or sessions:
+            self._drop_lines_file()  # before the write commits (linefile's module docstring)
         if old:
             if len(old) <= 8:
                 for sid in old:
@@ -397,8 +419,94 @@ class KuzuLines(KuzuStore):
         if index is not None and index.gen != gen:
             index = _refresh(index, self._line_deltas, gen)
         if index is None:
-            index = self._warm_lines = self._build_index(gen)
+            loaded = self._load_index(gen)
+            self._warm_mapped = loaded is not None
+            index = self._warm_lines = loaded or self._build_index(gen)
         return index
+
+    def release_line_index(self) -> None:
+        """Drop the warm index if it maps the file: after a purge, whose texts its pages hold.
+
+        The file was removed by the purge's line write; its pages go when the index does.
+        """
+        if self._warm_mapped:
+            self._warm_lines = None
+            self._warm_mapped = False
+
+    # -- the index file (docs/concepts/recall.md#line-index-file) -------------------------------
+
+    def _lines_file(self) -> str | None:
+        return None if self.path is None else os.fspath(self.path) + linefile.SUFFIX
+
+    def _drop_lines_file(self) -> None:
+        """Remove the index file: a line write is about to change the lines."""
+        target = self._lines_file()
+        if target is not None and not self.read_only:
+            linefile.remove(target)
+            self._lines_file_gen = None
+
+    def _load_index(self, gen: str | None) -> LineIndex | None:
+        """The index saved beside the database for ``gen``, or ``None``."""
+        target = self._lines_file()
+        if target is None or gen is None or self._in_tx or self._stale_terms:
+            return None
+        found = linefile.load(target, gen=gen, terms=TERMS_VERSION)
+        if found is None:
+            return None
+        table, vocab, arrays = found
+        cols = [_one_array(table.column(i)) for i in range(table.num_columns)]
+        try:
+            index = LineIndex.from_state(gen, cols[0].to_pylist(), vocab, arrays, _Columns(cols))
+        except (ValueError, KeyError):
+            return None
+        self._lines_file_gen = gen
+        return index
+
+    def save_line_index(self) -> bool:
+        """Save the in-memory index beside the database (docs/concepts/recall.md#line-index-file).
+
+        When it is fresh and holds only the stored lines (a writable store on disk). Returns
+        whether the file holds it now.
+        """
+        target = self._lines_file()
+        index = self._warm_lines
+        if target is None or self.read_only or index is None or self._in_tx:
+            return False
+        gen = index.gen
+        if gen is None or self._lines_file_gen == gen:
+            return gen is not None
+        row_at = index.row_at
+        if not isinstance(row_at, _Columns) or gen != self.get_meta("lines_gen"):
+            return False
+        state = index.state()
+        if state is None:
+            return False
+        import pyarrow as pa
+
+        names = ["id", "session", "n", "speaker", "text", "started_at", "recorded_at"]
+        table = pa.table(dict(zip(names, row_at.cols, strict=True)))
+        vocab, arrays = state
+        try:
+            linefile.save(
+                target, gen=gen, terms=TERMS_VERSION, columns=table, vocab=vocab, arrays=arrays
+            )
+        except OSError:
+            return False  # a cache: a full disk or a read-only folder costs the next build only
+        self._lines_file_gen = gen
+        return True
+
+    def prepare_lines(self) -> None:
+        """Build the in-memory index now and save it beside the database (a server's open)."""
+        if self.has_lines():
+            self.line_index()
+            self.save_line_index()
+
+    def close(self) -> None:
+        """Save the line index beside the database (when due), then close."""
+        if getattr(self, "_conn", None) is not None:
+            with contextlib.suppress(Exception):  # a cache: never fail a close for it
+                self.save_line_index()
+        super().close()
 
     def search_lines(
         self,
