@@ -26,7 +26,6 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterable, Iterator, Sequence
-from importlib import resources
 from pathlib import Path
 from typing import Any, Literal, NamedTuple, Union
 
@@ -57,7 +56,7 @@ OntologySource = Union[str, "os.PathLike[str]", None]
 
 def default_predicates() -> list[Predicate]:
     """Return the predicates of the bundled default ontology."""
-    raw = resources.files("graphmem").joinpath("data/ontology.json").read_text("utf-8")
+    raw = (Path(__file__).parent / "data" / "ontology.json").read_text("utf-8")
     # The shipped file is valid (tests/test_ontology.py validates it): built without a
     # validator, a read-only command never builds one (docs/concepts/surfaces.md#startup).
     return [

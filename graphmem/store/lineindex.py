@@ -34,11 +34,13 @@ import heapq
 import math
 import os
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from graphmem.store.records import K1, B, LineHit, LineRow
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future, ThreadPoolExecutor
 
 __all__ = ["LineDelta", "LineIndex"]
 
@@ -567,6 +569,8 @@ class LineIndex:
         global _GROUPER
         pid = os.getpid()
         if _GROUPER is None or _GROUPER[0] != pid:  # (a forked child has no thread of its own)
+            from concurrent.futures import ThreadPoolExecutor  # not at import: start-up
+
             _GROUPER = (pid, ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphmem-lines"))
         self._grouping = _GROUPER[1].submit(_postings, *self._tokens, len(self._vocab))
         self._grouped_in = pid
