@@ -156,6 +156,8 @@ def _claims(text: str, at: str = "2026-04-10") -> list[tuple[str, str | None, st
         ("1. analytics events -> Segment", [("self", "analytics events", "Segment", True)]),
         ("Status: done", []),
         ("[09:14] kim: fyi invoices are stored in S3", [("invoices", "stored in", "S3", True)]),
+        ("<kim> fyi invoices are stored in S3", [("invoices", "stored in", "S3", True)]),
+        ("[09:14] <kim> invoices are stored in S3", [("invoices", "stored in", "S3", True)]),
         ("ci: drop GitLab CI", [("self", None, "GitLab CI", False)]),
         ("Proposal: move billing to Go.", []),
         ("The wiki still says we use Confluence.", []),
@@ -620,3 +622,12 @@ def test_chit_chat_names_no_thing(turn: str, clock: ManualClock) -> None:
         mem.add_session(f"Ann: I moved to Oslo last year.\n{turn}", started_at="2026-01-01")
         assert {(f.subject, f.object) for f in mem.facts()} == {("Ann", "Oslo")}
         assert turn.split(": ", 1)[1] in (mem.sessions()[0].text or "")  # the text is kept
+
+
+def test_a_time_said_after_a_value_is_no_part_of_it(clock: ManualClock) -> None:
+    # docs/concepts/text.md#log-formats: "last weekend", "two weeks ago" date the move
+    clock.set("2026-02-02")
+    with gm.open(clock=clock) as mem:
+        mem.remember("I live in Ghent.", at="2026-01-10")
+        mem.remember("We finally moved to Antwerp last weekend.", at="2026-02-02")
+        assert [f.object for f in mem.facts(subject="self")] == ["Antwerp"]

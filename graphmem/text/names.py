@@ -30,7 +30,10 @@ _TRAIL_OBJECT = re.compile(
     r"from now on|at last|finally|then|right now|currently|lately|by default|as planned|"
     r"a lot|very much|so much|there|here|again|though|anyway|these days|nowadays|apparently|"
     r"probably|mostly|honestly|tbh|lol|btw|fwiw|imo|finally|at last|so far|back|like usual|"
-    r"as usual|recently|just recently|earlier)$",
+    r"as usual|recently|just recently|earlier|yesterday|tonight|this (?:morning|afternoon|"
+    r"evening|week|weekend|month|year)|last (?:night|week|weekend|month|year|"
+    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday)|"
+    r"(?:a|one|two|three|few|couple of) (?:days?|weeks?|months?|years?) ago)$",
     re.IGNORECASE,
 )
 #: An unmeasured time back after a value ("moved to Cloudflare a while back", "some time ago").

@@ -262,6 +262,8 @@ _STAMP = re.compile(
     r"\s*[-–—|]?\s*",
     re.IGNORECASE,
 )
+#: An IRC turn's speaker, "<kim> " (docs/concepts/text.md#log-formats).
+_IRC = re.compile(r"^<(?P<who>[A-Za-z][\w.-]{0,20})>\s+(?=\S)")
 #: A list item's marker: "-", "*", "•", "1.", "2)", "a." (docs/concepts/text.md#log-formats).
 # "1.Python bumped to 3.12": a number's marker may be glued to the item's first word
 _ITEM = re.compile(r"^\s*(?:(?:[-*•>]|\d{1,3}[.)]|[a-z][.)])\s+|\d{1,3}[.)](?=[A-Za-z]))(?=\S)")
@@ -414,6 +416,9 @@ def _turns(text: str) -> list[tuple[str | None, str]]:
             continue
         line = _STAMP.sub("", raw, count=1)
         stamped = line != raw
+        irc = _IRC.match(line)
+        if irc:  # "<marek> our CI runs on Jenkins": an IRC turn is a "marek:" turn
+            line, stamped = f"{irc.group('who')}: {line[irc.end() :]}", True
         m = _TURN.match(line)
         who = m.group("who").strip() if m else ""
         low = _LOWER_TURN.match(line)
