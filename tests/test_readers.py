@@ -631,3 +631,16 @@ def test_a_time_said_after_a_value_is_no_part_of_it(clock: ManualClock) -> None:
         mem.remember("I live in Ghent.", at="2026-01-10")
         mem.remember("We finally moved to Antwerp last weekend.", at="2026-02-02")
         assert [f.object for f in mem.facts(subject="self")] == ["Antwerp"]
+
+
+def test_a_standup_turn_and_an_aside_are_no_settings(clock: ManualClock) -> None:
+    # docs/concepts/text.md#log-formats: "raj: Yesterday: ..." is raj's turn; "by the way"
+    clock.set("2026-01-02")
+    with gm.open(clock=clock) as mem:
+        mem.add_session(
+            "ana: Yesterday: fixed the export. Today: tests. Blockers: none.\n"
+            "raj: Yesterday: on-call handover. Today: the PDF bug. Blockers: none.\n"
+            "Greta: the printer is fixed, by the way.",
+            started_at="2026-01-01",
+        )
+        assert mem.facts() == []

@@ -262,6 +262,8 @@ _STAMP = re.compile(
     r"\s*[-–—|]?\s*",
     re.IGNORECASE,
 )
+#: A body that opens with a label of its own ("Yesterday: ..."): no setting's value does.
+_LABELLED = re.compile(r"[A-Z][a-z]+:\s+\S")
 #: An IRC turn's speaker, "<kim> " (docs/concepts/text.md#log-formats).
 _IRC = re.compile(r"^<(?P<who>[A-Za-z][\w.-]{0,20})>\s+(?=\S)")
 #: A list item's marker: "-", "*", "•", "1.", "2)", "a." (docs/concepts/text.md#log-formats).
@@ -427,7 +429,12 @@ def _turns(text: str) -> list[tuple[str | None, str]]:
             and not is_setting(who, line[m.end() :])
             and (
                 is_speaker(who)
-                or (low is not None and (stamped or who in chat) and is_speaker(who.capitalize()))
+                or (
+                    low is not None
+                    # "raj: Yesterday: ...": a label before another label speaks
+                    and (stamped or who in chat or _LABELLED.match(line[m.end() :]) is not None)
+                    and is_speaker(who.capitalize())
+                )
             )
         ):
             turns.append((who.lstrip("@"), line[m.end() :]))

@@ -185,6 +185,7 @@ _PARTICIPLE_VALUE = re.compile(
     r"(?i)^(?:\w+ed|\w+en|run|kept|built|sent|done|made|held|set|put|paid|sold|led)\s+"
     r"(?:by|in|on|with|through|via|at|to|from|into|onto|under|behind)\s"
 )
+_BY_THE_WAY = re.compile(r"(?i),?\s*\bby the way\b,?")
 #: A subject phrase that is no name (docs/concepts/text.md#subjects): one that opens with a
 #: pronoun, a question word or an interjection ("Your love for ...", "What a day", "It feels
 #: good to ...", "Absolutely, ..."), holds a question word ("amazing how nature") or ends in
@@ -386,6 +387,8 @@ class Reader:
         if len(sentence) > MAX_SENTENCE:
             return []  # a log dump or a pasted file, not a statement
         text, said_by, correction = clean(sentence, speaker_known=speaker is not None)
+        # "the coffee machine is fixed, by the way": an aside, not a passive's agent
+        text = _BY_THE_WAY.sub("", text)
         speaker = said_by or speaker
         # "The user is a nurse": the user, not the owner's slot "user"
         # (docs/concepts/text.md#subjects)
