@@ -222,14 +222,14 @@ def test_a_change_cue_under_another_relation_takes_the_one_slot_of_its_kind(
     # docs/concepts/text.md#a-change-names-another-relation
     with gm.open(clock=clock) as mem:
         clock.set("2026-03-01T12:00Z")
-        mem.remember("Outbound invoices are printed by Xerox.", at="2026-03-01")
+        mem.remember("The portal is hosted on Heroku.", at="2026-03-01")
         clock.set("2026-03-02T12:00Z")
-        result = mem.remember("Outbound invoices now go out via Lob.", at="2026-03-02")
+        result = mem.remember("The portal now runs on Render.", at="2026-03-02")
         assert result.superseded
-        facts = mem.facts(subject="Outbound invoices")
-        assert [f.object for f in facts if f.predicate != "note"] == ["Lob"]
+        facts = mem.facts(subject="portal")
+        assert [f.object for f in facts if f.predicate != "note"] == ["Render"]
         # the old value is closed, not deleted: it was believed until the change
-        [old] = [f for f in mem.history(subject="Outbound invoices") if f.object == "Xerox"]
+        [old] = [f for f in mem.history(subject="portal") if f.object == "Heroku"]
         assert old.valid_to is not None
 
 
@@ -238,27 +238,25 @@ def test_another_relation_without_a_cue_or_with_two_candidates_closes_nothing(
 ) -> None:
     with gm.open(clock=clock) as mem:
         clock.set("2026-03-01T12:00Z")
-        mem.remember("Outbound invoices are printed by Xerox.", at="2026-03-01")
+        mem.remember("The portal is hosted on Heroku.", at="2026-03-01")
         clock.set("2026-03-02T12:00Z")
-        result = mem.remember("Outbound invoices go out via Lob.", at="2026-03-02")
+        result = mem.remember("The portal runs on Render.", at="2026-03-02")
         assert not result.superseded
         # "now also": an addition, never a supersession
-        result = mem.remember("Outbound invoices are now also faxed by Efax.", at="2026-03-02")
+        result = mem.remember("The portal now also runs on Vercel.", at="2026-03-02")
         assert not result.superseded
     with gm.open(clock=clock) as mem:
         clock.set("2026-03-01T12:00Z")
-        mem.remember("Outbound invoices are printed by Xerox.", at="2026-03-01")
-        mem.remember("Outbound invoices are signed by Docusign.", at="2026-03-01")
+        mem.remember("The portal is hosted on Heroku.", at="2026-03-01")
+        mem.add_fact("portal", "fails_over_to", "Fly.io", valid_from="2026-03-01")
         clock.set("2026-03-02T12:00Z")
-        result = mem.remember("Outbound invoices now go out via Lob.", at="2026-03-02")
+        result = mem.remember("The portal now runs on Render.", at="2026-03-02")
         assert not result.superseded
-        live = {f.object for f in mem.facts(subject="Outbound invoices") if f.predicate != "note"}
-        assert live == {"Xerox", "Docusign", "Lob"}
+        live = {f.object for f in mem.facts(subject="portal") if f.predicate != "note"}
+        assert live == {"Heroku", "Fly.io", "Render"}
 
 
-@given(
-    st.sampled_from(["Lob", "Mailgun", "Postmark"]), st.sampled_from(["", "now "]), st.booleans()
-)
+@given(st.sampled_from(["Render", "Vercel"]), st.sampled_from(["", "now "]), st.booleans())
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_no_cue_or_two_slots_of_the_kind_never_close_another_relation(
     new: str, cue: str, two: bool
@@ -267,9 +265,9 @@ def test_no_cue_or_two_slots_of_the_kind_never_close_another_relation(
     # values are of the new value's kind, a change adds instead of guessing
     clock = ManualClock(dt.datetime(2026, 1, 1, 12, tzinfo=dt.timezone.utc))
     with gm.open(clock=clock) as mem:
-        mem.add_fact("Outbound mail", "sent_by", "Sendmail", valid_from="2026-01-01")
+        mem.add_fact("portal", "hosted_on", "Heroku", valid_from="2026-01-01")
         if two:
-            mem.add_fact("Outbound mail", "signed_by", "Acme", valid_from="2026-01-01")
+            mem.add_fact("portal", "fails_over_to", "Fly.io", valid_from="2026-01-01")
         clock.set("2026-01-02T12:00Z")
-        result = mem.remember(f"Outbound mail {cue}goes out via {new}.", at="2026-01-02")
+        result = mem.remember(f"The portal {cue}runs on {new}.", at="2026-01-02")
         assert bool(result.superseded) == (cue != "" and not two)

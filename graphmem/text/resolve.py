@@ -456,7 +456,7 @@ class Resolver:
         assert c.object is not None
         if c.subject == self.owner and not c.change:
             return None
-        kind = _kind(c.object, named=c.subject != self.owner)
+        kind = _kind(c.object)
         if kind is None or self.predicate(name, many=c.many).cardinality != "one":
             return None
         values = self._values(c.subject, start)
@@ -466,11 +466,10 @@ class Resolver:
         for v in values:
             if v.valid_from <= start and self.predicate(v.predicate).cardinality == "one":
                 slots.setdefault(v.predicate, []).append(v.object)
-        named = c.subject != self.owner
         fits = [
             p
             for p, olds in slots.items()
-            if all(_kind(o, named=named) == kind for o in olds)
+            if all(_kind(o) == kind for o in olds)
             and all(self.key(o) != self.key(c.object) for o in olds)
         ]
         return fits[0] if len(fits) == 1 else None
@@ -709,16 +708,13 @@ def _quantity(value: str) -> str | None:
 _NAME = r"[A-Z][\w.+-]*(?:\s+[A-Z][\w.+-]*){0,2}"
 
 
-def _kind(value: str, *, named: bool) -> str | None:
-    """A value's kind for a change that names another relation.
+def _kind(value: str) -> str | None:
+    """A value's kind for a change that names another relation: its family or its amount.
 
-    Its family, its amount, or (``named``) a proper name
+    An untyped name ("Globex", "Berlin") has none: it could fill any relation
     (docs/concepts/text.md#a-change-names-another-relation).
     """
-    kind = _family(value) or _quantity(value)
-    if kind is None and named and value[:1].isupper() and not value[:1].isdigit():
-        return "name"
-    return kind
+    return _family(value) or _quantity(value)
 
 
 def _takes_slot(sentence: str, predicate: str) -> str | None:
