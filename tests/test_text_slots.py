@@ -214,3 +214,60 @@ def test_a_thousands_comma_stays_in_a_bare_value(clock: ManualClock) -> None:
         mem.remember("landlord raised the rent, it's €1,520 from january", at="2026-01-02")
         [rent] = mem.facts(subject=mem.owner, predicate="rent")
         assert rent.object == "€1,520"
+
+
+def test_a_change_cue_under_another_relation_takes_the_one_slot_of_its_kind(
+    clock: ManualClock,
+) -> None:
+    # docs/concepts/text.md#a-change-names-another-relation
+    with gm.open(clock=clock) as mem:
+        clock.set("2026-03-01T12:00Z")
+        mem.remember("The portal is hosted on Heroku.", at="2026-03-01")
+        clock.set("2026-03-02T12:00Z")
+        result = mem.remember("The portal now runs on Render.", at="2026-03-02")
+        assert result.superseded
+        facts = mem.facts(subject="portal")
+        assert [f.object for f in facts if f.predicate != "note"] == ["Render"]
+        # the old value is closed, not deleted: it was believed until the change
+        [old] = [f for f in mem.history(subject="portal") if f.object == "Heroku"]
+        assert old.valid_to is not None
+
+
+def test_another_relation_without_a_cue_or_with_two_candidates_closes_nothing(
+    clock: ManualClock,
+) -> None:
+    with gm.open(clock=clock) as mem:
+        clock.set("2026-03-01T12:00Z")
+        mem.remember("The portal is hosted on Heroku.", at="2026-03-01")
+        clock.set("2026-03-02T12:00Z")
+        result = mem.remember("The portal runs on Render.", at="2026-03-02")
+        assert not result.superseded
+        # "now also": an addition, never a supersession
+        result = mem.remember("The portal now also runs on Vercel.", at="2026-03-02")
+        assert not result.superseded
+    with gm.open(clock=clock) as mem:
+        clock.set("2026-03-01T12:00Z")
+        mem.remember("The portal is hosted on Heroku.", at="2026-03-01")
+        mem.add_fact("portal", "fails_over_to", "Fly.io", valid_from="2026-03-01")
+        clock.set("2026-03-02T12:00Z")
+        result = mem.remember("The portal now runs on Render.", at="2026-03-02")
+        assert not result.superseded
+        live = {f.object for f in mem.facts(subject="portal") if f.predicate != "note"}
+        assert live == {"Heroku", "Fly.io", "Render"}
+
+
+@given(st.sampled_from(["Render", "Vercel"]), st.sampled_from(["", "now "]), st.booleans())
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_no_cue_or_two_slots_of_the_kind_never_close_another_relation(
+    new: str, cue: str, two: bool
+) -> None:
+    # without a change cue a different relation is just another fact; with two slots whose
+    # values are of the new value's kind, a change adds instead of guessing
+    clock = ManualClock(dt.datetime(2026, 1, 1, 12, tzinfo=dt.timezone.utc))
+    with gm.open(clock=clock) as mem:
+        mem.add_fact("portal", "hosted_on", "Heroku", valid_from="2026-01-01")
+        if two:
+            mem.add_fact("portal", "fails_over_to", "Fly.io", valid_from="2026-01-01")
+        clock.set("2026-01-02T12:00Z")
+        result = mem.remember(f"The portal {cue}runs on {new}.", at="2026-01-02")
+        assert bool(result.superseded) == (cue != "" and not two)

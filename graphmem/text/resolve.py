@@ -426,6 +426,8 @@ class Resolver:
             ended = [p for s, p in self._ended if s == sid]
             if ended and self.predicate(ended[-1]).cardinality == "one":
                 name = ended[-1]
+        if (c.now or c.change) and not (c.together or c.also) and name == pred.name:
+            name = self._slot_of_kind(c, name, start) or name
         out: list[Action] = []
         if c.replaces and self.predicate(name, many=c.many).cardinality == "many":
             out.append(self._act("end", c, c.subject, name, c.replaces, start))
@@ -442,6 +444,35 @@ class Resolver:
                 start = olds[0].valid_from
         out.append(self._act("assert", c, c.subject, name, c.object, start))
         return out
+
+    def _slot_of_kind(self, c: Claim, name: str, start: dt.datetime) -> str | None:
+        """The one slot a change cue's value takes over when it names another relation.
+
+        "Outgoing mail now goes out via Postmark" after "outgoing mail is sent by SES": the
+        subject holds nothing under the new relation and exactly one single-valued slot whose
+        values are of the new value's kind; with none or several, it is just another fact
+        (docs/concepts/text.md#a-change-names-another-relation).
+        """
+        assert c.object is not None
+        if c.subject == self.owner and not c.change:
+            return None
+        kind = _kind(c.object)
+        if kind is None or self.predicate(name, many=c.many).cardinality != "one":
+            return None
+        values = self._values(c.subject, start)
+        if any(v.predicate == name for v in values):
+            return None
+        slots: dict[str, list[str]] = {}
+        for v in values:
+            if v.valid_from <= start and self.predicate(v.predicate).cardinality == "one":
+                slots.setdefault(v.predicate, []).append(v.object)
+        fits = [
+            p
+            for p, olds in slots.items()
+            if all(_kind(o) == kind for o in olds)
+            and all(self.key(o) != self.key(c.object) for o in olds)
+        ]
+        return fits[0] if len(fits) == 1 else None
 
     def _split_slot(self, c: Claim, start: dt.datetime) -> Claim:
         """Read "the platform team lead is Kenji" as the platform team's team_lead."""
@@ -675,6 +706,15 @@ def _quantity(value: str) -> str | None:
 
 
 _NAME = r"[A-Z][\w.+-]*(?:\s+[A-Z][\w.+-]*){0,2}"
+
+
+def _kind(value: str) -> str | None:
+    """A value's kind for a change that names another relation: its family or its amount.
+
+    An untyped name ("Globex", "Berlin") has none: it could fill any relation
+    (docs/concepts/text.md#a-change-names-another-relation).
+    """
+    return _family(value) or _quantity(value)
 
 
 def _takes_slot(sentence: str, predicate: str) -> str | None:
