@@ -216,14 +216,20 @@ def test_a_thousands_comma_stays_in_a_bare_value(clock: ManualClock) -> None:
         assert rent.object == "€1,520"
 
 
+def _portal_on_heroku(mem: gm.Memory, clock: ManualClock, *, failover: bool = False) -> None:
+    clock.set("2026-03-01T12:00Z")
+    mem.remember("The portal is hosted on Heroku.", at="2026-03-01")
+    if failover:
+        mem.add_fact("portal", "fails_over_to", "Fly.io", valid_from="2026-03-01")
+    clock.set("2026-03-02T12:00Z")
+
+
 def test_a_change_cue_under_another_relation_takes_the_one_slot_of_its_kind(
     clock: ManualClock,
 ) -> None:
     # docs/concepts/text.md#a-change-names-another-relation
     with gm.open(clock=clock) as mem:
-        clock.set("2026-03-01T12:00Z")
-        mem.remember("The portal is hosted on Heroku.", at="2026-03-01")
-        clock.set("2026-03-02T12:00Z")
+        _portal_on_heroku(mem, clock)
         result = mem.remember("The portal now runs on Render.", at="2026-03-02")
         assert result.superseded
         facts = mem.facts(subject="portal")
@@ -237,19 +243,14 @@ def test_another_relation_without_a_cue_or_with_two_candidates_closes_nothing(
     clock: ManualClock,
 ) -> None:
     with gm.open(clock=clock) as mem:
-        clock.set("2026-03-01T12:00Z")
-        mem.remember("The portal is hosted on Heroku.", at="2026-03-01")
-        clock.set("2026-03-02T12:00Z")
+        _portal_on_heroku(mem, clock)
         result = mem.remember("The portal runs on Render.", at="2026-03-02")
         assert not result.superseded
         # "now also": an addition, never a supersession
         result = mem.remember("The portal now also runs on Vercel.", at="2026-03-02")
         assert not result.superseded
     with gm.open(clock=clock) as mem:
-        clock.set("2026-03-01T12:00Z")
-        mem.remember("The portal is hosted on Heroku.", at="2026-03-01")
-        mem.add_fact("portal", "fails_over_to", "Fly.io", valid_from="2026-03-01")
-        clock.set("2026-03-02T12:00Z")
+        _portal_on_heroku(mem, clock, failover=True)
         result = mem.remember("The portal now runs on Render.", at="2026-03-02")
         assert not result.superseded
         live = {f.object for f in mem.facts(subject="portal") if f.predicate != "note"}
