@@ -16,7 +16,7 @@ import graphmem as gm
 from graphmem.cli import cli
 from graphmem.sessions import add_sessions
 from graphmem.text.claims import Claim
-from graphmem.text.nlp import _said
+from graphmem.text.nlp import _said, sentences
 from graphmem.text.readers import BuiltinReader, Reader
 from graphmem.timeutil import ManualClock
 
@@ -579,7 +579,6 @@ def test_a_card_of_key_value_items_is_settings_not_speakers(clock: ManualClock) 
     ],
 )
 def test_a_chat_in_list_items_keeps_its_speakers(chat: str) -> None:
-    from graphmem.text.nlp import sentences
 
     assert {s.speaker for s in sentences(chat)} <= {"Tom", "Ana"}
     assert all(s.speaker for s in sentences(chat))
@@ -595,7 +594,6 @@ _VALUES = st.from_regex(r"[A-Z][a-z]{2,8}( [A-Z0-9][a-z0-9]{0,5}){0,2}", fullmat
 @given(st.dictionaries(_KEYS, _VALUES, min_size=2, max_size=6))
 def test_a_cards_items_lose_no_value_and_name_no_speaker(card: dict[str, str]) -> None:
     """Each item of a card reaches the reader whole, under its key, with no speaker."""
-    from graphmem.text.nlp import sentences
 
     text = "\n".join(f"- {k}: {v}" for k, v in card.items())
     got = sentences(text)
@@ -644,3 +642,114 @@ def test_a_standup_turn_and_an_aside_are_no_settings(clock: ManualClock) -> None
             started_at="2026-01-01",
         )
         assert mem.facts() == []
+
+
+def _current(mem: gm.Memory) -> set[tuple[str, str, str]]:
+    return {(f.subject, f.predicate, f.object) for f in mem.facts() if f.predicate != "note"}
+
+
+def test_a_tickets_fields_are_the_tickets_and_a_change_moves_them(clock: ManualClock) -> None:
+    # docs/concepts/text.md#records
+    clock.set("2026-01-01")
+    with gm.open(clock=clock) as mem:
+        mem.add_session(
+            "SUP-4412 — Login failures\nReporter: support-bot\nAssignee: Jonas\nPriority: P2\n"
+            "Description: Customer reports SSO login loops since this morning. Affects 30 users.",
+            started_at="2026-01-01",
+        )
+        assert {("SUP-4412", "assignee", "Jonas"), ("SUP-4412", "priority", "P2")} <= _current(mem)
+        assert not any(s == "self" for s, _, _ in _current(mem))
+        clock.set("2026-01-03")
+        mem.add_session(
+            "SUP-4412 — comment by Lea\nReassigned to Mei since Jonas is on leave. "
+            "Bumping priority to P1, the whole customer is locked out now.",
+            started_at="2026-01-03",
+        )
+        now = _current(mem)
+        assert {("SUP-4412", "assignee", "Mei"), ("SUP-4412", "priority", "P1")} <= now
+        assert ("SUP-4412", "assignee", "Jonas") not in now
+        believed = mem.facts(subject="SUP-4412", known_at="2026-01-02")
+        assert {(f.predicate, f.object) for f in believed} >= {("assignee", "Jonas")}
+
+
+def test_a_crm_record_named_by_a_label_owns_its_fields(clock: ManualClock) -> None:
+    clock.set("2026-01-01")
+    with gm.open(clock=clock) as mem:
+        mem.add_session(
+            "Opp: Halcyon Foods — platform license\nOwner: Rick Tan\nStage: Discovery",
+            started_at="2026-01-01",
+        )
+        assert _current(mem) == {
+            ("Halcyon Foods", "owner", "Rick Tan"),
+            ("Halcyon Foods", "stage", "Discovery"),
+        }
+        clock.set("2026-02-01")
+        mem.add_session("Opp: Halcyon Foods\nStage moved to Negotiation.", started_at="2026-02-01")
+        assert ("Halcyon Foods", "stage", "Negotiation") in _current(mem)
+        assert ("Halcyon Foods", "stage", "Discovery") not in _current(mem)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "GPT-4 notes\nRegion: eu-west-1",  # one digit: a model's name, no record
+        "Standup\nRegion: eu-west-1",
+    ],
+)
+def test_a_text_that_opens_no_record_keeps_the_owners_settings(
+    text: str, clock: ManualClock
+) -> None:
+    clock.set("2026-01-02")
+    with gm.open(clock=clock) as mem:
+        mem.add_session(text, started_at="2026-01-01")
+        assert _current(mem) == {("self", "region", "eu-west-1")}
+
+
+def test_a_person_in_a_ticket_still_speaks() -> None:
+    got = sentences("SUP-12 — printer\nJonas: looking into it\nMei: done")
+    assert [(s.speaker, s.text) for s in got][1:] == [("Jonas", "looking into it"), ("Mei", "done")]
+
+
+@given(
+    key=st.from_regex(r"[A-Z]{2,5}-[0-9]{2,5}", fullmatch=True),
+    field=st.sampled_from(["Assignee", "Priority", "Severity", "Root cause", "Owner", "Stage"]),
+    value=st.sampled_from(["Jonas", "P2", "SEV3", "Mei Tan", "Discovery"]),
+)
+@settings(max_examples=40, deadline=None)
+def test_any_records_field_is_the_records(key: str, field: str, value: str) -> None:
+    from graphmem.text.reader import Reader
+
+    reader = Reader(at=dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc))
+    got = []
+    for s in sentences(f"{key} — something broke\n{field}: {value}"):
+        got += reader.read(s.text, s.speaker)
+    assert [(c.subject, c.predicate, c.object) for c in got] == [(key, field.casefold(), value)]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "fact"),
+    [
+        ("The staging cluster has 14 nodes.", ("staging cluster", "nodes", "14 nodes")),
+        ("We have 40 engineers.", ("self", "engineers", "40 engineers")),
+        ("They use Dentrix for scheduling.", ("Acme Dental", "uses", "Dentrix")),
+    ],
+)
+def test_counts_and_a_named_value_before_a_purpose(
+    sentence: str, fact: tuple[str, str, str], clock: ManualClock
+) -> None:
+    # docs/concepts/text.md#counts
+    clock.set("2026-01-02")
+    with gm.open(clock=clock) as mem:
+        mem.remember(f"Acme Dental is a client. {sentence}", at="2026-01-01")
+        assert fact in _current(mem)
+
+
+def test_no_count_of_a_day_and_a_new_count_takes_the_place(clock: ManualClock) -> None:
+    clock.set("2026-01-02")
+    with gm.open(clock=clock) as mem:
+        mem.remember("I have 3 meetings today.", at="2026-01-01")
+        assert _current(mem) == set()
+        mem.remember("The staging cluster has 14 nodes.", at="2026-01-01")
+        clock.set("2026-01-05")
+        mem.remember("The staging cluster now has 16 nodes.", at="2026-01-05")
+        assert _current(mem) == {("staging cluster", "nodes", "16 nodes")}

@@ -3,14 +3,23 @@
 See docs/concepts/text.md#log-formats. A conventional commit ("feat(api): ...") says what the
 commit did ("migrate X to B" is "we migrated X to B"); a list item or commit subject that
 drops its verb ("job queue backed by RabbitMQ") or its article ("default log level is INFO")
-reads as the full sentence.
+reads as the full sentence. A ticket's or an incident's fields ("Assignee: Jonas" under
+"SUP-4412 — Login failures") are the record's, not the writer's.
 """
 
 from __future__ import annotations
 
 import re
 
-__all__ = ["commit_statement", "unclip"]
+__all__ = [
+    "commit_statement",
+    "record_change",
+    "record_field",
+    "record_head",
+    "record_line",
+    "record_key",
+    "unclip",
+]
 
 #: A conventional commit's type and scope: "feat(api): ", "ci: ", "refactor(search)!: "
 #: ("CI: GitHub Actions" in capitals is a setting).
@@ -157,3 +166,113 @@ def unclip(text: str) -> str:
         be = " are " if clipped.group("np").casefold().endswith("s") else " is "
         text = clipped.group("np") + be + text[clipped.end("np") :].lstrip()
     return "the " + text if _BARE_THING.match(text) else text
+
+
+#: A record's key at the start of a text: "SUP-4412 — ...", "#inc-2291-checkout-latency",
+#: "Postmortem draft, INC-517 (...)" (docs/concepts/text.md#records). Two digits at least:
+#: "GPT-4" names a thing, not a record.
+_RECORD = re.compile(
+    r"^\W{0,3}(?:[A-Za-z]+(?: [A-Za-z]+){0,2},\s+)?#?(?P<key>[A-Za-z][A-Za-z0-9]{1,9}-\d{2,7})"
+    r"(?=$|[\s:,.(\]—–-])"
+)
+#: A record named by a label on a text's first line: "Account: Brightline Logistics",
+#: "Opp: Halcyon Foods — platform license".
+_RECORD_HEAD = re.compile(
+    r"(?i)^\W{0,3}(?:account|opp|opportunity|customer|client|deal|lead|vendor|ticket|incident|"
+    r"candidate)\s*:\s*(?P<key>(?-i:[A-Z])[\w&.'-]*(?: (?-i:[A-Z])[\w&.'-]*){0,3})\s*(?:$|[—–(,-])"
+)
+#: Keys of that form that name a standard or a version, not a record.
+_NOT_RECORDS = frozenset(["covid", "sha", "iso", "utf", "rfc", "ipv", "mp", "win", "x"])
+#: A record's fields by their one-word labels ("Assignee: Jonas"); a label of more words whose
+#: later words are in lower case ("Root cause: ...", "Incident commander: Marco") is a field too,
+#: and so is one with the ending of a common noun ("Severity"). A capitalised word alone may be
+#: a person speaking ("Jonas: done").
+_RECORD_FIELDS = frozenset(
+    """assignee reporter requester approver reviewer owner owners priority severity status
+    component environment env version region team customer account resolution type labels
+    sprint epic milestone due eta duration impact cause commander ic on-call service host
+    cluster plan tier budget contact vendor stage deadline estimate effort platform os browser
+    device asset location outcome result amount value arr mrr seats renewal probability
+    champion industry""".split()  # noqa: SIM905
+)
+_NOUN_ENDING = re.compile(r"(?i)[a-z]{2,}(?:ity|tion|ment|ance|ence|ee)$")
+
+
+def record_key(first: str) -> str | None:
+    """The record a text's first sentence opens ("SUP-4412 — Login failures": ``SUP-4412``)."""
+    head = _RECORD_HEAD.match(first)
+    if head:
+        return head.group("key")
+    m = _RECORD.match(first)
+    if m is None or m.group("key").split("-")[0].casefold() in _NOT_RECORDS:
+        return None
+    return m.group("key")
+
+
+#: A labelled line with a short value: "Assignee: Jonas", "Root cause: expired cert".
+_FIELD_LINE = re.compile(r"^(?P<key>[A-Za-z][\w .'/-]{0,30}?)\s*:\s+(?P<value>\S.{0,40})$")
+
+
+def record_line(sentence: str) -> bool:
+    """Whether a sentence in a record is one of its fields, not someone speaking."""
+    m = _FIELD_LINE.match(sentence.strip())
+    return bool(m and record_field(m.group("key")) and len(m.group("value").split()) <= 4)
+
+
+def record_head(sentence: str) -> bool:
+    """Whether a sentence only names the record it opens ("Account: Brightline Logistics")."""
+    return _RECORD_HEAD.match(sentence) is not None
+
+
+def record_field(label: str) -> bool:
+    """Whether a label before a colon names a record's field, not a person who speaks.
+
+    >>> [record_field(x) for x in ("Assignee", "Root cause", "Severity", "Jonas", "Dana Lee")]
+    [True, True, True, False, False]
+    """
+    words = label.split()
+    if len(words) > 1:
+        return len(words) <= 3 and all(w[:1].islower() for w in words[1:])
+    return label.casefold() in _RECORD_FIELDS or _NOUN_ENDING.fullmatch(label) is not None
+
+
+#: A change of a record's field said without a subject: "Reassigned to Mei", "Bumping
+#: priority to P1", "handing IC to Yuki", "downgrading to SEV3" (docs/concepts/text.md#records).
+_MOVE_VERB = r"(?:bump|rais|lower|chang|set|mov|hand|pass|revis|updat|downgrad|upgrad|escalat)"
+_RECORD_MOVE = re.compile(
+    r"(?i)^(?:(?P<assign>re-?assign(?:ed|ing)?)|"
+    rf"{_MOVE_VERB}\w*(?:\s+(?:the\s+)?(?P<slot>[a-z][\w-]*(?: [a-z]+)?))?|"
+    rf"(?P<first>[a-z][\w-]*(?: [a-z]+)?)\s+(?:was\s+|is\s+|has\s+been\s+)?{_MOVE_VERB}\w*"
+    r"(?:\s+up|\s+down)?)"
+    r"\s+(?:over\s+)?to\s+(?P<value>[@$€£]?[\w.,/-]*\w(?: (?-i:[A-Z])[\w.-]*\w)?)(?=$|[\s,.;!)])"
+)
+#: A value that says which field it is: "SEV3" a severity, "P1" a priority.
+_LEVELS = ((re.compile(r"(?i)sev-?\d"), "severity"), (re.compile(r"(?i)p[0-4]"), "priority"))
+
+
+def record_change(text: str) -> tuple[str, str] | None:
+    """The field and new value a subjectless change in a record says, if it says one.
+
+    >>> record_change("Reassigned to Mei since Jonas is on leave")
+    ('assignee', 'Mei')
+    >>> record_change("Bumping priority to P1, the whole customer is locked out")
+    ('priority', 'P1')
+    >>> record_change("Stage moved to Negotiation"), record_change("Amount revised to $52,000 ARR")
+    (('stage', 'Negotiation'), ('amount', '$52,000 ARR'))
+    >>> record_change("downgrading to SEV3"), record_change("Moving to Berlin")
+    (('severity', 'SEV3'), None)
+    """
+    m = _RECORD_MOVE.match(text.strip())
+    if m is None:
+        return None
+    value = m.group("value")
+    if m.group("assign"):
+        return "assignee", value
+    slot = m.group("slot") or m.group("first")
+    if slot and (record_field(slot.capitalize()) or re.fullmatch(r"[A-Z]{2,5}", slot)):
+        return slot.casefold(), value
+    if slot is None:
+        for shape, field in _LEVELS:
+            if shape.fullmatch(value):
+                return field, value
+    return None

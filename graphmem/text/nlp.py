@@ -20,6 +20,7 @@ from typing import Any
 
 from graphmem.errors import ExtraUnavailable
 from graphmem.text.lexicon import ACRONYM, category, is_setting, is_speaker
+from graphmem.text.logforms import record_field, record_key
 
 __all__ = ["MODEL_HASHES", "Sentence", "parse", "parser_name", "sentences"]
 
@@ -326,6 +327,18 @@ _SAYING = frozenset(
 )
 
 
+def _field(value: str) -> bool:
+    """Whether a labelled line's value reads as a record's field ("P2", "Jonas", "47 minutes")."""
+    words = value.split()
+    return 0 < len(words) <= 4 and not _said(value) and not _CLAUSE_WORD.search(value)
+
+
+#: Words of a clause, which a field's short value has none of ("looking into it").
+_CLAUSE_WORD = re.compile(
+    r"(?i)\b(?:is|are|was|were|will|can|has|have|had|do|does|did|not|it|this|that|i|we|you)\b"
+)
+
+
 def _said(value: str) -> bool:
     """Whether a value reads as a turn of a chat: it starts with a pronoun or a reply word."""
     first = value.split()[0].casefold().strip(",.;:!?")
@@ -397,6 +410,9 @@ def _turns(text: str) -> list[tuple[str | None, str]]:
     card = _key_items(lines)
     turns: list[tuple[str | None, str]] = []
     titled: re.Match[str] | None = None  # the heading over a card, if it names one thing
+    # under "SUP-4412 — Login failures", "Assignee: Jonas" is a field, not a turn
+    # (docs/concepts/text.md#records)
+    record = record_key(next((x.strip() for x in lines if x.strip()), ""))
     for k, raw in enumerate(lines):
         if raw.lstrip().startswith("#"):
             titled = _TITLED.match(raw)
@@ -427,6 +443,7 @@ def _turns(text: str) -> list[tuple[str | None, str]]:
         if (
             m
             and not is_setting(who, line[m.end() :])
+            and not (record and record_field(who) and _field(line[m.end() :]))
             and (
                 is_speaker(who)
                 or (

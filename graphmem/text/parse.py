@@ -62,6 +62,7 @@ from graphmem.text.parse_words import (
     MANY_VERBS,
     MEMBERSHIP,
     MODALS,
+    NOT_PARTS,
     NOT_VALUE_PREPS,
     RELATIONS,
     VALUE_VERBS,
@@ -478,6 +479,8 @@ def _clause(verb: Token) -> list[Open]:
     if lemma in ENDING_VERBS and not _children(verb, "dobj") and not negated:
         # "Globex churned": whatever held Globex ends
         return [Open(None, None, subject, polarity=False, object_is_subject=True)]
+    if lemma == "have" and not passive and not negated and (count := _count(verb)):
+        return [Open(subject, count[0], count[1])]
     word = verb.text.casefold()
     if passive:
         if word in ENDED or lemma in ENDED:
@@ -502,6 +505,13 @@ def _clause(verb: Token) -> list[Open]:
     dobj = _children(verb, "dobj", "attr")
     if dobj and not preps and not passive:
         preps = _value_preps(dobj[0])  # "stores its data in Redis": "in" hangs on "data"
+    if (
+        dobj
+        and _capital(dobj[0])
+        and not re.fullmatch(r"[A-Z]{2,5}s?", dobj[0].text)  # "CI", "JWTs": a kind of thing
+        and not any(_named(o) for _, o in preps)
+    ):
+        preps = []  # "they use Dentrix for scheduling": the name is the value
     if dobj and not preps:
         obj = dobj[0]
         if _is_pronoun(obj.text) or _indefinite(obj) or not _named(obj):
@@ -535,6 +545,29 @@ def _clause(verb: Token) -> list[Open]:
             out.append(Open(subject, relation, phrase(obj), polarity=not negated, many=many))
         return out
     return []
+
+
+def _count(verb: Token) -> tuple[str, str] | None:
+    """A count of a thing's parts: "has 14 nodes" is the slot ``nodes``, the value "14 nodes".
+
+    Only in the present, of a plural noun with one number and nothing else before it, and
+    with no time said on the verb ("I have 3 meetings today" is a day, not a slot)
+    (docs/concepts/text.md#counts).
+    """
+    objs = _children(verb, "dobj")
+    if len(objs) != 1 or verb.tag_ not in _PRESENT or _children(verb, "npadvmod", "prep"):
+        return None
+    obj = objs[0]
+    lefts = list(obj.lefts)
+    if (
+        obj.tag_ != "NNS"
+        or obj.lower_ in NOT_PARTS
+        or len(lefts) != 1
+        or lefts[0].dep_ != "nummod"
+        or not lefts[0].like_num
+    ):
+        return None
+    return obj.lower_, f"{lefts[0].text} {obj.text}"
 
 
 def _named(tok: Token) -> bool:

@@ -131,3 +131,10 @@ _TIME_WORDS = frozenset(
     sprint monday tuesday wednesday thursday friday saturday sunday weekend while time
     moment""".split()  # noqa: SIM905
 )
+
+#: Plural nouns a count of which is a span of time or an errand, not a thing's parts
+#: ("I have 3 meetings today"; docs/concepts/text.md#counts).
+NOT_PARTS = frozenset(
+    """seconds minutes hours days weeks months years times questions meetings calls things
+    ideas issues problems kids children""".split()  # noqa: SIM905
+)

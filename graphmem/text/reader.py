@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from graphmem.ontology import Ontology
-from graphmem.text import lexicon, names
+from graphmem.text import lexicon, logforms, names
 from graphmem.text.claims import OWNER, Claim
 from graphmem.text.clauses import (
     _APPOSITION,
@@ -234,6 +234,9 @@ class Reader:
     pronoun: bool = False
     #: The text calls the owner "the user": its "they" and "their" are the user.
     user_named: bool = False
+    #: The ticket or incident the text's first sentence opens: its fields are the record's.
+    record: str | None = None
+    opened: bool = False
     #: Open claims of the sentences the rules do not read, by their cleaned text (the second
     #: pass of :class:`graphmem.text.readers.BuiltinReader`); ``None`` in the first pass.
     parsed: dict[str, list[Any]] | None = None
@@ -386,10 +389,19 @@ class Reader:
         """Return the claims of one sentence (``[]`` for questions, plans, history ...)."""
         if len(sentence) > MAX_SENTENCE:
             return []  # a log dump or a pasted file, not a statement
-        text, said_by, correction = clean(sentence, speaker_known=speaker is not None)
+        if not self.opened:  # "SUP-4412 — ...": a record (docs/concepts/text.md#records)
+            line = f"{speaker}: {sentence}" if speaker else sentence  # "Opp: Halcyon Foods"
+            self.opened, self.record = True, logforms.record_key(line)
+            if self.record and logforms.record_head(line):
+                return []  # "Account: Brightline Logistics" names the record, no setting
+        field = bool(self.record) and logforms.record_line(sentence)  # "Assignee: Jonas"
+        text, said_by, correction = clean(sentence, speaker_known=bool(speaker or field))
         # "the coffee machine is fixed, by the way": an aside, not a passive's agent
         text = _BY_THE_WAY.sub("", text)
         speaker = said_by or speaker
+        moved = logforms.record_change(text) if self.record else None
+        if moved and (value := self.value(moved[1])):  # "Reassigned to Mei" in SUP-4412
+            return [Claim(self.record or "", moved[0], value, change=True, sentence=sentence)]
         # "The user is a nurse": the user, not the owner's slot "user"
         # (docs/concepts/text.md#subjects)
         text, users = _THE_USER.subn("User", text)
@@ -437,14 +449,16 @@ class Reader:
         plain = text  # what the parser reads: the words as written ("Traefik does ingress")
         text = re.sub(r"(?i)(?<!so )(?<!as )\b(?:does|do|did)\s+(?!not\b)(?=[a-z]+\b)", "", text)
         pair = _KEY_VALUE.match(text)
-        if pair and _is_key(pair.group("key")) and _is_value(pair.group("value")):
+        key = pair.group("key") if pair else ""
+        keyed = bool(key) and (_is_key(key) or bool(self.record and logforms.record_field(key)))
+        if pair and keyed and _is_value(pair.group("value")):
             # "queue: SQS", "analytics events -> Segment": a list of settings
             # (docs/concepts/text.md#log-formats)
             value = self.value(pair.group("value"))
             if value:
                 claim = Claim(
-                    self.owner,
-                    pair.group("key").casefold(),
+                    self.record or self.owner,  # "Assignee: Jonas" in SUP-4412
+                    key.casefold(),
                     value,
                     valid_from=self._dates(text)[0],
                     correction=correction,
