@@ -753,3 +753,41 @@ def test_no_count_of_a_day_and_a_new_count_takes_the_place(clock: ManualClock) -
         clock.set("2026-01-05")
         mem.remember("The staging cluster now has 16 nodes.", at="2026-01-05")
         assert _current(mem) == {("staging cluster", "nodes", "16 nodes")}
+
+
+@pytest.mark.parametrize(
+    ("sentence", "fact"),
+    [
+        ("Dana handles on-call this week.", ("on-call", "owner", "Dana")),
+        ("We handle refunds manually.", ("refunds", "owner", "self")),
+        ("Raised the limit to 250 req/s per key.", ("self", "limit", "250 req/s")),
+        ("We raised the limit to 250 req/s per key.", ("self", "limit", "250 req/s")),
+    ],
+)
+def test_handling_and_a_value_raised_without_a_subject(
+    sentence: str, fact: tuple[str, str, str], clock: ManualClock
+) -> None:
+    clock.set("2026-01-02")
+    with gm.open(clock=clock) as mem:
+        mem.remember(sentence, at="2026-01-01")
+        assert _current(mem) == {fact}
+
+
+@given(
+    slot=st.sampled_from(["budget", "limit", "price", "fee", "rent"]),
+    other=st.sampled_from(["team plan price", "gym membership", "day rate"]),
+    old=st.integers(1, 999),
+    new=st.integers(1, 999),
+)
+@settings(max_examples=15, deadline=None)
+def test_a_slot_the_sentence_names_never_takes_another(
+    slot: str, other: str, old: int, new: int
+) -> None:
+    # docs/concepts/text.md#a-change-names-another-relation: "the budget was revised to $2"
+    # names its own slot; the one other amount slot stays
+    clock = ManualClock(dt.datetime(2026, 1, 1, 12, tzinfo=dt.timezone.utc))
+    with gm.open(clock=clock) as mem:
+        mem.remember(f"Our {other} is ${old}.", at="2026-01-01")
+        clock.set("2026-01-05")
+        mem.remember(f"The {slot} was revised to ${new}.", at="2026-01-05")
+        assert (f"${old}", True) in {(f.object, f.valid_to is None) for f in mem.facts()}

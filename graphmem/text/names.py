@@ -25,7 +25,8 @@ _LEAD_ADVERBS = re.compile(
     re.IGNORECASE,
 )
 _TRAIL_OBJECT = re.compile(
-    r"\s+(?:now|instead|anymore|any more|too|as well|again|already|for now|these days|today|"
+    r"\s+(?:now|instead|manually|automatically|by hand|anymore|any more|too|as well|again|"
+    r"already|for now|these days|today|"
     r"full[- ]time|permanently|officially|in production|in prod|for good|going forward|"
     r"from now on|at last|finally|then|right now|currently|lately|by default|as planned|"
     r"a lot|very much|so much|there|here|again|though|anyway|these days|nowadays|apparently|"

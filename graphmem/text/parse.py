@@ -453,16 +453,19 @@ def _clause(verb: Token) -> list[Open]:
         if negated or _hedged(verb):
             return []
         return _change(verb, subj)
-    if _hedged(verb) or subj is None:
+    if _hedged(verb):
         return []
     passive = any(c.dep_ == "auxpass" for c in verb.children) or _passive_conj(verb)
     preps = _no_purpose(_value_preps(verb))
     if lemma in VALUE_VERBS and not negated:
-        # "Aurora budget revised upward to $2.1M", "rate adjusted to $175": a new value
+        # "Aurora budget revised upward to $2.1M", "(we) raised the limit to 250 req/s"
         to = [o for w, o in preps if w in ("to", "at")]
-        if to and not _is_pronoun(to[0].text):
-            thing, slot = _slot_phrase(subj)
+        moved = _children(verb, "dobj") if subj is None or subj.lower_ in _FIRST else [subj]
+        if to and moved and not _is_pronoun(to[0].text) and not _is_pronoun(moved[0].text):
+            thing, slot = _slot_phrase(moved[0])
             return [Open(thing, slot, phrase(to[0]), change=True)]
+    if subj is None:
+        return []
     if _past(verb) and not passive and lemma not in ENDING_VERBS | INCEPTION_VERBS:
         return []
     if lemma in INCEPTION_VERBS and verb.tag_ == "VBG":

@@ -457,6 +457,8 @@ class Resolver:
         if c.subject == self.owner and not c.change:
             return None
         kind = _kind(c.object)
+        if _noun_slot(name):  # "the budget was revised to $2.1M" names its own slot
+            return None
         if kind is None or self.predicate(name, many=c.many).cardinality != "one":
             return None
         values = self._values(c.subject, start)

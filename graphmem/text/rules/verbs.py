@@ -109,7 +109,8 @@ _VERBS: list[tuple[str, str, str]] = [
     (r"(?:is|are)\s+managed\s+by\s+(?P<o>[A-Z].+)", "reports_to", "sp"),
     (r"(?:is|are)\s+(?:owned|maintained)\s+by\s+(?P<o>.+)", "owner", "sp"),
     (
-        r"(?:owns|own|maintains|maintain|is responsible for|are responsible for|is in charge of)\s+"
+        r"(?:owns|own|maintains|maintain|handles|handle|is handling|is responsible for|"
+        r"are responsible for|is in charge of)\s+"
         r"(?P<o>.+)",
         "owner",
         "ps",
