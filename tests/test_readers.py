@@ -791,3 +791,24 @@ def test_a_slot_the_sentence_names_never_takes_another(
         clock.set("2026-01-05")
         mem.remember(f"The {slot} was revised to ${new}.", at="2026-01-05")
         assert (f"${old}", True) in {(f.object, f.valid_to is None) for f in mem.facts()}
+
+
+def test_an_agents_note_in_semicolons_reads_every_part(clock: ManualClock) -> None:
+    # docs/concepts/text.md#open-relations: a value of its slot's own kind, colon or none
+    clock.set("2026-01-02")
+    with gm.open(clock=clock) as mem:
+        mem.remember(
+            "Note to self (agent): user is vegetarian; prefers recipes under 30 minutes; "
+            "timezone Europe/Berlin.",
+            at="2026-01-01",
+        )
+        assert {("self", "diet", "vegetarian"), ("self", "timezone", "Europe/Berlin")} <= (
+            _current(mem)
+        )
+
+
+@pytest.mark.parametrize("clause", ["ship it", "team Falcon", "timezone maybe", "diet Coke"])
+def test_a_word_before_a_value_of_another_kind_is_no_setting(clause: str) -> None:
+    from graphmem.text.clauses import unlabelled
+
+    assert unlabelled(clause) is None

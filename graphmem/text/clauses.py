@@ -169,3 +169,19 @@ _CLAUSE_SPLIT = re.compile(
 
 def _clauses(text: str) -> list[str]:
     return [c for c in _CLAUSE_SPLIT.split(text) if c.strip()]
+
+
+#: A slot's word before a value without a colon: "timezone Europe/Berlin".
+_UNLABELLED = re.compile(r"(?P<key>[A-Za-z]+(?: [a-z]+)?)\s+(?P<value>[^\s,;].{0,40}?)\.?")
+
+
+def unlabelled(clause: str) -> str | None:
+    """A setting written without its colon, when its value is of the slot's own kind.
+
+    >>> unlabelled("timezone Europe/Berlin"), unlabelled("diet vegan"), unlabelled("ship it")
+    ('my timezone is Europe/Berlin', 'my diet is vegan', None)
+    """
+    m = _UNLABELLED.fullmatch(clause.strip())
+    if m is None or lexicon.attribute(m.group("value")) != m.group("key").casefold():
+        return None
+    return f"my {m.group('key').casefold()} is {m.group('value')}"

@@ -33,6 +33,7 @@ from graphmem.text.clauses import (
     _is_value,
     _list_item,
     _split_correction,
+    unlabelled,
 )
 from graphmem.text.cleanup import clean, denegate
 from graphmem.text.dates import find_dates
@@ -394,16 +395,15 @@ class Reader:
             self.opened, self.record = True, logforms.record_key(line)
             if self.record and logforms.record_head(line):
                 return []  # "Account: Brightline Logistics" names the record, no setting
-        field = bool(self.record) and logforms.record_line(sentence)  # "Assignee: Jonas"
-        text, said_by, correction = clean(sentence, speaker_known=bool(speaker or field))
+        known = bool(speaker or (self.record and logforms.record_line(sentence)))  # "Owner: Rui"
+        text, said_by, correction = clean(sentence, speaker_known=known)
         # "the coffee machine is fixed, by the way": an aside, not a passive's agent
         text = _BY_THE_WAY.sub("", text)
         speaker = said_by or speaker
         moved = logforms.record_change(text) if self.record else None
         if moved and (value := self.value(moved[1])):  # "Reassigned to Mei" in SUP-4412
             return [Claim(self.record or "", moved[0], value, change=True, sentence=sentence)]
-        # "The user is a nurse": the user, not the owner's slot "user"
-        # (docs/concepts/text.md#subjects)
+        # "The user is a nurse": the user, not a slot "user" (docs/concepts/text.md#subjects)
         text, users = _THE_USER.subn("User", text)
         self.user_named = (
             self.user_named
@@ -623,7 +623,11 @@ class Reader:
                     if c.object
                     and names_key(c.object) not in said
                     and (c.subject, c.predicate) not in told
-                    and (is_name_like(c.object) or c.predicate == "role")
+                    and (
+                        is_name_like(c.object)
+                        or c.predicate == "role"
+                        or lexicon.attribute(c.object) is not None  # "...; user is vegan"
+                    )
                 )
         if not out:
             self._names(text)
@@ -757,7 +761,7 @@ class Reader:
 
     def _clause(self, clause: str, previous: str | None, speaker: str | None) -> list[Claim] | None:
         """Claims of one clause; ``None`` when it has no verb we know (maybe a list item)."""
-        positive, negated = denegate(clause)
+        positive, negated = denegate(unlabelled(clause) or clause)
         for rule in RULES:
             self.pronoun = False
             result = rule(self, positive, negated, previous, speaker)
