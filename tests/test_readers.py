@@ -812,3 +812,31 @@ def test_a_word_before_a_value_of_another_kind_is_no_setting(clause: str) -> Non
     from graphmem.text.clauses import unlabelled
 
     assert unlabelled(clause) is None
+
+
+@pytest.mark.parametrize(
+    ("sentence", "fact"),
+    [
+        ("CFO is Nadia Brennan", ("Nadia Brennan", "role", "CFO")),
+        ("Team lead is Bob Marsh", ("self", "team_lead", "Bob Marsh")),
+    ],
+)
+def test_a_capitalised_thing_without_the_reads_as_with_it(
+    sentence: str, fact: tuple[str, str, str], clock: ManualClock
+) -> None:
+    # docs/concepts/text.md#log-formats: "default log level is INFO", also with a capital
+    clock.set("2026-01-02")
+    with gm.open(clock=clock) as mem:
+        mem.remember(sentence, at="2026-01-01")
+        assert _current(mem) == {fact}
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Derek confirmed they're still on Samsara.", "We met Globex. They're on Globex now."],
+)
+def test_no_thing_is_its_own_value(text: str, clock: ManualClock) -> None:
+    clock.set("2026-01-02")
+    with gm.open(clock=clock) as mem:
+        mem.remember(text, at="2026-01-01")
+        assert all(f.subject != f.object for f in mem.facts())

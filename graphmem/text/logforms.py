@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from graphmem.text.lexicon import ROLES
+
 __all__ = [
     "commit_statement",
     "record_change",
@@ -87,6 +89,11 @@ _SETUP_PREP = re.compile(r"(?i)\b(?:on|in|with|through|via|using|into|onto|behin
 _NOT_A_THING = (
     "a|an|our|my|your|their|his|her|its|this|that|these|those|it|they|we|i|you|he|she|there|"
     "here|what|who|which"
+)
+#: A bare thing with a capital, before a person's name: "Team lead is Bob", "CFO is Ana Li".
+_CAPITAL_THING = re.compile(
+    rf"^(?!(?i:the|{_NOT_A_THING})\b)(?P<np>[A-Z][\w-]*(?:\s+[a-z][\w-]*){{0,2}})\s+is\s+"
+    r"(?=[A-Z][a-z])"
 )
 #: A lower-case noun phrase without a determiner, then "is"/"are" ("default log level is X").
 _BARE_THING = re.compile(
@@ -165,6 +172,9 @@ def unclip(text: str) -> str:
     if clipped and clipped.group("v").casefold() not in _NOT_CLIPPED:
         be = " are " if clipped.group("np").casefold().endswith("s") else " is "
         text = clipped.group("np") + be + text[clipped.end("np") :].lstrip()
+    capital = _CAPITAL_THING.match(text)  # "Team lead is Bob Marsh", "CFO is Nadia Brennan"
+    if capital and (" " in capital.group("np") or capital.group("np").casefold() in ROLES):
+        return "the " + text
     return "the " + text if _BARE_THING.match(text) else text
 
 

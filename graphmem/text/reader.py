@@ -358,8 +358,7 @@ class Reader:
         if s == self.owner:
             return
         person_rel = claim.predicate in ("works_at", "lives_in", "role", "reports_to", "married_to")
-        # "priya left stripe, she's at adyen now": in lower-case chat a one-word subject that
-        # left or quit a place is a person (docs/concepts/text.md#subjects)
+        # "priya left stripe": one who left a place is a person (docs/concepts/text.md#subjects)
         person_rel = person_rel or (
             not claim.polarity
             and claim.predicate is None
@@ -634,7 +633,8 @@ class Reader:
         if ended_by and out:
             first = out[0]
             out.append(replace(first, object=ended_by, polarity=False, replaces=None, change=False))
-        return _together(out)
+        # "they're still on Samsara" with "they" taken for Samsara: no thing is its own value
+        return _together([c for c in out if names_key(c.object or "") != names_key(c.subject)])
 
     def _parsed(
         self,
