@@ -840,3 +840,19 @@ def test_no_thing_is_its_own_value(text: str, clock: ManualClock) -> None:
     with gm.open(clock=clock) as mem:
         mem.remember(text, at="2026-01-01")
         assert all(f.subject != f.object for f in mem.facts())
+
+
+@pytest.mark.parametrize(
+    ("sentence", "objects"),
+    [
+        ("The standup is at 09:15.", {"09:15"}),
+        ("Weekly planning is Mondays at 10:00.", {"Mondays at 10:00"}),
+        ("We are planning to move to Rust.", set()),
+    ],
+)
+def test_when_a_thing_is_held(sentence: str, objects: set[str], clock: ManualClock) -> None:
+    # docs/concepts/text.md#schedules
+    clock.set("2026-01-02")
+    with gm.open(clock=clock) as mem:
+        mem.remember(sentence, at="2026-01-01")
+        assert {o for _, _, o in _current(mem)} == objects

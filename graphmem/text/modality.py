@@ -46,6 +46,8 @@ def sentence_skipped(text: str) -> str | None:
     return None
 
 
+#: Cue words that are also a thing's name when they head a subject ("the proposal is ...").
+_NOUN_CUES = frozenset(["planning", "proposal", "trial", "prototype", "debate"])
 _QUESTION_START = frozenset(
     """should shall could would can do does did is are was were will what why how when where
     who which whom whose have has any anyone anybody""".split()  # noqa: SIM905
@@ -57,8 +59,8 @@ def skipped(text: str) -> str | None:
 
     >>> skipped("we should move to Rust"), skipped("He used to work at Oracle")
     ('hypothetical', 'history')
-    >>> skipped("We moved to Rust") is None
-    True
+    >>> skipped("We moved to Rust") is None, skipped("Weekly planning is Mondays") is None
+    (True, True)
     """
     low = text.casefold().strip()
     if low.endswith("?"):
@@ -69,6 +71,10 @@ def skipped(text: str) -> str | None:
     # A capitalised word inside the sentence is a name ("Hope House", "Will Smith"), not a cue.
     said = _WORD.findall(text.strip())
     cues = [w.casefold() for i, w in enumerate(said) if i == 0 or not w[:1].isupper()]
+    # "Weekly planning is Mondays at 10:00": a cue that heads the subject is a thing's name
+    head = next((i for i, w in enumerate(said[:4]) if w.casefold() in ("is", "are")), 0) - 1
+    if head >= 0 and said[head].casefold() in _NOUN_CUES:
+        cues.remove(said[head].casefold())
     if any(w in lexicon.HYPOTHETICAL for w in cues):
         return "hypothetical"
     padded = f" {' '.join(words)} "

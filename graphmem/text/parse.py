@@ -632,6 +632,9 @@ def _copula(verb: Token, subject: str, negated: bool) -> list[Open]:
     attrs = _children(verb, "attr") or [
         c for c in _children(verb, "acomp") if "-" in c.text or any(ch.isdigit() for ch in c.text)
     ]  # "ingress is nginx-ingress": a name the tagger took for an adjective
+    when = _meeting_time(verb, attrs)
+    if when and not negated:  # "the standup is at 09:15", "planning is Mondays at 10:00"
+        return [Open(subject, "time", when)]
     if attrs and attrs[0].lower_ == "one":
         # "Acme Corp is one of our customers": a member of the owner's customers
         of = [p for p in _children(attrs[0], "prep") if p.lower_ == "of"]
@@ -668,6 +671,19 @@ def _copula(verb: Token, subject: str, negated: bool) -> list[Open]:
             )
         return out
     return []
+
+
+def _meeting_time(verb: Token, attrs: list[Token]) -> str | None:
+    """When a thing is held: a clock time after "at" (docs/concepts/text.md#schedules)."""
+    day = attrs[0] if attrs and attrs[0].lower_.rstrip("s") in _WEEKDAYS else None
+    if attrs and day is None:
+        return None
+    for p in _children(day or verb, "prep"):
+        for o in _children(p, "pobj"):
+            if p.lower_ == "at" and _CLOCK.fullmatch(o.text):
+                at = f"at {phrase(o)}"
+                return f"{day.text} {at}" if day is not None else at.removeprefix("at ")
+    return None
 
 
 def _is_a(verb: Token, subject: str, attr: Token, negated: bool) -> list[Open]:
