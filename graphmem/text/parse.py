@@ -38,6 +38,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from graphmem.text.lexicon import attribute
+from graphmem.text.parse_values import count_of, meeting_time
 from graphmem.text.parse_words import (
     _CLOCK,
     _DATEISH,
@@ -62,7 +63,6 @@ from graphmem.text.parse_words import (
     MANY_VERBS,
     MEMBERSHIP,
     MODALS,
-    NOT_PARTS,
     NOT_VALUE_PREPS,
     RELATIONS,
     VALUE_VERBS,
@@ -482,7 +482,7 @@ def _clause(verb: Token) -> list[Open]:
     if lemma in ENDING_VERBS and not _children(verb, "dobj") and not negated:
         # "Globex churned": whatever held Globex ends
         return [Open(None, None, subject, polarity=False, object_is_subject=True)]
-    if lemma == "have" and not passive and not negated and (count := _count(verb)):
+    if lemma == "have" and not passive and not negated and (count := count_of(verb)):
         return [Open(subject, count[0], count[1])]
     word = verb.text.casefold()
     if passive:
@@ -550,29 +550,6 @@ def _clause(verb: Token) -> list[Open]:
     return []
 
 
-def _count(verb: Token) -> tuple[str, str] | None:
-    """A count of a thing's parts: "has 14 nodes" is the slot ``nodes``, the value "14 nodes".
-
-    Only in the present, of a plural noun with one number and nothing else before it, and
-    with no time said on the verb ("I have 3 meetings today" is a day, not a slot)
-    (docs/concepts/text.md#counts).
-    """
-    objs = _children(verb, "dobj")
-    if len(objs) != 1 or verb.tag_ not in _PRESENT or _children(verb, "npadvmod", "prep"):
-        return None
-    obj = objs[0]
-    lefts = list(obj.lefts)
-    if (
-        obj.tag_ != "NNS"
-        or obj.lower_ in NOT_PARTS
-        or len(lefts) != 1
-        or lefts[0].dep_ != "nummod"
-        or not lefts[0].like_num
-    ):
-        return None
-    return obj.lower_, f"{lefts[0].text} {obj.text}"
-
-
 def _named(tok: Token) -> bool:
     """A value with a name: a proper noun, a number, an amount, an identifier ("v2", "gpt-4")."""
     text = tok.text
@@ -632,7 +609,7 @@ def _copula(verb: Token, subject: str, negated: bool) -> list[Open]:
     attrs = _children(verb, "attr") or [
         c for c in _children(verb, "acomp") if "-" in c.text or any(ch.isdigit() for ch in c.text)
     ]  # "ingress is nginx-ingress": a name the tagger took for an adjective
-    when = _meeting_time(verb, attrs)
+    when = meeting_time(verb, attrs)
     if when and not negated:  # "the standup is at 09:15", "planning is Mondays at 10:00"
         return [Open(subject, "time", when)]
     if attrs and attrs[0].lower_ == "one":
@@ -671,19 +648,6 @@ def _copula(verb: Token, subject: str, negated: bool) -> list[Open]:
             )
         return out
     return []
-
-
-def _meeting_time(verb: Token, attrs: list[Token]) -> str | None:
-    """When a thing is held: a clock time after "at" (docs/concepts/text.md#schedules)."""
-    day = attrs[0] if attrs and attrs[0].lower_.rstrip("s") in _WEEKDAYS else None
-    if attrs and day is None:
-        return None
-    for p in _children(day or verb, "prep"):
-        for o in _children(p, "pobj"):
-            if p.lower_ == "at" and _CLOCK.fullmatch(o.text):
-                at = f"at {phrase(o)}"
-                return f"{day.text} {at}" if day is not None else at.removeprefix("at ")
-    return None
 
 
 def _is_a(verb: Token, subject: str, attr: Token, negated: bool) -> list[Open]:
