@@ -1,11 +1,13 @@
 """Open claims of the parse into the reader's claims (docs/concepts/text.md#the-parser).
 
-The reader's names are used: who "we", "she" and "it" are, and how a value is cleaned.
+The reader's names are used: who "we", "she" and "it" are, and how a value is cleaned. The
+parse's reading of a move takes the place of a rule's when it names the moved thing better.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from graphmem.text.claims import Claim
@@ -64,3 +66,37 @@ def to_claims(
         out.append(claim)
         reader.note_subject(claim)
     return out
+
+
+def names_key(name: str) -> str:
+    """How two names of one value compare here: case and spacing aside."""
+    return " ".join(name.casefold().split())
+
+
+def better_move(rule: Claim, moves: list[Claim], owner: str) -> Claim:
+    """The parse's reading of the move a rule change claim read, if it read it otherwise."""
+    if not (rule.polarity and rule.object and rule.predicate is None):
+        return rule
+    value, thing = names_key(rule.object), names_key(rule.subject).split()
+    for m in moves:
+        if (  # "we switched to Linear for issue tracking": the owner's slot the parse names
+            rule.subject == owner
+            and rule.replaces is None
+            and m.subject != owner
+            and m.object is not None
+            and names_key(m.object) == value
+        ):
+            return replace(m, valid_from=rule.valid_from or m.valid_from)
+        words = names_key(m.subject).split()
+        # "the on-call pager moves to X": the patterns read "pager", the parse the whole name
+        longer = (
+            m.object is not None
+            and names_key(m.object) == value
+            and len(words) > len(thing)
+            and words[-len(thing) :] == thing
+        )
+        # "we moved everything in prod to X": the patterns took the thing for the value
+        swapped = rule.replaces is None and names_key(m.subject) == value
+        if longer or swapped:
+            return replace(m, valid_from=rule.valid_from or m.valid_from)
+    return rule

@@ -48,6 +48,7 @@ from graphmem.text.names import (
     _strip_det,
     is_name_like,
 )
+from graphmem.text.parse_claims import better_move, names_key
 from graphmem.text.rules import RULES
 from graphmem.text.rules.common import _MULTI, _tool_word
 
@@ -111,35 +112,6 @@ _CHANGE_WORD = re.compile(
 )
 
 
-def _better(rule: Claim, moves: list[Claim], owner: str) -> Claim:
-    """The parse's reading of the move a rule change claim read, if it read it otherwise."""
-    if not (rule.polarity and rule.object and rule.predicate is None):
-        return rule
-    value, thing = names_key(rule.object), names_key(rule.subject).split()
-    for m in moves:
-        if (  # "we switched to Linear for issue tracking": the owner's slot the parse names
-            rule.subject == owner
-            and rule.replaces is None
-            and m.subject != owner
-            and m.object is not None
-            and names_key(m.object) == value
-        ):
-            return replace(m, valid_from=rule.valid_from or m.valid_from)
-        words = names_key(m.subject).split()
-        # "the on-call pager moves to X": the patterns read "pager", the parse the whole name
-        longer = (
-            m.object is not None
-            and names_key(m.object) == value
-            and len(words) > len(thing)
-            and words[-len(thing) :] == thing
-        )
-        # "we moved everything in prod to X": the patterns took the thing for the value
-        swapped = rule.replaces is None and names_key(m.subject) == value
-        if longer or swapped:
-            return replace(m, valid_from=rule.valid_from or m.valid_from)
-    return rule
-
-
 #: A header naming a thing's finished change: "inventory service upgrade done".
 _TOPIC_THING = re.compile(
     r"(?i)^(?:the\s+)?(?P<thing>[a-z][\w-]*(?:\s+[\w-]+){0,2}?)\s+"
@@ -174,11 +146,6 @@ _WHICH = re.compile(
     r"\b(?P<name>[A-Z][\w.-]*(?:\s+[A-Z][\w.-]*){0,2})),\s+which\s+(?=(?:is|are|was|were|"
     r"has|have|[a-z]+s)\b)"
 )
-
-
-def names_key(name: str) -> str:
-    """How two names of one value compare here: case and spacing aside."""
-    return " ".join(name.casefold().split())
 
 
 #: "our support tickets are handled by Zendesk" read as the value "handled by Zendesk".
@@ -612,7 +579,7 @@ class Reader:
                 # patterns do ("the on-call pager moves to X", where they read "pager";
                 # "moved everything in prod to Kubernetes", where they read "prod" as the
                 # value): its change claim takes the place of theirs for the same move
-                out = [_better(c, moves, self.owner) for c in out]
+                out = [better_move(c, moves, self.owner) for c in out]
             else:  # only what the rules did not read: another thing's values, by name
                 said = {names_key(v) for c in out for v in (c.object, c.replaces, c.subject) if v}
                 told = {(c.subject, c.predicate) for c in out if c.polarity}
