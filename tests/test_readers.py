@@ -856,3 +856,29 @@ def test_when_a_thing_is_held(sentence: str, objects: set[str], clock: ManualClo
     with gm.open(clock=clock) as mem:
         mem.remember(sentence, at="2026-01-01")
         assert {o for _, _, o in _current(mem)} == objects
+
+
+@pytest.mark.parametrize(
+    ("text", "facts"),
+    [
+        (
+            "Call with Hannah Okafor (VP Ops, Brightline Logistics).",
+            {
+                ("Hannah Okafor", "role", "VP Ops"),
+                ("Hannah Okafor", "works_at", "Brightline Logistics"),
+            },
+        ),
+        ("Met Priya Nair, CTO of Acme, at the summit.", {("Priya Nair", "role", "CTO")}),
+        ("We shipped it with Bob Marsh (finally).", set()),
+        ("Lisbon, Porto and Faro are lovely in May.", set()),
+    ],
+)
+def test_a_person_named_with_a_title(
+    text: str, facts: set[tuple[str, str, str]], clock: ManualClock
+) -> None:
+    # docs/concepts/text.md#titles
+    clock.set("2026-01-02")
+    with gm.open(clock=clock) as mem:
+        mem.remember(text, at="2026-01-01")
+        assert facts <= _current(mem)
+        assert {s for s, p, _ in _current(mem) if p == "role"} <= {s for s, _, _ in facts}

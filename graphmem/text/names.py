@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import re
 
+from graphmem.text import lexicon
+
 __all__ = ["is_name_like", "value"]
 
 # -- names ----------------------------------------------------------------------------------
@@ -136,3 +138,48 @@ def value(raw: str | None, *, keep_prepositions: bool = False) -> str | None:
     ):
         return None
     return text
+
+
+#: A person's full name with a title beside it: "Hannah Okafor (VP Ops, Brightline Logistics)",
+#: "Derek Lyle, Head of Fleet", "Priya Nair, CTO of Acme," (docs/concepts/text.md#titles).
+_TITLED = re.compile(
+    r"(?<![\w.])(?P<name>[A-Z][a-z]+(?:[ -][A-Z][a-z]+){1,2})"
+    r"(?:\s*\((?P<t1>[^(),]{2,40}?)(?:,\s*|\s+(?:at|of)\s+)(?P<o1>[A-Z][^(),]{1,40})\)"
+    r"|\s*\((?P<t2>[^(),]{2,40})\)"
+    r"|,\s+(?P<t3>[^,;.()]{2,40}?)(?:\s+(?P<w3>at|of)\s+(?P<o3>[A-Z][^,;()]{1,40}?))?(?=,|;|\.|$))"
+)
+
+
+#: Words that start a sentence before a person's name and are no part of it.
+_NOT_GIVEN = frozenset(["met", "saw", "spoke", "told", "call", "with", "ask", "thanks", "ping"])
+
+
+def _is_title(words: str) -> bool:
+    """Whether a phrase is a job title: its first or last word is a role ("VP Ops", "CTO")."""
+    low = words.casefold().split()
+    return bool(low) and len(low) <= 5 and (low[0] in lexicon.ROLES or low[-1] in lexicon.ROLES)
+
+
+def titled(text: str) -> list[tuple[str, str, str | None]]:
+    """People named with their job title, and the employer when it is said.
+
+    >>> titled("Call with Hannah Okafor (VP Ops, Brightline Logistics).")
+    [('Hannah Okafor', 'VP Ops', 'Brightline Logistics')]
+    >>> titled("New point of contact is Derek Lyle, Head of Fleet.")
+    [('Derek Lyle', 'Head of Fleet', None)]
+    >>> titled("Met Priya Nair, CTO of Acme, at the summit."), titled("Lisbon, Porto and Faro")
+    ([('Priya Nair', 'CTO', 'Acme')], [])
+    """
+    out: list[tuple[str, str, str | None]] = []
+    for m in _TITLED.finditer(text):
+        title = m.group("t1") or m.group("t2") or m.group("t3")
+        org = m.group("o1") or m.group("o3")
+        if m.group("w3") == "of" and not lexicon.ACRONYM.fullmatch(title):
+            title, org = f"{title} of {org}", None  # "Head of Fleet"; "CTO of Acme" names Acme
+        name = m.group("name")
+        first, _, rest = name.partition(" ")
+        if " " in rest and (first.endswith("ed") or first.casefold() in _NOT_GIVEN):
+            name = rest  # "Met Priya Nair, CTO of Acme": a verb before the name
+        if title and _is_title(title):
+            out.append((name, title.strip(), org.strip() if org else None))
+    return out

@@ -595,6 +595,12 @@ class Reader:
                         or lexicon.attribute(c.object) is not None  # "...; user is vegan"
                     )
                 )
+        told = {(c.subject, c.predicate) for c in out}
+        out += [
+            c
+            for c in self._titled(whole, sentence_dates[0])
+            if (c.subject, c.predicate) not in told
+        ]
         if not out:
             self._names(text)
         if ended_by and out:
@@ -679,6 +685,16 @@ class Reader:
                     sentence=whole,
                 )
             )
+        return out
+
+    def _titled(self, whole: str, at: dt.datetime | None) -> list[Claim]:
+        """People named with a title: "Derek Lyle, Head of Fleet" (docs/concepts/text.md#titles)."""
+        out = []
+        for name, title, org in names.titled(whole):  # "Hannah Okafor (VP Ops, Brightline)"
+            out.append(Claim(name, "role", title, valid_from=at, sentence=whole))
+            if org:
+                out.append(Claim(name, "works_at", org, valid_from=at, sentence=whole))
+            self.last_person = name
         return out
 
     def _names(self, text: str) -> None:
