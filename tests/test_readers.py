@@ -882,3 +882,21 @@ def test_a_person_named_with_a_title(
         mem.remember(text, at="2026-01-01")
         assert facts <= _current(mem)
         assert {s for s, p, _ in _current(mem) if p == "role"} <= {s for s, _, _ in facts}
+
+
+def test_the_account_is_the_record_and_a_hand_over_moves_its_owner(clock: ManualClock) -> None:
+    # docs/concepts/text.md#records
+    clock.set("2026-01-01")
+    with gm.open(clock=clock) as mem:
+        mem.add_session("Opp: Halcyon Foods — license\nOwner: Rick Tan", started_at="2026-01-01")
+        clock.set("2026-01-03")
+        mem.add_session(
+            "Opp: Halcyon Foods\nRick handed the account to Zoe Ames (territory realignment).",
+            started_at="2026-01-03",
+        )
+        assert _current(mem) == {("Halcyon Foods", "owner", "Zoe Ames")}
+        mem.remember("Jonas owns the hiring pipeline.", at="2026-01-03")
+        clock.set("2026-01-05")
+        mem.remember("Jonas hands the hiring pipeline to Elif, effective today.", at="2026-01-05")
+        assert ("hiring pipeline", "owner", "Elif") in _current(mem)
+        assert ("hiring pipeline", "owner", "Jonas") not in _current(mem)

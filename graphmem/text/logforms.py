@@ -15,6 +15,7 @@ from graphmem.text.lexicon import ROLES
 
 __all__ = [
     "commit_statement",
+    "names_record",
     "record_change",
     "record_field",
     "record_head",
@@ -227,6 +228,17 @@ def record_line(sentence: str) -> bool:
     """Whether a sentence in a record is one of its fields, not someone speaking."""
     m = _FIELD_LINE.match(sentence.strip())
     return bool(m and record_field(m.group("key")) and len(m.group("value").split()) <= 4)
+
+
+#: Words for the record a text is about ("Rick handed the account to Zoe").
+_THE_RECORD = re.compile(
+    r"(?:the|this)\s+(?:account|ticket|deal|opp|opportunity|incident|issue|request|case)"
+)
+
+
+def names_record(phrase: str) -> bool:
+    """Whether a phrase names the record a text is about: "the account", "this ticket"."""
+    return _THE_RECORD.fullmatch(phrase.strip().casefold()) is not None
 
 
 def record_head(sentence: str) -> bool:

@@ -244,6 +244,8 @@ class Reader:
             text,
         )
         low = text.casefold()
+        if self.record and logforms.names_record(low):  # "the account" in "Opp: Halcyon Foods"
+            return self.record
         words = low.split()
         if not words:
             return None

@@ -162,7 +162,8 @@ def _ownership(
             )
         ]
     m = re.match(
-        _S + r"(?:handed|handed over|passed|gave)\s+(?P<t>.+?)\s+(?:over\s+)?to\s+(?P<b>.+)$",
+        _S + r"(?:handed|hands|hand|is handing|handed over|passed|passes|gave)\s+(?P<t>.+?)\s+"
+        r"(?:over\s+)?to\s+(?P<b>.+)$",
         c,
         re.IGNORECASE,
     )
