@@ -900,3 +900,31 @@ def test_the_account_is_the_record_and_a_hand_over_moves_its_owner(clock: Manual
         mem.remember("Jonas hands the hiring pipeline to Elif, effective today.", at="2026-01-05")
         assert ("hiring pipeline", "owner", "Elif") in _current(mem)
         assert ("hiring pipeline", "owner", "Jonas") not in _current(mem)
+
+
+@pytest.mark.parametrize(
+    ("first", "then", "now"),
+    [
+        (
+            "The nightly backup job fires at 02:00 UTC.",
+            "ci: shift nightly backup to 03:30 UTC",
+            ("nightly backup job", "fires_at", "03:30 UTC"),
+        ),
+        (
+            "the orders db is on Postgres 13",
+            "orders database upgraded to PostgreSQL 16 last night :tada: MERGE away",
+            ("orders db", "runs_on", "PostgreSQL 16"),
+        ),
+    ],
+)
+def test_a_change_finds_its_thing_under_another_head_noun(
+    first: str, then: str, now: tuple[str, str, str], clock: ManualClock
+) -> None:
+    # docs/concepts/text.md#names: "nightly backup" is the nightly backup job we know,
+    # "orders database" the orders db; ":tada:" is an emoji between statements
+    clock.set("2026-01-01")
+    with gm.open(clock=clock) as mem:
+        mem.remember(first, at="2026-01-01")
+        clock.set("2026-01-03")
+        mem.remember(then, at="2026-01-03")
+        assert _current(mem) == {now}

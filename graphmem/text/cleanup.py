@@ -32,6 +32,8 @@ _CONTRACTIONS = [
 _CONTRACTION_RES = [(re.compile(p, re.IGNORECASE), r) for p, r in _CONTRACTIONS]
 #: Emoji and pictographs: decoration, never part of a name ("🎉 errors show up in Sentry").
 _SYMBOLS = re.compile("[\U0001f000-\U0001faff\u2600-\u27bf\ufe0f\u200d]")
+#: An emoji written as a chat's short code: ":tada:", ":+1:", ":white_check_mark:".
+_SHORTCODE = re.compile(r"(?<!\S):[a-z0-9][a-z0-9_+-]{1,30}:(?!\S)")
 #: Emoji between two statements: "Rollbar is gone as of today 🎉 errors show up in Sentry".
 _BETWEEN = re.compile(r"(?<=[\w.%)])\s+(?:" + _SYMBOLS.pattern + r"\s*)+\s(?=[A-Za-z])")
 _CORRECTION = re.compile(
@@ -81,6 +83,7 @@ def clean(sentence: str, *, speaker_known: bool = False) -> tuple[str, str | Non
     ('Alice works at Globex', None, True)
     """
     text = sentence.replace("’", "'").replace("`", "'")
+    text = _SHORTCODE.sub("\U0001f642", text)  # ":tada:" is an emoji as "🎉" is
     text = _BETWEEN.sub("; ", text)  # "X is gone 🎉 errors go to Y": two statements
     text = " ".join(_SYMBOLS.sub(" ", text).split())
     speaker = None

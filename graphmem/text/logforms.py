@@ -53,7 +53,8 @@ _COMMIT_VERBS = {
             "change",
         ]
     },
-    **{v: v + "ed" for v in ["switch", "port"]},
+    **{v: v + "ed" for v in ["switch", "port", "shift", "lower"]},
+    **{v: v + "d" for v in ["reschedule", "raise", "increase", "reduce", "rename"]},
     **{"drop": "dropped", "swap": "swapped", "bump": "bumped", "rewrite": "rewrote"},
     # a state the commit sets up: what now holds ("index products in Elasticsearch")
     **{

@@ -86,6 +86,12 @@ GENERIC_HEADS = (
     "server",
     "environment",
     "database",
+    "db",
+    "job",
+    "cron",
+    "task",
+    "worker",
+    "queue",
 )
 #: Facts read per replaced value when "we" names no fact holding it.
 INCOMING_LIMIT = 20
@@ -373,8 +379,8 @@ class Resolver:
         """The name a thing is known under: "billing" is "the billing service" we know.
 
         Only when the name as written has no current facts and exactly one variant has: its
-        other spellings under the technology aliases, the name without or with a generic head
-        noun, or a person's first name. One bounded look-up of a few ids, never a scan
+        other spellings under the technology aliases, the name without, with or with another
+        generic head noun, or a person's first name. One bounded look-up of a few ids, never a scan
         (docs/concepts/text.md#names).
         """
         if self._values(subject, start):
@@ -382,7 +388,8 @@ class Resolver:
         words = subject.split()
         variants = spellings(subject)[1:] + [f"{subject} {head}" for head in GENERIC_HEADS]
         if len(words) > 1 and words[-1].casefold() in GENERIC_HEADS:
-            variants.insert(0, " ".join(words[:-1]))
+            stem = " ".join(words[:-1])  # "orders database" is the "orders db" we know
+            variants[:0] = [stem, *(f"{stem} {head}" for head in GENERIC_HEADS)]
         if 1 < len(words) <= 3 and all(w[:1].isupper() for w in words):
             variants.insert(0, words[0])  # "Hannah Ode" is the Hannah we know
         if len(words) == 1 and subject[:1].isupper():
