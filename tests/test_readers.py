@@ -928,3 +928,13 @@ def test_a_change_finds_its_thing_under_another_head_noun(
         clock.set("2026-01-03")
         mem.remember(then, at="2026-01-03")
         assert _current(mem) == {now}
+
+
+@pytest.mark.parametrize("end", ["", "."])
+def test_a_value_written_without_spaces_is_one_word(end: str, clock: ManualClock) -> None:
+    # docs/concepts/text.md#open-relations
+    clock.set("2026-01-02")
+    with gm.open(clock=clock) as mem:
+        mem.remember("The rate limit is 100 req/s.", at="2026-01-01")
+        mem.remember(f"We raised the rate limit to 250 req/s{end}", at="2026-01-02")
+        assert {o for _, _, o in _current(mem)} == {"250 req/s"}

@@ -151,7 +151,14 @@ def phrase(tok: Token) -> str:
                 span.update(x.i for x in c.subtree)
     doc = tok.doc
     start, end = min(span), max(span)
+    # "250 req/s": tokens written without a space between are one word
+    while end + 1 < len(doc) and not doc[end].whitespace_ and doc[end + 1].text[0] not in _STOPS:
+        end += 1
     return str(doc[start : end + 1].text)
+
+
+#: What ends a word written without spaces: punctuation between words or at a sentence's end.
+_STOPS = frozenset(".,;:!?)]}\"'’…")  # and "'s", "n't"
 
 
 def _is_pronoun(text: str) -> bool:
