@@ -938,3 +938,13 @@ def test_a_value_written_without_spaces_is_one_word(end: str, clock: ManualClock
         mem.remember("The rate limit is 100 req/s.", at="2026-01-01")
         mem.remember(f"We raised the rate limit to 250 req/s{end}", at="2026-01-02")
         assert {o for _, _, o in _current(mem)} == {"250 req/s"}
+
+
+def test_a_phrase_that_opens_with_i_or_we_is_no_name(clock: ManualClock) -> None:
+    # docs/concepts/text.md#subjects
+    clock.set("2026-01-02")
+    with gm.open(clock=clock) as mem:
+        mem.remember(
+            "I cancelled Spotify last month, we only use YouTube Music now.", at="2026-01-01"
+        )
+        assert {s for s, _, _ in _current(mem)} == {"self"}

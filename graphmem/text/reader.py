@@ -159,7 +159,7 @@ _BY_THE_WAY = re.compile(r"(?i),?\s*\bby the way\b,?")
 #: good to ...", "Absolutely, ..."), holds a question word ("amazing how nature") or ends in
 #: a word that cannot end a name ("all passionate about", "You captured the").
 _NOT_A_NAME = re.compile(
-    r"(?i)^(?:your|yours|you|what|which|how|why|whose|me|him|them|us|it|its|their|theirs|"
+    r"(?i)^(?:your|yours|you|what|which|how|why|whose|me|him|them|us|it|its|their|theirs|i|we|got|"
     r"such|absolutely|definitely|totally|honestly|seriously|literally|exactly|certainly|"
     r"probably|hopefully|luckily|unfortunately|sadly|anyway|bet|yes|yeah|yep|nope|wow|oh|"
     r"ok|okay|sure|hey|hi|hello|thanks|lol|haha|aww|omg|btw)\b"
@@ -238,7 +238,7 @@ class Reader:
         )
         text = re.sub(
             r"(?i)(?:\s+(?:now|still|also|currently|already|finally|officially|"
-            r"recently|just|actually|then|too|even|again|mostly|apparently|both|all|"
+            r"recently|just|actually|then|too|even|again|mostly|apparently|both|all|only|"
             r"each))+$",
             "",
             text,
