@@ -948,3 +948,11 @@ def test_a_phrase_that_opens_with_i_or_we_is_no_name(clock: ManualClock) -> None
             "I cancelled Spotify last month, we only use YouTube Music now.", at="2026-01-01"
         )
         assert {s for s, _, _ in _current(mem)} == {"self"}
+
+
+def test_an_ordinal_is_no_slot(clock: ManualClock) -> None:
+    # "B is the Z of T" names T's slot Z, but "the 25th of each month" is a date
+    clock.set("2026-01-02")
+    with gm.open(clock=clock) as mem:
+        mem.remember("Payday is the 25th of each month.", at="2026-01-01")
+        assert not any(s == "each month" or p == "25th" for s, p, _ in _current(mem))

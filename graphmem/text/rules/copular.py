@@ -183,7 +183,12 @@ def _copular(r: Reader, c: str, neg: bool, prev: str | None, spk: str | None) ->
         c,
         re.IGNORECASE,
     )
-    if m and not re.search(r",|\b(?:is|are)\b", m.group("b"), re.IGNORECASE):
+    if (
+        m
+        and not re.search(r",|\b(?:is|are)\b", m.group("b"), re.IGNORECASE)
+        # "Payday is the 25th of each month": a date, not the 25th slot of a month
+        and not re.match(r"\d", m.group("z"))
+    ):
         value = m.group("b")
         if value.casefold().split()[-1] in _FIRST_PERSON | _PERSON_PRONOUNS | _THING_PRONOUNS:
             value = _subj(r, value, prev, spk) or ""
