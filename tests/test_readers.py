@@ -956,3 +956,13 @@ def test_an_ordinal_is_no_slot(clock: ManualClock) -> None:
     with gm.open(clock=clock) as mem:
         mem.remember("Payday is the 25th of each month.", at="2026-01-01")
         assert not any(s == "each month" or p == "25th" for s, p, _ in _current(mem))
+
+
+def test_whoever_raises_it_the_raised_thing_takes_the_value(clock: ManualClock) -> None:
+    # docs/concepts/text.md#open-relations: "they're raising my membership to £39"
+    clock.set("2026-01-01")
+    with gm.open(clock=clock) as mem:
+        mem.remember("My membership is £35 a month.", at="2026-01-01")
+        clock.set("2026-02-01")
+        mem.remember("PureGym emailed: they're raising my membership to £39.", at="2026-02-01")
+        assert _current(mem) == {("self", "membership", "£39")}

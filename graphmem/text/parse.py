@@ -467,7 +467,7 @@ def _clause(verb: Token) -> list[Open]:
     if lemma in VALUE_VERBS and not negated:
         # "Aurora budget revised upward to $2.1M", "(we) raised the limit to 250 req/s"
         to = [o for w, o in preps if w in ("to", "at")]
-        moved = _children(verb, "dobj") if subj is None or subj.lower_ in _FIRST else [subj]
+        moved = _children(verb, "dobj") or ([subj] if subj is not None else [])
         if to and moved and not _is_pronoun(to[0].text) and not _is_pronoun(moved[0].text):
             thing, slot = _slot_phrase(moved[0])
             return [Open(thing, slot, phrase(to[0]), change=True)]
