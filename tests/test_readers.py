@@ -774,7 +774,7 @@ def test_handling_and_a_value_raised_without_a_subject(
 
 
 @given(
-    slot=st.sampled_from(["budget", "limit", "price", "fee", "rent"]),
+    slot=st.sampled_from(["budget", "limit", "deposit", "fee", "rent"]),
     other=st.sampled_from(["team plan price", "gym membership", "day rate"]),
     old=st.integers(1, 999),
     new=st.integers(1, 999),
@@ -791,6 +791,15 @@ def test_a_slot_the_sentence_names_never_takes_another(
         clock.set("2026-01-05")
         mem.remember(f"The {slot} was revised to ${new}.", at="2026-01-05")
         assert (f"${old}", True) in {(f.object, f.valid_to is None) for f in mem.facts()}
+
+
+def test_a_slot_named_more_fully_takes_the_slot_it_names(clock: ManualClock) -> None:
+    # "Northwind rate adjusted to $175" is the rate's value (a past amendment, in history)
+    clock.set("2026-02-01")
+    with gm.open(clock=clock) as mem:
+        mem.remember("Consulting agreement with Northwind: rate is $150 per hour.", at="2024-03-01")
+        mem.remember("Northwind rate adjusted to $175 per hour.", at="2025-02-20")
+        assert _current(mem) == {("self", "rate", "$175")}
 
 
 def test_an_agents_note_in_semicolons_reads_every_part(clock: ManualClock) -> None:

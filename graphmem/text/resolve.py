@@ -464,8 +464,6 @@ class Resolver:
         if c.subject == self.owner and not c.change:
             return None
         kind = _kind(c.object)
-        if _noun_slot(name):  # "the budget was revised to $2.1M" names its own slot
-            return None
         if kind is None or self.predicate(name, many=c.many).cardinality != "one":
             return None
         values = self._values(c.subject, start)
@@ -481,6 +479,11 @@ class Resolver:
             if all(_kind(o) == kind for o in olds)
             and all(self.key(o) != self.key(c.object) for o in olds)
         ]
+        if _noun_slot(name):
+            # a slot the sentence names takes only a slot it names more or less of ("Northwind
+            # rate" the "rate"); "the budget was revised to $2.1M" is its own slot
+            words = _slot_words(name)
+            fits = [p for p in fits if _slot_words(p) <= words or words <= _slot_words(p)]
         return fits[0] if len(fits) == 1 else None
 
     def _split_slot(self, c: Claim, start: dt.datetime) -> Claim:
