@@ -975,3 +975,15 @@ def test_whoever_raises_it_the_raised_thing_takes_the_value(clock: ManualClock) 
         clock.set("2026-02-01")
         mem.remember("PureGym emailed: they're raising my membership to £39.", at="2026-02-01")
         assert _current(mem) == {("self", "membership", "£39")}
+
+
+def test_a_ticket_field_after_a_title_and_a_day_that_is_no_host(clock: ManualClock) -> None:
+    # docs/concepts/text.md#records: "reporter: kim" is a line of its own, not the title's
+    clock.set("2026-01-02")
+    with gm.open(clock=clock) as mem:
+        mem.add_session(
+            "REL-77 Deploy policy\nreporter: kim\n"
+            "kim: Reminder: no deploys on Fridays after 14:00.\nlucas: ack",
+            started_at="2026-01-01",
+        )
+        assert _current(mem) == {("REL-77", "reporter", "kim")}

@@ -440,10 +440,11 @@ def _turns(text: str) -> list[tuple[str | None, str]]:
         m = _TURN.match(line)
         who = m.group("who").strip() if m else ""
         low = _LOWER_TURN.match(line)
+        field = bool(record and m and record_field(who) and _field(line[m.end() :]))
         if (
             m
             and not is_setting(who, line[m.end() :])
-            and not (record and record_field(who) and _field(line[m.end() :]))
+            and not field
             and (
                 is_speaker(who)
                 or (
@@ -463,6 +464,7 @@ def _turns(text: str) -> list[tuple[str | None, str]]:
             prev
             and not item
             and not stamped
+            and not field  # "reporter: kim" under "REL-77 Deploy policy" is a line of its own
             and not prev.rstrip().endswith((".", "!", "?", ":"))
             and body[:1].islower()
         ):

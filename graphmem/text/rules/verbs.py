@@ -185,6 +185,9 @@ _ANY_VERB = re.compile(
     + ")",
     re.I,
 )
+_WEEKDAY = re.compile(
+    r"(?i)(?:mon|tues|wednes|thurs|fri|satur|sun)days?(?:\s+after\s+.*)?|weekends?"
+)
 _ON_NOT_PLATFORM = re.compile(
     r"(?i)\b(?:team|squad|call|leave|vacation|holiday|board|committee|track|schedule|hold|"
     r"fire|time|duty|rotation|break|site|record|it|board|list|top|way|phone|line|mute|pto)$"
@@ -239,6 +242,8 @@ def _verbs(r: Reader, c: str, neg: bool, prev: str | None, spk: str | None) -> l
             return []  # "Alice worked at Acme": true once, but until when?
         if obj is None:
             return [Claim(subject, pred, None, polarity=False)] if neg else []
+        if _WEEKDAY.fullmatch(obj):
+            return []  # "no deploys on Fridays": a day, not a host
         if pred in ("works_at", "lives_in", "married_to", "located_in") and not (
             is_name_like(obj) or r.chat
         ):
