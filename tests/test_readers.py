@@ -990,3 +990,15 @@ def test_a_ticket_field_after_a_title_and_a_day_that_is_no_host(clock: ManualClo
         now = _current(mem)
         assert ("REL-77", "reporter", "kim") in now
         assert not any(o == "Fridays" or p == "deploy_policy_reporter" for _, p, o in now)
+
+
+def test_a_move_to_a_team_is_the_persons_one_team(clock: ManualClock) -> None:
+    clock.set("2026-01-02")
+    with gm.open(clock=clock) as mem:
+        mem.add_session("Raj: btw I moved to the platform team last week", started_at="2026-01-01")
+        mem.remember("We moved to Berlin.", at="2026-01-02")
+        clock.set("2026-03-02")
+        mem.add_session("Raj: I moved to the data team this month", started_at="2026-03-01")
+        assert ("Raj", "team", "data team") in _current(mem)
+        assert ("Raj", "team", "platform team") not in _current(mem)
+        assert ("self", "lives_in", "Berlin") in _current(mem)

@@ -42,6 +42,10 @@ _HINTS = {
 
 def _hint(verb: str, subject: str | None, new: str, r: Reader) -> str | None:
     verb = verb.split()[-1].casefold()
+    if verb in ("moved", "transferred", "switched") and re.search(
+        r"(?i)\s(?:team|squad|department|group|org)$", f" {new}"
+    ):
+        return "team"  # "I moved to the platform team": a person's one team
     if (
         verb in ("moved", "relocated")
         and subject
