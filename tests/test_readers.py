@@ -878,6 +878,7 @@ def test_when_a_thing_is_held(sentence: str, objects: set[str], clock: ManualClo
             },
         ),
         ("Met Priya Nair, CTO of Acme, at the summit.", {("Priya Nair", "role", "CTO")}),
+        ("Notes: CTO Imogen Price is our champion.", {("Imogen Price", "role", "CTO")}),
         ("We shipped it with Bob Marsh (finally).", set()),
         ("Lisbon, Porto and Faro are lovely in May.", set()),
     ],

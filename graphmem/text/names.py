@@ -150,6 +150,8 @@ _TITLED = re.compile(
 )
 
 
+#: A title in capitals before a full name: "CTO Imogen Price".
+_TITLE_FIRST = re.compile(r"(?<![\w.])(?P<title>[A-Z]{2,4}) (?P<name>[A-Z][a-z]+ [A-Z][a-z]+)\b")
 #: Words that start a sentence before a person's name and are no part of it.
 _NOT_GIVEN = frozenset(["met", "saw", "spoke", "told", "call", "with", "ask", "thanks", "ping"])
 
@@ -169,8 +171,14 @@ def titled(text: str) -> list[tuple[str, str, str | None]]:
     [('Derek Lyle', 'Head of Fleet', None)]
     >>> titled("Met Priya Nair, CTO of Acme, at the summit."), titled("Lisbon, Porto and Faro")
     ([('Priya Nair', 'CTO', 'Acme')], [])
+    >>> titled("Notes: CTO Imogen Price is champion."), titled("AWS Lambda Functions")
+    ([('Imogen Price', 'CTO', None)], [])
     """
-    out: list[tuple[str, str, str | None]] = []
+    out: list[tuple[str, str, str | None]] = [
+        (m.group("name"), m.group("title"), None)
+        for m in _TITLE_FIRST.finditer(text)
+        if m.group("title").casefold() in lexicon.ROLES
+    ]  # "CTO Imogen Price is champion"
     for m in _TITLED.finditer(text):
         title = m.group("t1") or m.group("t2") or m.group("t3")
         org = m.group("o1") or m.group("o3")
