@@ -1003,3 +1003,45 @@ def test_a_move_to_a_team_is_the_persons_one_team(clock: ManualClock) -> None:
         assert ("Raj", "team", "data team") in _current(mem)
         assert ("Raj", "team", "platform team") not in _current(mem)
         assert ("self", "lives_in", "Berlin") in _current(mem)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "fact"),
+    [
+        (
+            "We migrated the billing service to Go last week.",
+            ("billing service", "written_in", "Go"),
+        ),
+        ("We moved the API to AWS.", ("API", "hosted_on", "AWS")),
+        ("I moved to Berlin.", ("self", "lives_in", "Berlin")),
+    ],
+)
+def test_a_first_mention_that_is_a_migration_is_stored(
+    sentence: str, fact: tuple[str, str, str], clock: ManualClock
+) -> None:
+    # docs/concepts/text.md#resolution-against-the-graph, rule 3
+    clock.set("2026-01-02")
+    with gm.open(clock=clock) as mem:
+        mem.remember(sentence, at="2026-01-01")
+        assert _current(mem) == {fact}
+
+
+@given(
+    thing=st.sampled_from(["billing service", "search api", "orders worker", "reports app"]),
+    value=st.sampled_from(["Go", "Rust", "AWS", "GCP", "Postgres 16", "Kubernetes"]),
+    verb=st.sampled_from(["migrated", "moved", "switched", "ported"]),
+)
+@settings(max_examples=25, deadline=None)
+def test_a_migration_with_nothing_stored_touches_no_other_thing(
+    thing: str, value: str, verb: str
+) -> None:
+    # docs/concepts/text.md#resolution-against-the-graph: rule 3 writes the new fact only
+    clock = ManualClock(dt.datetime(2026, 1, 1, 12, tzinfo=dt.timezone.utc))
+    with gm.open(clock=clock) as mem:
+        mem.remember("The gateway runs on Laravel. We host the gateway on Heroku.", at="2026-01-01")
+        before = _current(mem)
+        clock.set("2026-02-01")
+        mem.remember(f"We {verb} the {thing} to {value}.", at="2026-02-01")
+        now = _current(mem)
+        assert before <= now
+        assert {s for s, _, _ in now - before} <= {thing}

@@ -15,6 +15,7 @@ __all__ = [
     "CATEGORIES",
     "is_speaker",
     "DISCOURSE",
+    "FAMILY_SLOTS",
     "HYPOTHETICAL",
     "PAST",
     "ROLES",
@@ -149,6 +150,16 @@ PAST = (
     "at first",
 )
 
+#: The relation a migration to a value of a family implies when nothing is stored
+#: ("we migrated the billing service to Go": written in Go;
+#: docs/concepts/text.md#resolution-against-the-graph).
+FAMILY_SLOTS = {
+    "language": "written_in",
+    "cloud": "hosted_on",
+    "deploy": "runs_on",
+    "database": "database",
+    "ci": "ci",
+}
 #: Job titles: "Alice is the CTO" is a role, "Carol is the new team lead" a slot.
 ROLES = frozenset(
     """ceo cto cfo coo cio ciso cpo cmo vp president founder co-founder cofounder chairman

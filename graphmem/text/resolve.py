@@ -599,10 +599,15 @@ class Resolver:
             ended = list(dict.fromkeys(p for s, p in self._ended if s == sid))
             if len(ended) == 1:
                 return [self._act("assert", c, c.subject, ended[0], new, start)]
-        if not slots and c.hint:
+        # a family's relation comes after the owner's relation that names the thing (rule 4)
+        family = c.hint in lexicon.FAMILY_SLOTS.values()
+        if not slots and c.hint and not (family and not values and c.subject != self.owner):
             return [self._act("assert", c, c.subject, c.hint, new, start)]
         if not values and c.subject != self.owner:
-            return self._owners_relation(c, new, start)
+            owners = self._owners_relation(c, new, start)
+            if owners is None and family and not slots:
+                return [self._act("assert", c, c.subject, c.hint or "", new, start)]
+            return owners
         return None
 
     def _owners_relation(self, c: Claim, new: str, start: dt.datetime) -> list[Action] | None:
