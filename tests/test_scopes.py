@@ -371,6 +371,7 @@ def test_a_sessions_facts_of_another_scope_stay_hidden(mem: gm.Memory, clock: Ma
     clock.set("2026-01-02")
     bob = str(mem.context("what does the api run on", scope="acme/bob"))
     alice = str(mem.context("what does the api run on", scope="acme/alice"))
-    assert f"{line} (no longer true since 20 Dec 2025)" in bob
+    # the line also backs the scope's own reading ("api written_in Go"): the mark names Bob's
+    assert f"{line} (runs_on Go no longer true since 20 Dec 2025)" in bob
     assert f"{line}\n" in alice + "\n"
     assert "no longer" not in alice

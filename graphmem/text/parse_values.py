@@ -48,6 +48,6 @@ def meeting_time(verb: Token, attrs: list[Token]) -> str | None:
         return None
     for p in _children(day or verb, "prep"):
         for o in _children(p, "pobj"):
-            if p.lower_ == "at" and _CLOCK.fullmatch(o.text):
+            if p.lower_ == "at" and _CLOCK.fullmatch(o.text) and any(c.isdigit() for c in o.text):
                 return f"{day.text} at {o.text}" if day is not None else str(o.text)
     return None

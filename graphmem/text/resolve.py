@@ -599,15 +599,18 @@ class Resolver:
             ended = list(dict.fromkeys(p for s, p in self._ended if s == sid))
             if len(ended) == 1:
                 return [self._act("assert", c, c.subject, ended[0], new, start)]
-        # a family's relation comes after the owner's relation that names the thing (rule 4)
-        family = c.hint in lexicon.FAMILY_SLOTS.values()
-        if not slots and c.hint and not (family and not values and c.subject != self.owner):
+        if not slots and c.hint:
             return [self._act("assert", c, c.subject, c.hint, new, start)]
+        # with no slot at all, a migration is the relation its new value's family implies
+        # ("we migrated the billing service to Go": written in Go), after rule 4
+        family = None if slots else lexicon.FAMILY_SLOTS.get(lexicon.category(new) or "")
         if not values and c.subject != self.owner:
             owners = self._owners_relation(c, new, start)
-            if owners is None and family and not slots:
-                return [self._act("assert", c, c.subject, c.hint or "", new, start)]
+            if owners is None and family:
+                return [self._act("assert", c, c.subject, family, new, start)]
             return owners
+        if family and not any(v.predicate == family for v in values):
+            return [self._act("assert", c, c.subject, family, new, start)]
         return None
 
     def _owners_relation(self, c: Claim, new: str, start: dt.datetime) -> list[Action] | None:
@@ -690,8 +693,9 @@ class Resolver:
                 out.append(self._act("end", c, subject, v.predicate, v.object, start))
             out.append(self._act("assert", c, subject, v.predicate, new, start))
             return out
-        if not slots and c.hint:
-            return [self._act("assert", c, c.subject, c.hint, new, start)]
+        family = lexicon.FAMILY_SLOTS.get(lexicon.category(new) or "")
+        if not slots and (c.hint or family):  # no fact holds the old value: rule 3
+            return [self._act("assert", c, c.subject, c.hint or family or "", new, start)]
         return None
 
 

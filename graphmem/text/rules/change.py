@@ -59,11 +59,6 @@ def _hint(verb: str, subject: str | None, new: str, r: Reader) -> str | None:
         return "lives_in"
     if verb in ("upgraded", "bumped") and lexicon.category(new) in ("version", "number"):
         return "version"
-    family = lexicon.category(new)
-    if verb not in _HINTS and family in lexicon.FAMILY_SLOTS:
-        # "we migrated the billing service to Go" with nothing stored: it is written in Go
-        # (docs/concepts/text.md#resolution-against-the-graph)
-        return lexicon.FAMILY_SLOTS[family]
     return _HINTS.get(verb)
 
 
