@@ -109,10 +109,12 @@ def writes(facts: Sequence[Fact], *claims: Claim) -> list[tuple[str, str, str, s
             Claim("Alice", None, "Berlin", change=True, hint="lives_in"),
             [("assert", "Alice", "lives_in", "Berlin")],
         ),
-        # nothing known, no hint: no write
-        ([], Claim("API", None, "Go", change=True), None),
+        # nothing stored, no hint: the relation Go's family implies (text.md, resolution rule 3)
+        ([], Claim("API", None, "Go", change=True), [("assert", "API", "written_in", "Go")]),
         # a number never replaces a name
         ([fact("API", "runs_on", "Laravel")], Claim("API", None, "9090", change=True), None),
+        # nothing stored and a value of no family: no write
+        ([], Claim("API", None, "Northwind", change=True), None),
         # "replaced Kong with Envoy" names "Kong 3.4" too
         (
             [fact("gateway", "runs_on", "Kong 3.4")],

@@ -60,7 +60,10 @@ def test_add_session_returns_the_stored_session(mem: gm.Memory) -> None:
     assert isinstance(s.session, gm.Session)
     assert s.id == s.session.id == "chat-1"
     assert s.mentions == {"API": 1, "Kubernetes": 2}
-    assert s.results == ()  # "moved the API to Kubernetes": nothing known to change, no claim
+    # "moved the API to Kubernetes" with nothing known: the relation the value's family implies
+    assert [(r.fact.subject, r.fact.predicate, r.fact.object) for r in s.results if r.fact] == [
+        ("API", "runs_on", "Kubernetes")
+    ]
     assert mem.sessions() == [s.session]
     assert get_session(mem, "chat-1") == s.session
     assert (s.title, s.source, s.summary, s.text) == (

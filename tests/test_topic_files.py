@@ -555,7 +555,8 @@ def test_a_change_no_fact_recorded_is_read_from_the_session_lines(tmp_path: Path
         mem.add_session(
             "We migrated the API from Laravel to Go.", started_at="2026-06-10", session_id="s-go"
         )
-        assert mem.facts() == []
+        # nothing held Laravel: only the migration's own reading (resolution rule 3) is a fact
+        assert [(f.predicate, f.object) for f in mem.facts()] == [("written_in", "Go")]
         (row,) = mem.topic_audit(tmp_path)
         assert (row.file, row.line, row.text) == ("api.md", 3, "- The API runs on Laravel.")
         assert (row.kind, row.stale_value, row.current_value) == ("superseded", "Laravel", "Go")
