@@ -1009,6 +1009,9 @@ def test_a_migration_with_nothing_stored_touches_no_other_thing(
         ),
         ("We moved the API to AWS.", ("API", "hosted_on", "AWS")),
         ("I moved to Berlin.", ("self", "lives_in", "Berlin")),
+        ("We moved everything to AWS over the weekend.", ("self", "hosted_on", "AWS")),
+        # a person "still at" a company works there (docs/concepts/text.md#log-formats)
+        ("Gustavo is still at Embraer.", ("Gustavo", "works_at", "Embraer")),
     ],
 )
 def test_a_sentence_reads_as_one_fact(
@@ -1018,3 +1021,66 @@ def test_a_sentence_reads_as_one_fact(
     with gm.open(clock=clock) as mem:
         mem.remember(sentence, at="2026-01-01")
         assert _current(mem) == {fact}
+
+
+@pytest.mark.parametrize(
+    ("chat", "written"),
+    [
+        ("Ana works at Acme. shes at Globex now", "Ana works at Acme. She's at Globex now"),
+        ("Omar uses Vim. hes on Emacs now", "Omar uses Vim. He's on Emacs now"),
+        (
+            "The mobile team is on Jira. theyre on Linear now",
+            "The mobile team is on Jira. They're on Linear now",
+        ),
+        ("Ana doesnt work at Acme", "Ana doesn't work at Acme"),
+    ],
+)
+def test_chat_without_apostrophes_reads_as_with_them(chat: str, written: str) -> None:
+    # docs/concepts/text.md#log-formats
+    at = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
+
+    def read(text: str) -> list[tuple[str, str | None, str | None, bool]]:
+        return [
+            (c.subject, c.predicate, c.object, c.polarity)
+            for c in BuiltinReader().read(text, at=at, owner="self")
+        ]
+
+    assert read(chat) == read(written)
+    assert read(chat)
+
+
+def test_were_is_no_contraction(clock: ManualClock) -> None:
+    clock.set("2026-01-02")
+    with gm.open(clock=clock) as mem:
+        mem.remember("We were on Heroku.", at="2026-01-01")
+        assert ("self", "runs_on", "Heroku") not in _current(mem)
+
+
+def test_a_port_read_by_the_parse_is_its_number(clock: ManualClock) -> None:
+    clock.set("2026-01-02")
+    with gm.open(clock=clock) as mem:
+        mem.remember(
+            "The webhook relay is written in Elixir and listens on port 4000.", at="2026-01-01"
+        )
+        assert _current(mem) == {
+            ("webhook relay", "written_in", "Elixir"),
+            ("webhook relay", "port", "4000"),
+        }
+
+
+def test_a_move_of_an_unread_it_writes_no_family(clock: ManualClock) -> None:
+    # docs/concepts/text.md#resolution-against-the-graph: rule 3 needs the thing that moved
+    clock.set("2026-01-02")
+    with gm.open(clock=clock) as mem:
+        mem.remember("no, we moved it to Fly.io two weeks ago", at="2026-01-01")
+        mem.remember("We replaced it with Fly.io.", at="2026-01-01")
+        assert _current(mem) == set()
+        assert [f.statement for f in mem.facts()]  # the text is kept as a note
+
+
+def test_last_nite_is_last_night(clock: ManualClock) -> None:
+    clock.set("2026-01-10")
+    with gm.open(clock=clock) as mem:
+        mem.remember("The analytics replica was bumped to MySQL 8.0 last nite.", at="2026-01-10")
+        (fact,) = [f for f in mem.facts() if f.predicate != "note"]
+        assert fact.valid_from == dt.datetime(2026, 1, 9, tzinfo=dt.timezone.utc)

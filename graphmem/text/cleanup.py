@@ -28,6 +28,10 @@ _CONTRACTIONS = [
     (r"\bwon't\b", "will not"),
     (r"\bcan't\b", "cannot"),
     (r"\b(is|are|was|were|does|do|did|has|have|had|could|would|should)n't\b", r"\1 not"),
+    # chat without apostrophes: "hes at the gym", "theyre on Jira", "doesnt use it"
+    (r"\b(he|she)s\b", r"\1 is"),
+    (r"\b(they|you)re\b(?= \w)", r"\1 are"),
+    (r"\b(is|was|does|do|did|has|have)nt\b", r"\1 not"),
 ]
 _CONTRACTION_RES = [(re.compile(p, re.IGNORECASE), r) for p, r in _CONTRACTIONS]
 #: Emoji and pictographs: decoration, never part of a name ("🎉 errors show up in Sentry").

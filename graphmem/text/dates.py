@@ -81,7 +81,8 @@ DATE_PATTERN = re.compile(
     + r"|q[1-4](?:\s+(?:of\s+)?\d{4})?"
     + rf"|(?:last|this|next)\s+(?:week|month|year|quarter|{'|'.join(_SEASONS)}|{'|'.join(_WEEKDAYS)}|{_MONTH})"  # noqa: E501
     + rf"|{_NUM}\s+(?:day|week|month|year)s?\s+ago"
-    + r"|yesterday|today|tonight|last night|this morning|this afternoon|this evening"
+    + r"|yesterday|today|toni(?:ght|te)|last ni(?:ght|te)|this morning|this afternoon"
+    + r"|this evening"
     + r"|earlier today"
     + r"|the day before yesterday|the other day|recently"
     + rf"|(?:{'|'.join(_SEASONS)})(?:\s+(?:of\s+)?\d{{4}})?"
@@ -119,6 +120,7 @@ def _season(name: str, at: dt.datetime, year: int | None = None) -> dt.datetime:
 
 def _resolve(expr: str, at: dt.datetime) -> dt.datetime | None:  # noqa: C901 - one table
     low = " ".join(expr.casefold().replace(",", " ").replace(".", " ").split())
+    low = low.replace("nite", "night")  # chat's spelling: "last nite"
     today = _midnight(at)
     try:
         if re.fullmatch(r"\d{4}-\d{2}-\d{2}", low):

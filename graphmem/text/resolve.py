@@ -405,7 +405,10 @@ class Resolver:
         end = c.valid_to if op == "assert" else None
         if end is not None and end <= start:
             end = None  # an end before the start is no interval: keep what is known
-        return Action(op, s, self.predicate(p, many=c.many).name, o, start, end, c)
+        name = self.predicate(p, many=c.many).name
+        if name == "port" and (m := _PORT_VALUE.match(o)):
+            o = m.group(1)  # "listens on port 4000" read by the parse: the port is 4000
+        return Action(op, s, name, o, start, end, c)
 
     def _resolve(self, c: Claim, start: dt.datetime) -> list[Action] | None:
         if c.predicate is None:
@@ -603,7 +606,10 @@ class Resolver:
             return [self._act("assert", c, c.subject, c.hint, new, start)]
         # with no slot at all, a migration is the relation its new value's family implies
         # ("we migrated the billing service to Go": written in Go), after rule 4
-        family = None if slots else lexicon.FAMILY_SLOTS.get(lexicon.category(new) or "")
+        # ("we moved it to Fly.io" with "it" unread names no thing: the owner gets no family)
+        family = None
+        if not slots and c.subject != self.owner:
+            family = lexicon.FAMILY_SLOTS.get(lexicon.category(new) or "")
         if not values and c.subject != self.owner:
             owners = self._owners_relation(c, new, start)
             if owners is None and family:
@@ -693,7 +699,9 @@ class Resolver:
                 out.append(self._act("end", c, subject, v.predicate, v.object, start))
             out.append(self._act("assert", c, subject, v.predicate, new, start))
             return out
-        family = lexicon.FAMILY_SLOTS.get(lexicon.category(new) or "")
+        family = None
+        if c.subject != self.owner:  # the owner gets no family, as in _resolve
+            family = lexicon.FAMILY_SLOTS.get(lexicon.category(new) or "")
         if not slots and (c.hint or family):  # no fact holds the old value: rule 3
             return [self._act("assert", c, c.subject, c.hint or family or "", new, start)]
         return None
@@ -714,6 +722,9 @@ _PRODUCT_PART = re.compile(
     r"servers|box|node|nodes|deployment|setup|install|installation|account|subscription|"
     r"license|licence|integration|plugin)"
 )
+
+
+_PORT_VALUE = re.compile(r"(?i)^port\s+(\d{1,5})$")
 
 
 def _quantity(value: str) -> str | None:

@@ -252,6 +252,10 @@ def _change(r: Reader, c: str, neg: bool, prev: str | None, spk: str | None) -> 
         if hint == "lives_in":
             return [Claim(subject, "lives_in", new, replaces=old, change=True)]
     hint = _hint(verb, subject, new, r)
+    if hint is None and subject == r.owner and _EVERYTHING.fullmatch(gd.get("t") or ""):
+        # "we moved everything to AWS": the owner's whole stack, so its new value's family
+        # (docs/concepts/text.md#resolution-against-the-graph, rule 3)
+        hint = lexicon.FAMILY_SLOTS.get(lexicon.category(new) or "")
     if hint is None and verb.split()[-1].casefold() in (
         "rewrote",
         "rebuilt",
@@ -263,6 +267,13 @@ def _change(r: Reader, c: str, neg: bool, prev: str | None, spk: str | None) -> 
         # "rebuilt the blog on Ghost" is what it runs on; "rewrote it in Rust", its language
         hint = {"in": "written_in", "on": "runs_on", "with": "runs_on"}.get(gd["prep"].casefold())
     return [Claim(subject, slot, new, replaces=old, change=True, hint=hint)]
+
+
+#: The owner's whole stack as the thing that moved.
+_EVERYTHING = re.compile(
+    r"(?i)\s*(?:everything|it all|all of it|all (?:of )?our (?:stuff|services|apps|infra)|"
+    r"(?:our|the) (?:whole|entire) (?:stack|infra|infrastructure|setup))\s*"
+)
 
 
 def _bare_value(value: str | None) -> str | None:

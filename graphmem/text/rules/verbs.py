@@ -47,7 +47,7 @@ _VERBS: list[tuple[str, str, str]] = [
         "sp",
     ),
     (r"(?:is|are) (?:now )?(?:employed|hired)\s+(?:at|by)\s+(?P<o>.+)", "works_at", "sp"),
-    (r"(?:is|are)\s+(?:now\s+)?at\s+(?P<o>[A-Z][\w.&' -]*)$", "works_at", "person"),
+    (r"(?:is|are)\s+(?:now\s+|still\s+)?at\s+(?P<o>[A-Z][\w.&' -]*)$", "works_at", "person"),
     (
         r"(?:lives|live|living|is living|resides|reside|is based|are based|settled|has settled|"
         r"has lived|have lived|has been living|have been living)\s+"
