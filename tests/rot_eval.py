@@ -25,7 +25,9 @@ Matching rules (documented here because the numbers depend on them):
 - **The owner's slots**: a labelled subject also matches a fact of the owner whose predicate
   names it as whole words (``self primary_region us-west-2`` for "the primary region is
   us-west-2", ``self provisions_queue_on SQS`` for "provision the queue on SQS"): the slot of a
-  thing without a name of its own is the owner's.
+  thing without a name of its own is the owner's. In the same way a label that names a
+  thing and its slot together (``PAY-2213 priority``, ``priority of PAY-2213``, ``PAY-2213's
+  priority``) matches that thing's fact of that relation.
 - **Direction**: a fact also matches a labelled (subjects, object) pair the other way round
   (its subject is the labelled object and its object one of the subjects), since ``X leads Y``
   and ``Y is led by X`` are one claim and relations are not compared.
@@ -134,7 +136,23 @@ def subject_ok(snap: Snapshot, alts: Iterable[str], row: Row) -> bool:
             # "the primary region is X" filed as the owner's primary_region; "provision the
             # queue on X" as the owner's provisions_queue_on
             return True
+        if _names_slot(alt, row):  # "PAY-2213 priority" filed as PAY-2213's priority
+            return True
     return False
+
+
+def _names_slot(label: str, row: Row) -> bool:
+    """Whether a label names a fact's subject and relation together.
+
+    ``PAY-2213 priority``, ``priority of PAY-2213`` and ``PAY-2213's priority`` all name
+    ``(PAY-2213, priority, P1)``.
+    """
+    slot = row[1].replace("_", " ")
+    subject = key(row[0])
+    return bool(subject) and key(label.replace("'s ", " ")) in (
+        f"{subject} {key(slot)}",
+        f"{key(slot)} of {subject}",
+    )
 
 
 def _names_within(label: str, predicate: str) -> bool:

@@ -1084,3 +1084,86 @@ def test_last_nite_is_last_night(clock: ManualClock) -> None:
         mem.remember("The analytics replica was bumped to MySQL 8.0 last nite.", at="2026-01-10")
         (fact,) = [f for f in mem.facts() if f.predicate != "note"]
         assert fact.valid_from == dt.datetime(2026, 1, 9, tzinfo=dt.timezone.utc)
+
+
+def test_an_emails_body_is_its_senders(clock: ManualClock) -> None:
+    # docs/concepts/text.md#log-formats
+    clock.set("2026-01-02")
+    mail = (
+        "From: Hendrik Bos <h.bos@example.nl>\nTo: Purchasing\nSubject: Your account manager\n\n"
+        "Good morning,\n\nI work at NordFreight. I live in Rotterdam.\n\nKind regards,\nHendrik"
+    )
+    with gm.open(clock=clock) as mem:
+        mem.add_session(mail, started_at="2026-01-01")
+        facts = _current(mem)
+        assert ("Hendrik Bos", "works_at", "NordFreight") in facts
+        assert ("Hendrik Bos", "lives_in", "Rotterdam") in facts
+        assert not any(s == "self" for s, _, _ in facts)
+
+
+@pytest.mark.parametrize(
+    ("text", "who"),
+    [
+        ("From: Harriet\nI work at Acme.", "Harriet"),
+        ("Subject: launch\nI work at Acme.", "self"),  # no sender: the owner's
+        ("From: the ops team\nI work at Acme.", "self"),  # no name
+    ],
+)
+def test_a_mail_without_a_named_sender_is_the_owners(
+    text: str, who: str, clock: ManualClock
+) -> None:
+    clock.set("2026-01-02")
+    with gm.open(clock=clock) as mem:
+        mem.add_session(text, started_at="2026-01-01")
+        assert (who, "works_at", "Acme") in _current(mem)
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "fact"),
+    [
+        ("I'm vegetarian.", "I went fully vegan last week.", ("self", "diet", "vegan")),
+        ("Sam is vegetarian.", "Sam became vegan.", ("Sam", "diet", "vegan")),
+        ("Rent is $2,400.", "Our rent went up to $2,550.", ("self", "rent", "$2,550")),
+        ("Rent is $2,400.", "The rent rose to $2,550.", ("self", "rent", "$2,550")),
+        (
+            "The Team plan costs $20 a seat.",
+            "The Team plan went up to $25 a seat.",
+            ("Team plan", "costs", "$25"),
+        ),
+        (
+            "The rate limit is 20 attempts/min.",
+            "The rate limit was lowered to 5 attempts/min.",
+            ("self", "rate_limit", "5 attempts/min"),
+        ),
+        (
+            "Ingrid Sørensen's monthly gift is $50.",
+            "Ingrid Sørensen phoned in. Raising her monthly gift to $75.",
+            ("Ingrid Sørensen", "monthly_gift", "$75"),
+        ),
+    ],
+)
+def test_a_value_that_moved_replaces_the_old_one(
+    before: str, after: str, fact: tuple[str, str, str], clock: ManualClock
+) -> None:
+    # docs/concepts/text.md#amounts
+    clock.set("2026-01-02")
+    with gm.open(clock=clock) as mem:
+        mem.remember(before, at="2026-01-01")
+        clock.set("2026-04-02")
+        mem.remember(after, at="2026-04-01")
+        now = _current(mem)
+        assert fact in now
+        assert len([f for f in now if f[:2] == fact[:2]]) == 1
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    ["Sam went to Paris.", "Traffic went up to 5 and then down to 3.", "I went to the gym."],
+)
+def test_a_move_without_a_quantity_or_one_value_is_no_amount(
+    sentence: str, clock: ManualClock
+) -> None:
+    clock.set("2026-01-02")
+    with gm.open(clock=clock) as mem:
+        mem.remember(sentence, at="2026-01-01")
+        assert _current(mem) == set()

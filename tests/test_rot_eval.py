@@ -75,6 +75,16 @@ def test_found_by_key_alias_and_owner():
     assert ev.found(me, ["self", "user"], "Berlin")
 
 
+def test_found_by_a_label_naming_thing_and_slot():
+    row = ("PAY-2213", "priority", "P1")
+    s = snap([row])
+    for label in ("PAY-2213 priority", "priority of PAY-2213", "PAY-2213's priority"):
+        assert ev.found(s, [label], "P1"), label
+    assert not ev.found(s, ["PAY-2213 assignee"], "P1")
+    assert not ev.found(s, ["PAY-2214 priority"], "P1")
+    assert not ev.found(s, ["PAY-2213 priority"], "P2")
+
+
 def test_found_either_direction():
     s = snap([("Jordan", "leads", "growth squad")])
     assert ev.found(s, ["growth", "growth squad"], "Jordan")

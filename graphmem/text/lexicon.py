@@ -360,7 +360,7 @@ _NOT_SPEAKERS = frozenset(
     background decision result results status question answer edit erratum idea ideas
     proposal proposals draft brainstorm joke rumor rumour wishlist option options agenda
     todo goal goals plan plans retro standup minutes changelog subject re fwd fw cc bcc
-    date""".split()  # noqa: SIM905
+    date from to sent""".split()  # noqa: SIM905
 ) | frozenset(
     # a setting's name in a list ("Queue: SQS", "1) Auth: Auth0"): a key, not who speaks
     # (docs/concepts/text.md#log-formats)

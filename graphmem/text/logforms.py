@@ -4,7 +4,8 @@ See docs/concepts/text.md#log-formats. A conventional commit ("feat(api): ...") 
 commit did ("migrate X to B" is "we migrated X to B"); a list item or commit subject that
 drops its verb ("job queue backed by RabbitMQ") or its article ("default log level is INFO")
 reads as the full sentence. A ticket's or an incident's fields ("Assignee: Jonas" under
-"SUP-4412 — Login failures") are the record's, not the writer's.
+"SUP-4412 — Login failures") are the record's, not the writer's. An e-mail's body is its
+sender's ("From: Hendrik Bos" over "I'm your new account manager").
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from graphmem.text.lexicon import ROLES
 
 __all__ = [
     "commit_statement",
+    "mail_sender",
     "names_record",
     "record_change",
     "record_field",
@@ -299,3 +301,33 @@ def record_change(text: str) -> tuple[str, str] | None:
             if shape.fullmatch(value):
                 return field, value
     return None
+
+
+#: An e-mail header line: "From: Hendrik Bos <h.bos@example.nl>", "Subject: Rate revision".
+_MAIL_HEADER = re.compile(r"(?i)^\s*(from|to|cc|bcc|subject|date|sent|reply-to)\s*:\s*(.*)$")
+_ADDRESS = re.compile(r"\s*<[^<>\s]+@[^<>\s]+>\s*$")
+
+
+def mail_sender(lines: list[str]) -> tuple[str | None, int]:
+    """An e-mail's sender and the index of its body's first line, or ``(None, 0)``.
+
+    A text is an e-mail when it opens with a block of header lines holding "From:" with a
+    name ("From: Hendrik Bos <h.bos@example.nl>", "To:", "Subject:", ...)
+    (docs/concepts/text.md#log-formats).
+    """
+    heads: dict[str, str] = {}
+    end = 0
+    for i, line in enumerate(lines):
+        if not line.strip():
+            if heads:
+                break
+            continue
+        m = _MAIL_HEADER.match(line)
+        if m is None:
+            break
+        heads.setdefault(m.group(1).casefold(), m.group(2).strip())
+        end = i + 1
+    sender = _ADDRESS.sub("", heads.get("from", "")).strip().strip('"')
+    if not re.fullmatch(r"[A-Z][\w.'-]*(?:\s+[A-Za-z][\w.'-]*){0,3}", sender):
+        return None, 0
+    return sender, end

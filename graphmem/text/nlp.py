@@ -20,7 +20,7 @@ from typing import Any
 
 from graphmem.errors import ExtraUnavailable
 from graphmem.text.lexicon import ACRONYM, category, is_setting, is_speaker
-from graphmem.text.logforms import record_field, record_key
+from graphmem.text.logforms import mail_sender, record_field, record_key
 
 __all__ = ["MODEL_HASHES", "Sentence", "parse", "parser_name", "sentences"]
 
@@ -406,6 +406,8 @@ def _turns(text: str) -> list[tuple[str | None, str]]:
     other lines continue the paragraph they wrap.
     """
     lines = [_BOLD.sub(r"\1", line) for line in _tables(text.splitlines())]
+    sender, opens = mail_sender(lines)  # an e-mail's body is its sender's turn
+    lines = lines[opens:]
     chat = _chat_labels(lines)
     card = _key_items(lines)
     turns: list[tuple[str | None, str]] = []
@@ -472,7 +474,7 @@ def _turns(text: str) -> list[tuple[str | None, str]]:
             turns[-1] = (speaker, f"{prev} {body.strip()}")
         else:
             turns.append((turns[-1][0] if turns and turns[-1][1] else None, body.strip()))
-    return [(s, t) for s, t in turns if t.strip()]
+    return [(s or sender, t) for s, t in turns if t.strip()]
 
 
 def sentences(text: str) -> list[Sentence]:

@@ -473,6 +473,11 @@ def _clause(verb: Token) -> list[Open]:
             return [Open(thing, slot, phrase(to[0]), change=True)]
     if subj is None:
         return []
+    if lemma in ("go", "become", "turn") and not negated and not passive:
+        # "I went fully vegan last week", "she became vegetarian": a diet from then on
+        for c in [*_children(verb, "acomp"), *_children(verb, "attr"), *_children(verb, "dobj")]:
+            if slot := attribute(c.text):
+                return [Open(_subject_text(verb, subj), slot, c.text)]
     if _past(verb) and not passive and lemma not in ENDING_VERBS | INCEPTION_VERBS:
         return []
     if lemma in INCEPTION_VERBS and verb.tag_ == "VBG":
@@ -526,6 +531,8 @@ def _clause(verb: Token) -> list[Open]:
         obj = dobj[0]
         if _is_pronoun(obj.text) or _indefinite(obj) or not _named(obj):
             return []  # "Ivan joined the call": a verb and a thing, no value
+        if re.match(r"(?i)(?:up|down) to\b", phrase(obj)):
+            return []  # "rent is going up to $2,550": an amount that moved, the rules' form
         return [Open(subject, head, phrase(obj), polarity=not negated, many=lemma in MANY_VERBS)]
     if (
         preps

@@ -703,7 +703,7 @@ class Reader:
         """A sentence without claims may still name the person "she" will refer to."""
         names = [
             (m.start(), m.group(0))
-            for m in re.finditer(r"\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)*\b", text)
+            for m in re.finditer(r"\b[A-Z][a-zß-ÿ]+(?:\s+[A-Z][a-zß-ÿ]+)*\b", text)
             if m.group(0).split()[0].casefold() not in _NOT_NAMES
             and lexicon.category(m.group(0)) is None
             # "a postcard from Porto": a place, not who "she" is
