@@ -16,7 +16,7 @@ from graphmem.admission import AdmissionPolicy
 
 ENGINE = os.environ.get("GRAPHMEM_ENGINE", "kuzu")
 
-NOTE = "the weekly demo happens on Fridays"
+NOTE = "the weekly demo happens after lunch"
 
 
 def _third_parties() -> list[dict[str, str]]:
@@ -54,12 +54,12 @@ def test_contradictions_never_touch_a_third_subject(clock):
         )
         clock.advance(days=1)
         assert (
-            mem.remember("The weekly demo no longer happens on Fridays", subject="api").decision
+            mem.remember("The weekly demo no longer happens after lunch", subject="api").decision
             is gm.Decision.INVALIDATE
         )
-        mem.remember("the weekly demo happened on Fridays", subject="api")
+        mem.remember("the weekly demo happened after lunch", subject="api")
         clock.advance(days=1)
-        mem.remember("the weekly demo happens on fridays", subject="api")
+        mem.remember("the weekly demo happens after lunch", subject="api")
         # Text claims too: 300 services run on Laravel; only the api's fact may change.
         assert mem.remember("We migrated the api to Rust.").decision is gm.Decision.SUPERSEDE
         mem.remember("Alice left Globex and joined Initech.")

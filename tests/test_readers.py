@@ -1167,3 +1167,138 @@ def test_a_move_without_a_quantity_or_one_value_is_no_amount(
     with gm.open(clock=clock) as mem:
         mem.remember(sentence, at="2026-01-01")
         assert _current(mem) == set()
+
+
+@pytest.mark.parametrize(
+    ("sentence", "fact"),
+    [
+        # docs/concepts/text.md#schedules: days a thing recurs on
+        ("PE is on Mondays and Thursdays.", ("PE", "schedule", "Mondays and Thursdays")),
+        ("Pickups are Tuesdays, Wednesdays and Fridays.", None),
+        (
+            "dnd is every other friday at 7, at Sam's",
+            ("dnd", "schedule", "every other friday at 7"),
+        ),
+        ("Breakfast is served Tuesdays & Thursdays at 9:00 on level 5", None),
+        ("Crit happens every Tuesday 14:00 in the Atlas room", ("Crit", "schedule", None)),
+    ],
+)
+def test_a_schedule_is_the_days_a_thing_recurs_on(
+    sentence: str, fact: tuple[str, str, str | None] | None, clock: ManualClock
+) -> None:
+    clock.set("2026-01-02")
+    with gm.open(clock=clock) as mem:
+        mem.remember(sentence, at="2026-01-01")
+        (got,) = _current(mem)
+        assert got[1] == "schedule"
+        if fact is not None:
+            assert got[0] == fact[0]
+            assert fact[2] is None or got[2] == fact[2]
+        assert "day" in got[2].casefold()
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    ["The release is on Friday.", "We are on Mondays.", "so it's Tuesdays and Fridays now"],
+)
+def test_a_weekday_alone_or_no_thing_is_no_schedule(sentence: str, clock: ManualClock) -> None:
+    clock.set("2026-01-02")
+    with gm.open(clock=clock) as mem:
+        mem.remember(sentence, at="2026-01-01")
+        assert not any(p == "schedule" for _, p, _ in _current(mem))
+
+
+def test_a_schedule_that_moves_replaces_the_old_days(clock: ManualClock) -> None:
+    clock.set("2026-01-02")
+    with gm.open(clock=clock) as mem:
+        mem.remember("PE is on Mondays and Thursdays.", at="2026-01-01")
+        clock.set("2026-03-02")
+        mem.remember("PE moves to Tuesdays and Thursdays because of the refit.", at="2026-03-01")
+        assert _current(mem) == {("PE", "schedule", "Tuesdays and Thursdays")}
+        clock.set("2026-05-02")
+        mem.remember("Standups are on Mondays.", at="2026-04-01")
+        mem.remember("Standups moved to Tuesdays last week.", at="2026-05-01")
+        assert ("Standups", "schedule", "Tuesdays") in _current(mem)
+        assert not any(p == "lives_in" for _, p, _ in _current(mem))
+
+
+def test_a_clock_time_is_no_place_and_no_timezone(clock: ManualClock) -> None:
+    clock.set("2026-01-02")
+    with gm.open(clock=clock) as mem:
+        mem.remember("The nightly ETL schedule is 02:00 UTC.", at="2026-01-01")
+        clock.set("2026-03-02")
+        mem.remember("nightly ETL moves to 00:30 UTC for more buffer", at="2026-03-01")
+        assert _current(mem) == {("self", "nightly_etl_schedule", "00:30 UTC")}
+    with gm.open(clock=clock) as mem:
+        mem.remember("dashboards SLA is 07:00 UTC.", at="2026-03-01")
+        assert not any(p == "timezone" for _, p, _ in _current(mem))
+
+
+def test_a_records_fields_in_cards_tickets_and_later_comments(clock: ManualClock) -> None:
+    # docs/concepts/text.md#records
+    clock.set("2026-01-02")
+    with gm.open(clock=clock) as mem:
+        mem.add_session(
+            "JIRA PAY-2213\nAssignee: Devraj\nAffected version: 3.8.1", started_at="2026-01-01"
+        )
+        assert ("PAY-2213", "assignee", "Devraj") in _current(mem)
+        clock.set("2026-01-03")
+        mem.add_session(
+            "PAY-2213 — comment by Devraj:\nrepro'd locally. Correction to the ticket fields: "
+            "affected version is 3.7.4, not 3.8.1.",
+            started_at="2026-01-02",
+        )
+        clock.set("2026-01-05")
+        mem.add_session(
+            "PAY-2213 — activity\nAssignee: Devraj → Hannah (Devraj out on leave)\n"
+            "Status: In Review (PR open)",
+            started_at="2026-01-04",
+        )
+        now = _current(mem)
+        assert {
+            ("PAY-2213", "affected_version", "3.7.4"),
+            ("PAY-2213", "assignee", "Hannah"),
+            ("PAY-2213", "status", "In Review"),
+        } <= now
+        assert not any(s == "self" for s, _, _ in now)
+    with gm.open(clock=clock) as mem:
+        mem.add_session(
+            "Contact: Ravi Menon — Menon & Sons\nPhone: 0412 338 905\n"
+            "Email: ravi@menonhardware.example",
+            started_at="2026-01-01",
+        )
+        assert _current(mem) == {
+            ("Ravi Menon", "phone", "0412 338 905"),
+            ("Ravi Menon", "email", "ravi@menonhardware.example"),
+        }
+
+
+_PLURAL_DAYS = ["Mondays", "Tuesdays", "Wednesdays", "Thursdays", "Fridays", "Saturdays"]
+
+
+@given(
+    thing=st.sampled_from(["PE", "Choir practice", "Swimming lessons", "Pickups", "dnd"]),
+    lists=st.lists(
+        st.lists(st.sampled_from(_PLURAL_DAYS), min_size=1, max_size=3, unique=True),
+        min_size=1,
+        max_size=4,
+    ),
+    rent=st.lists(st.integers(min_value=100, max_value=9_999), min_size=1, max_size=4),
+)
+@settings(max_examples=20, deadline=None)
+def test_the_last_schedule_and_amount_said_are_the_one_current(
+    thing: str, lists: list[list[str]], rent: list[int]
+) -> None:
+    # docs/concepts/text.md#schedules and #amounts: each change replaces the one before
+    clock = ManualClock(dt.datetime(2026, 1, 1, 12, tzinfo=dt.timezone.utc))
+    with gm.open(clock=clock) as mem:
+        mem.remember("Our rent is $50.", at="2026-01-01")
+        for i, (days, amount) in enumerate(zip(lists, rent + rent[-1:] * len(lists), strict=False)):
+            said = days[0] if len(days) == 1 else f"{', '.join(days[:-1])} and {days[-1]}"
+            verb = "is on" if i == 0 else "moves to"
+            clock.set(f"2026-{i + 2:02d}-01")
+            mem.remember(f"{thing} {verb} {said}.", at=f"2026-{i + 2:02d}-01")
+            mem.remember(f"Our rent went up to ${amount:,}.", at=f"2026-{i + 2:02d}-01")
+            now = _current(mem)
+            assert {f for f in now if f[1] == "schedule"} == {(thing, "schedule", said)}
+            assert {f for f in now if f[1] == "rent"} == {("self", "rent", f"${amount:,}")}

@@ -28,16 +28,16 @@ def notes(mem, subject=DEFAULT_SUBJECT, **kw):
 
 
 def test_add_then_noop_reinforces(mem, clock):
-    first = mem.remember("The weekly demo happens on Fridays", subject="api")
+    first = mem.remember("The weekly demo happens after lunch", subject="api")
     assert first.decision is D.ADD
     assert (first.fact.predicate, first.fact.object) == (
         "note",
-        "The weekly demo happens on Fridays",
+        "The weekly demo happens after lunch",
     )
     assert first.fact.kind == "insight"
     assert first.fact.statement == first.fact.object
     clock.advance(days=1)
-    again = mem.remember("the weekly demo happens on fridays!", subject="API")
+    again = mem.remember("the weekly demo happens after lunch!", subject="API")
     assert again.decision is D.NOOP
     assert again.fact.id == first.fact.id
     assert again.fact.access_count == 1
@@ -49,14 +49,14 @@ def test_add_then_noop_reinforces(mem, clock):
 
 def test_supersede_replaces_the_nearest_note_and_keeps_its_past(mem, clock):
     old = mem.remember(
-        "the weekly demo happens on Fridays",
+        "the weekly demo happens after lunch",
         subject="api",
         source="s-1",
         similarity=text_similarity,
     )
     clock.set("2026-03-01")
     new = mem.remember(
-        "the weekly demo happened on Fridays",
+        "the weekly demo happened after lunch",
         subject="api",
         source="s-2",
         similarity=text_similarity,
@@ -65,33 +65,33 @@ def test_supersede_replaces_the_nearest_note_and_keeps_its_past(mem, clock):
     (closed,) = new.superseded
     assert closed.id == old.fact.id
     assert closed.superseded_by == new.fact.id
-    assert closed.reason.startswith("superseded by note 'the weekly demo happened on Fridays'")
+    assert closed.reason.startswith("superseded by note 'the weekly demo happened after lunch'")
     assert "similarity 0.97" in closed.reason
     assert "from session s-2" in closed.reason
-    assert notes(mem, "api") == ["the weekly demo happened on Fridays"]
+    assert notes(mem, "api") == ["the weekly demo happened after lunch"]
     # Its past is kept in valid time; what we believed before is unchanged.
-    assert notes(mem, "api", valid_at="2026-02-01") == ["the weekly demo happens on Fridays"]
+    assert notes(mem, "api", valid_at="2026-02-01") == ["the weekly demo happens after lunch"]
     assert notes(mem, "api", valid_at="2026-02-01", known_at="2026-02-01") == [
-        "the weekly demo happens on Fridays"
+        "the weekly demo happens after lunch"
     ]
 
 
 def test_invalidate_ends_the_note_without_storing_the_negation(mem, clock):
-    mem.remember("the weekly demo happens on Fridays", subject="api")
+    mem.remember("the weekly demo happens after lunch", subject="api")
     clock.set("2026-05-01")
-    r = mem.remember("The weekly demo no longer happens on Fridays", subject="api")
+    r = mem.remember("The weekly demo no longer happens after lunch", subject="api")
     assert r.decision is D.INVALIDATE
     assert r.fact.valid_to == clock()
-    assert r.fact.statement == "the weekly demo happens on Fridays"
-    assert "negated by 'The weekly demo no longer happens on Fridays'" in r.superseded[0].reason
+    assert r.fact.statement == "the weekly demo happens after lunch"
+    assert "negated by 'The weekly demo no longer happens after lunch'" in r.superseded[0].reason
     assert notes(mem, "api") == []
-    assert notes(mem, "api", valid_at="2026-04-01") == ["the weekly demo happens on Fridays"]
+    assert notes(mem, "api", valid_at="2026-04-01") == ["the weekly demo happens after lunch"]
     every = mem.history("api", include_expired=True)
     assert all("no longer" not in f.object for f in every)
     # Re-asserting it later opens a new interval (the ended note is not a candidate).
     clock.set("2026-07-01")
-    assert mem.remember("the weekly demo happens on Fridays", subject="api").decision is D.ADD
-    assert notes(mem, "api") == ["the weekly demo happens on Fridays"]
+    assert mem.remember("the weekly demo happens after lunch", subject="api").decision is D.ADD
+    assert notes(mem, "api") == ["the weekly demo happens after lunch"]
 
 
 def test_invalidate_at_the_notes_start_closes_it_without_replacement(mem):
@@ -103,23 +103,25 @@ def test_invalidate_at_the_notes_start_closes_it_without_replacement(mem):
 
 
 def test_negation_at_a_past_time(mem, clock):
-    mem.remember("the weekly demo happens on Fridays", subject="api", at="2025-01-01")
+    mem.remember("the weekly demo happens after lunch", subject="api", at="2025-01-01")
     clock.set("2026-06-01")
-    r = mem.remember("the weekly demo no longer happens on Fridays", subject="api", at="2026-03-01")
+    r = mem.remember(
+        "the weekly demo no longer happens after lunch", subject="api", at="2026-03-01"
+    )
     assert r.decision is D.INVALIDATE
     assert r.fact.valid_to == gm.to_utc("2026-03-01")
-    assert notes(mem, "api", valid_at="2026-02-01") == ["the weekly demo happens on Fridays"]
+    assert notes(mem, "api", valid_at="2026-02-01") == ["the weekly demo happens after lunch"]
     assert notes(mem, "api", valid_at="2026-04-01") == []
 
 
 def test_unrelated_note_is_added_next_to_the_others(mem):
-    mem.remember("the weekly demo happens on Fridays", subject="api")
+    mem.remember("the weekly demo happens after lunch", subject="api")
     r = mem.remember("the release train leaves on Tuesdays", subject="api")
     assert r.decision is D.ADD
     assert r.superseded == ()
     assert notes(mem, "api") == [
         "the release train leaves on Tuesdays",
-        "the weekly demo happens on Fridays",
+        "the weekly demo happens after lunch",
     ]
 
 
@@ -131,15 +133,15 @@ def test_default_subject_is_the_unnamed_scope(mem):
 
 def test_candidates_are_only_the_same_subjects_notes(mem):
     for s in ("api", "web", "worker"):
-        mem.remember("the weekly demo happens on Fridays", subject=s)
+        mem.remember("the weekly demo happens after lunch", subject=s)
     mem.add_fact(
-        "api", "deploys_with", "Docker Compose", statement="the weekly demo happens on Fridays"
+        "api", "deploys_with", "Docker Compose", statement="the weekly demo happens after lunch"
     )
-    r = mem.remember("the weekly demo no longer happens on Fridays", subject="api")
+    r = mem.remember("the weekly demo no longer happens after lunch", subject="api")
     assert r.decision is D.INVALIDATE
     assert len(r.superseded) == 1
     assert r.superseded[0].predicate == "note"
-    assert notes(mem, "web") == notes(mem, "worker") == ["the weekly demo happens on Fridays"]
+    assert notes(mem, "web") == notes(mem, "worker") == ["the weekly demo happens after lunch"]
     assert [f.object for f in mem.facts(subject="api", predicate="deploys_with")] == [
         "Docker Compose"
     ]
@@ -277,10 +279,10 @@ def test_bad_similarity_is_reported(clock):
 def test_persisted_across_reopen(db_path):
     clock = ManualClock("2026-01-01T00:00:00Z")
     with gm.open(db_path, engine=ENGINE, clock=clock) as mem:
-        first = mem.remember("the weekly demo happens on Fridays", subject="api")
+        first = mem.remember("the weekly demo happens after lunch", subject="api")
     clock.advance(days=1)
     with gm.open(db_path, engine=ENGINE, clock=clock) as mem:
-        r = mem.remember("The weekly demo happens on Fridays.", subject="api")
+        r = mem.remember("The weekly demo happens after lunch.", subject="api")
         assert r.decision is D.NOOP
         assert r.fact.id == first.fact.id
 
@@ -288,8 +290,8 @@ def test_persisted_across_reopen(db_path):
 # -- the bi-temporal invariant under remember / add_fact / retract ------------------------------
 
 TEXTS = [
-    "the weekly demo happens on Fridays",
-    "the weekly demo no longer happens on Fridays",
+    "the weekly demo happens after lunch",
+    "the weekly demo no longer happens after lunch",
     "we deploy with Docker Compose",
     "we deployed with Docker Compose",
     "we no longer deploy with Docker Compose",

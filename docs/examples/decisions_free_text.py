@@ -6,12 +6,12 @@ from graphmem.timeutil import ManualClock
 
 clock = ManualClock("2026-06-10")
 notes = [
-    "The weekly demo happens on Fridays",
-    "the weekly demo happens on fridays.",  # equal normalised text
-    "The weekly demo now happens on Fridays",  # similarity >= 0.97
-    "The weekly demo happened on Fridays",  # similarity >= 0.88: replaces the note
+    "The weekly demo happens after lunch",
+    "the weekly demo happens after lunch.",  # equal normalised text
+    "The weekly demo now happens after lunch",  # similarity >= 0.97
+    "The weekly demo happened after lunch",  # similarity >= 0.88: replaces the note
     "Release notes go out every Monday",  # below 0.88: a separate note
-    "The weekly demo no longer happens on Fridays",  # negation cue and similarity >= 0.88
+    "The weekly demo no longer happens after lunch",  # negation cue and similarity >= 0.88
 ]
 
 with gm.open(clock=clock) as mem:

@@ -167,8 +167,21 @@ _CLAUSE_SPLIT = re.compile(
 )
 
 
+#: Weekdays either side of a joiner: "Tuesdays and Fridays" is one value, not two clauses.
+_DAYS_BEFORE = re.compile(r"(?i)\b(?:mon|tues|wednes|thurs|fri|satur|sun)days$")
+_DAYS_AFTER = re.compile(r"(?i)^(?:mon|tues|wednes|thurs|fri|satur|sun)days\b")
+
+
 def _clauses(text: str) -> list[str]:
-    return [c for c in _CLAUSE_SPLIT.split(text) if c.strip()]
+    out: list[str] = []
+    start = 0
+    for m in _CLAUSE_SPLIT.finditer(text):
+        if _DAYS_BEFORE.search(text[: m.start()]) and _DAYS_AFTER.match(text[m.end() :]):
+            continue  # a list of weekdays (docs/concepts/text.md#schedules)
+        out.append(text[start : m.start()])
+        start = m.end()
+    out.append(text[start:])
+    return [c for c in out if c.strip()]
 
 
 #: A slot's word before a value without a colon: "timezone Europe/Berlin".

@@ -16,7 +16,9 @@ from graphmem.text.lexicon import ROLES
 
 __all__ = [
     "commit_statement",
+    "field_value",
     "mail_sender",
+    "names_field",
     "names_record",
     "record_change",
     "record_field",
@@ -186,14 +188,16 @@ def unclip(text: str) -> str:
 #: "Postmortem draft, INC-517 (...)" (docs/concepts/text.md#records). Two digits at least:
 #: "GPT-4" names a thing, not a record.
 _RECORD = re.compile(
-    r"^\W{0,3}(?:[A-Za-z]+(?: [A-Za-z]+){0,2},\s+)?#?(?P<key>[A-Za-z][A-Za-z0-9]{1,9}-\d{2,7})"
+    r"^\W{0,3}(?:[A-Za-z]+(?: [A-Za-z]+){0,2},\s+|(?i:jira|linear|ticket|issue|bug|case)\s+)?"
+    r"#?(?P<key>[A-Za-z][A-Za-z0-9]{1,9}-\d{2,7})"
     r"(?=$|[\s:,.(\]—–-])"
 )
 #: A record named by a label on a text's first line: "Account: Brightline Logistics",
-#: "Opp: Halcyon Foods — platform license".
+#: "Opp: Halcyon Foods — platform license", "Contact: Ravi Menon — Menon & Sons".
 _RECORD_HEAD = re.compile(
     r"(?i)^\W{0,3}(?:account|opp|opportunity|customer|client|deal|lead|vendor|ticket|incident|"
-    r"candidate)\s*:\s*(?P<key>(?-i:[A-Z])[\w&.'-]*(?: (?-i:[A-Z])[\w&.'-]*){0,3})\s*(?:$|[—–(,-])"
+    r"candidate|contact|donor|member|patient|supplier|tenant)\s*:\s*"
+    r"(?P<key>(?-i:[A-Z])[\w&.'-]*(?: (?-i:[A-Z])[\w&.'-]*){0,3})\s*(?:$|[—–(,-])"
 )
 #: Keys of that form that name a standard or a version, not a record.
 _NOT_RECORDS = frozenset(["covid", "sha", "iso", "utf", "rfc", "ipv", "mp", "win", "x"])
@@ -207,7 +211,20 @@ _RECORD_FIELDS = frozenset(
     sprint epic milestone due eta duration impact cause commander ic on-call service host
     cluster plan tier budget contact vendor stage deadline estimate effort platform os browser
     device asset location outcome result amount value arr mrr seats renewal probability
-    champion industry""".split()  # noqa: SIM905
+    champion industry phone mobile email address website company title""".split()  # noqa: SIM905
+)
+#: A tracker's fields of two words (Jira's "Affects Version/s", "Fix Version/s", ...).
+_TRACKER_FIELDS = frozenset(
+    [
+        "affected version",
+        "affects version",
+        "fix version",
+        "target version",
+        "due date",
+        "story points",
+        "release date",
+        "root cause",
+    ]
 )
 _NOUN_ENDING = re.compile(r"(?i)[a-z]{2,}(?:ity|tion|ment|ance|ence|ee)$")
 
@@ -230,7 +247,10 @@ _FIELD_LINE = re.compile(r"^(?P<key>[A-Za-z][\w .'/-]{0,30}?)\s*:\s+(?P<value>\S
 def record_line(sentence: str) -> bool:
     """Whether a sentence in a record is one of its fields, not someone speaking."""
     m = _FIELD_LINE.match(sentence.strip())
-    return bool(m and record_field(m.group("key")) and len(m.group("value").split()) <= 4)
+    if m is None:
+        return False
+    value = re.sub(r"\s*\([^)]*\)?\s*$", "", m.group("value"))  # "Hannah (Devraj on leave)"
+    return record_field(m.group("key")) and len(value.split()) <= 4
 
 
 #: Words for the record a text is about ("Rick handed the account to Zoe").
@@ -259,6 +279,30 @@ def record_field(label: str) -> bool:
     if len(words) > 1:
         return len(words) <= 3 and all(w[:1].islower() for w in words[1:])
     return label.casefold() in _RECORD_FIELDS or _NOUN_ENDING.fullmatch(label) is not None
+
+
+def names_field(predicate: str) -> bool:
+    """Whether a relation is named for a record's usual field (``affected_version``, ``priority``).
+
+    >>> names_field("affected_version"), names_field("priority"), names_field("eviction")
+    (True, True, False)
+    """
+    name = " ".join(re.split(r"[_\s]+", predicate.strip().casefold()))
+    return name in _RECORD_FIELDS or name in _TRACKER_FIELDS
+
+
+#: A field's old and new value: "Devraj → Hannah (out on leave)".
+_FIELD_MOVED = re.compile(r"^[^→>]{1,40}?\s*(?:→|->|=>)\s*(?P<new>[^→>(]+?)\s*(?:\(.*)?$")
+
+
+def field_value(value: str) -> str:
+    """A record field's value as it stands now, without its aside.
+
+    >>> field_value("Devraj → Hannah (Devraj out on leave)"), field_value("Done (in 3.9)")
+    ('Hannah', 'Done')
+    """
+    moved = _FIELD_MOVED.match(value)
+    return moved.group("new") if moved else re.sub(r"\s*\([^)]*\)?$", "", value)
 
 
 #: A change of a record's field said without a subject: "Reassigned to Mei", "Bumping
@@ -328,6 +372,8 @@ def mail_sender(lines: list[str]) -> tuple[str | None, int]:
         heads.setdefault(m.group(1).casefold(), m.group(2).strip())
         end = i + 1
     sender = _ADDRESS.sub("", heads.get("from", "")).strip().strip('"')
+    if "from" in heads and len(heads) > 1 and "@" in sender:
+        return None, end  # "From: billing@cloudvault.example": a header, with no name
     if not re.fullmatch(r"[A-Z][\w.'-]*(?:\s+[A-Za-z][\w.'-]*){0,3}", sender):
         return None, 0
     return sender, end

@@ -329,6 +329,7 @@ _SAYING = frozenset(
 
 def _field(value: str) -> bool:
     """Whether a labelled line's value reads as a record's field ("P2", "Jonas", "47 minutes")."""
+    value = re.sub(r"\s*\([^)]*\)?\s*$", "", value)  # "Hannah (Devraj out on leave)"
     words = value.split()
     return 0 < len(words) <= 4 and not _said(value) and not _CLAUSE_WORD.search(value)
 

@@ -612,7 +612,7 @@ def _copula(verb: Token, subject: str, negated: bool) -> list[Open]:
         if c.dep_ == "acomp" and c.lower_ in ENDED and not negated:
             return [Open(None, None, subject, polarity=False, object_is_subject=True)]
         slot = attribute(c.text) if c.dep_ in ("acomp", "attr") else None
-        if slot:  # "I'm vegan": a diet
+        if slot and attribute(phrase(c)) == slot:  # "I'm vegan"; "02:00 UTC" is no timezone
             return [Open(subject, slot, c.text, polarity=not negated)]
         if c.dep_ == "acomp" and c.lower_ == "allergic":
             return [

@@ -51,6 +51,7 @@ from graphmem.text.names import (
 from graphmem.text.parse_claims import better_move, names_key
 from graphmem.text.rules import RULES
 from graphmem.text.rules.common import _MULTI, _tool_word
+from graphmem.text.rules.copular import SCHEDULE
 
 __all__ = ["MAX_SENTENCE", "Reader"]
 
@@ -130,6 +131,7 @@ _DATE_IS_VALUE = re.compile(
     r"(?:\s+(?:is|was|is now|now is))?(?:\s+(?:up|back|out))?(?:\s+to)?$"
 )
 _THEY = frozenset(["they", "their", "them"])
+_MINE = re.compile(r"(?i)\b(?:i|we|my|our|me|us)\b")
 #: "the user" opening a statement: the owner, as "User" is.
 _THE_USER = re.compile(r"(?i)(?:^|(?<=[:;]\s))the user\b(?=\s|'s\b)")
 #: A sentence that joins clauses: the rule forms may read one of them only.
@@ -419,10 +421,12 @@ class Reader:
         pair = _KEY_VALUE.match(text)
         key = pair.group("key") if pair else ""
         keyed = bool(key) and (_is_key(key) or bool(self.record and logforms.record_field(key)))
-        if pair and keyed and _is_value(pair.group("value")):
+        said = pair.group("value") if pair else ""
+        said = logforms.field_value(said) if self.record else said
+        if pair and keyed and _is_value(said):
             # "queue: SQS", "analytics events -> Segment": a list of settings
             # (docs/concepts/text.md#log-formats)
-            value = self.value(pair.group("value"))
+            value = self.value(said)
             if value:
                 claim = Claim(
                     self.record or self.owner,  # "Assignee: Jonas" in SUP-4412
@@ -500,9 +504,11 @@ class Reader:
             if vf is None and vt is None:
                 vf = sentence_dates[0]  # "Alice moved to Berlin and joined Globex in March"
             clause = self._undate(dated)
-            if _DATE_IS_VALUE.search(clause) and not _DATE_IS_VALUE.search(dated):
-                # "My birthday is March 14th", "moved the deadline up to May 13th": the date
-                # is the value, not when it became true
+            if (_DATE_IS_VALUE.search(clause) and not _DATE_IS_VALUE.search(dated)) or (
+                SCHEDULE.match(dated) and not SCHEDULE.match(clause)
+            ):
+                # "My birthday is March 14th", "moved the deadline up to May 13th", "dnd is
+                # every other Friday": the date is the value, not when it became true
                 clause, vf, vt = dated, None, None
             if not clause:
                 continue
@@ -608,6 +614,13 @@ class Reader:
         if ended_by and out:
             first = out[0]
             out.append(replace(first, object=ended_by, polarity=False, replaces=None, change=False))
+        if self.record and not _MINE.search(whole):  # "affected version is 3.7.4" in a ticket
+            out = [
+                replace(c, subject=self.record)
+                if c.subject == self.owner and c.predicate and logforms.names_field(c.predicate)
+                else c
+                for c in out
+            ]
         # "they're still on Samsara" with "they" taken for Samsara: no thing is its own value
         return _together([c for c in out if names_key(c.object or "") != names_key(c.subject)])
 

@@ -54,6 +54,7 @@ def _hint(verb: str, subject: str | None, new: str, r: Reader) -> str | None:
             or (all(w[:1].isupper() for w in subject.split()) and lexicon.category(subject) is None)
         )
         and lexicon.category(new) is None
+        and not new[:1].isdigit()  # "nightly ETL moves to 00:30 UTC": a time, not a place
         and (is_name_like(new) or r.chat)
     ):
         return "lives_in"

@@ -80,6 +80,46 @@ def _hours(r: Reader, c: str, neg: bool, prev: str | None, spk: str | None) -> l
     return [Claim(who, "working hours", hours)]
 
 
+_DAY = r"(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?"
+#: Days a thing recurs on: "Tuesdays and Thursdays", "every other Friday", "Mon/Wed/Fri",
+#: "weekdays"; a weekday alone ("on Tuesday") is a date, not a schedule.
+_DAYS = (
+    rf"(?:every\s+(?:other\s+)?{_DAY}|{_DAY}s(?:\s*(?:,|&|\+|and|or)\s*{_DAY}s)*|"
+    rf"{_DAY}(?:\s*/\s*{_DAY})+|weekdays|weekends|every\s+(?:week)?day)"
+)
+_CLOCK = (
+    r"\d{1,2}(?:[:.]\d{2})?\s*(?:am|pm)?(?:\s*[-–]\s*\d{1,2}(?:[:.]\d{2})?\s*(?:am|pm)?)?"
+    r"(?:\s+(?-i:[A-Z]{2,4})\b)?"
+)
+SCHEDULE = re.compile(
+    _S + r"(?P<v>is|are|happens|happen|runs|run|takes place|is held|are held|is served|"
+    r"are served|stays|stay|remains|remain|is still|are still|moves|moved|is moving|has moved|"
+    r"switches|switched|shifts|shifted|changes|changed)\s+(?:to\s+)?(?:on\s+)?"
+    rf"(?P<o>{_DAYS}(?:(?:\s+at|,)?\s+{_CLOCK}(?!\d))?)(?=$|[,;.(]|\s+(?![\d-]))",
+    re.IGNORECASE,
+)
+
+
+def _schedule(
+    r: Reader, c: str, neg: bool, prev: str | None, spk: str | None
+) -> list[Claim] | None:
+    """When a thing recurs: "PE is on Mondays and Thursdays", "moves to Tuesdays".
+
+    Also "dnd is every other Friday at 7" (docs/concepts/text.md#schedules).
+    """
+    m = SCHEDULE.match(c)
+    if not m or neg:
+        return None
+    moved = m.group("v").casefold().split()[-1].startswith(("mov", "switch", "shift", "chang"))
+    raw = m.group("s")
+    if not raw.strip() or re.fullmatch(r"(?i)\s*(?:it|this|that|they)\s*", raw):
+        return None  # "so it's Tuesdays and Fridays now": which thing is not said
+    who = _subj(r, raw, prev, spk)
+    if not who or who == r.owner:
+        return None  # "we are on Mondays": no thing of its own
+    return [Claim(who, "schedule", " ".join(m.group("o").split()), change=moved)]
+
+
 def _copular(r: Reader, c: str, neg: bool, prev: str | None, spk: str | None) -> list[Claim] | None:
     # "the new Z is B" / "our Z is B" / "X's Z is B" / "the Z of T is B" / "Z is now B"
     m = re.match(
@@ -252,7 +292,9 @@ def _slot_claim(
         return kin + ([Claim(named["name"], "age", age["n"], change=change)] if age else [])
     if owner_name:
         subject = r.subject(owner_name, speaker)
-    elif own_low in ("our", "my"):
+    elif own_low == "our":
+        subject = r.owner  # "our" in a team's log is the team's, whoever types it
+    elif own_low == "my":
         subject = r.first_person(speaker)
     elif own_low == "their" and r.user_named:
         subject = r.owner  # a note about "the user": "their" is the user's
