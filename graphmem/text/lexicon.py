@@ -355,6 +355,8 @@ PEOPLE_SLOTS = frozenset(
 
 #: Speaker labels of transcripts that mean the user or the agent itself.
 SELF_SPEAKERS = frozenset({"user", "me", "human", "assistant", "ai", "bot", "agent", "system"})
+#: A first-person word: the writer speaks of themselves or their team ("we moved ...").
+FIRST_PERSON = re.compile(r"(?i)\b(?:we|our|us|i|my|me)\b")
 _NOT_SPEAKERS = frozenset(
     """correction update note fyi psa news reminder todo warning important context summary
     background decision result results status question answer edit erratum idea ideas

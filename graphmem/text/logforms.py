@@ -26,6 +26,7 @@ __all__ = [
     "record_line",
     "record_key",
     "unclip",
+    "without_aside",
 ]
 
 #: A conventional commit's type and scope: "feat(api): ", "ci: ", "refactor(search)!: "
@@ -249,7 +250,7 @@ def record_line(sentence: str) -> bool:
     m = _FIELD_LINE.match(sentence.strip())
     if m is None:
         return False
-    value = re.sub(r"\s*\([^)]*\)?\s*$", "", m.group("value"))  # "Hannah (Devraj on leave)"
+    value = without_aside(m.group("value"))  # "Hannah (Devraj on leave)"
     return record_field(m.group("key")) and len(value.split()) <= 4
 
 
@@ -291,6 +292,15 @@ def names_field(predicate: str) -> bool:
     return name in _RECORD_FIELDS or name in _TRACKER_FIELDS
 
 
+#: An aside in brackets at a value's end: "Hannah (Devraj out on leave)".
+_ASIDE = re.compile(r"\s*\([^)]*\)?\s*$")
+
+
+def without_aside(value: str) -> str:
+    """A value without the aside in brackets at its end ("Done (in 3.9)": ``Done``)."""
+    return _ASIDE.sub("", value)
+
+
 #: A field's old and new value: "Devraj → Hannah (out on leave)".
 _FIELD_MOVED = re.compile(r"^[^→>]{1,40}?\s*(?:→|->|=>)\s*(?P<new>[^→>(]+?)\s*(?:\(.*)?$")
 
@@ -302,7 +312,7 @@ def field_value(value: str) -> str:
     ('Hannah', 'Done')
     """
     moved = _FIELD_MOVED.match(value)
-    return moved.group("new") if moved else re.sub(r"\s*\([^)]*\)?$", "", value)
+    return moved.group("new") if moved else without_aside(value)
 
 
 #: A change of a record's field said without a subject: "Reassigned to Mei", "Bumping

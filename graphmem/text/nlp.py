@@ -20,7 +20,7 @@ from typing import Any
 
 from graphmem.errors import ExtraUnavailable
 from graphmem.text.lexicon import ACRONYM, category, is_setting, is_speaker
-from graphmem.text.logforms import mail_sender, record_field, record_key
+from graphmem.text.logforms import mail_sender, record_field, record_key, without_aside
 
 __all__ = ["MODEL_HASHES", "Sentence", "parse", "parser_name", "sentences"]
 
@@ -329,7 +329,7 @@ _SAYING = frozenset(
 
 def _field(value: str) -> bool:
     """Whether a labelled line's value reads as a record's field ("P2", "Jonas", "47 minutes")."""
-    value = re.sub(r"\s*\([^)]*\)?\s*$", "", value)  # "Hannah (Devraj out on leave)"
+    value = without_aside(value)  # "Hannah (Devraj out on leave)"
     words = value.split()
     return 0 < len(words) <= 4 and not _said(value) and not _CLAUSE_WORD.search(value)
 

@@ -131,7 +131,6 @@ _DATE_IS_VALUE = re.compile(
     r"(?:\s+(?:is|was|is now|now is))?(?:\s+(?:up|back|out))?(?:\s+to)?$"
 )
 _THEY = frozenset(["they", "their", "them"])
-_MINE = re.compile(r"(?i)\b(?:i|we|my|our|me|us)\b")
 #: "the user" opening a statement: the owner, as "User" is.
 _THE_USER = re.compile(r"(?i)(?:^|(?<=[:;]\s))the user\b(?=\s|'s\b)")
 #: A sentence that joins clauses: the rule forms may read one of them only.
@@ -614,7 +613,8 @@ class Reader:
         if ended_by and out:
             first = out[0]
             out.append(replace(first, object=ended_by, polarity=False, replaces=None, change=False))
-        if self.record and not _MINE.search(whole):  # "affected version is 3.7.4" in a ticket
+        # "affected version is 3.7.4" in a comment on a ticket: the ticket's
+        if self.record and not lexicon.FIRST_PERSON.search(whole):
             out = [
                 replace(c, subject=self.record)
                 if c.subject == self.owner and c.predicate and logforms.names_field(c.predicate)

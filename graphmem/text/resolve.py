@@ -201,7 +201,8 @@ class Resolver:
         low = sentence.casefold()
         said_words = _content_words(low)
         fixes = corrected(sentence)  # "actually it's Tamsin, not Tomasz"
-        for_owner = bool(_FIRST_PERSON.search(sentence) or _VERB_FIRST.match(sentence) or fixes)
+        mine = lexicon.FIRST_PERSON.search(sentence)
+        for_owner = bool(mine or _VERB_FIRST.match(sentence) or fixes)
         kept = {self.key(c.object) for c in claims if c.polarity and c.object}
         found: list[tuple[str, _Value]] = []
         taken: list[str] = []
@@ -606,10 +607,7 @@ class Resolver:
             return [self._act("assert", c, c.subject, c.hint, new, start)]
         # with no slot at all, a migration is the relation its new value's family implies
         # ("we migrated the billing service to Go": written in Go), after rule 4
-        # ("we moved it to Fly.io" with "it" unread names no thing: the owner gets no family)
-        family = None
-        if not slots and c.subject != self.owner:
-            family = lexicon.FAMILY_SLOTS.get(lexicon.category(new) or "")
+        family = None if slots else self._family_relation(c, new)
         if not values and c.subject != self.owner:
             owners = self._owners_relation(c, new, start)
             if owners is None and family:
@@ -618,6 +616,16 @@ class Resolver:
         if family and not any(v.predicate == family for v in values):
             return [self._act("assert", c, c.subject, family, new, start)]
         return None
+
+    def _family_relation(self, c: Claim, new: str) -> str | None:
+        """The relation a moved thing's new value implies (rule 3), never the owner's.
+
+        "we moved it to Fly.io", with "it" unread, names no thing; the owner's whole stack
+        ("we moved everything to AWS") comes as the claim's hint instead.
+        """
+        if c.subject == self.owner:
+            return None
+        return lexicon.FAMILY_SLOTS.get(lexicon.category(new) or "")
 
     def _owners_relation(self, c: Claim, new: str, start: dt.datetime) -> list[Action] | None:
         """A change of a thing that one of the owner's relations names.
@@ -699,9 +707,7 @@ class Resolver:
                 out.append(self._act("end", c, subject, v.predicate, v.object, start))
             out.append(self._act("assert", c, subject, v.predicate, new, start))
             return out
-        family = None
-        if c.subject != self.owner:  # the owner gets no family, as in _resolve
-            family = lexicon.FAMILY_SLOTS.get(lexicon.category(new) or "")
+        family = self._family_relation(c, new)
         if not slots and (c.hint or family):  # no fact holds the old value: rule 3
             return [self._act("assert", c, c.subject, c.hint or family or "", new, start)]
         return None
@@ -713,7 +719,6 @@ _VERB_FIRST = re.compile(
     r"(?i)^(?:[\w()!/#.-]+:\s*|[-*+]\s*)?(?:we\s+)?(?:replac|drop|remov|retir|stop|ditch|kill|"
     r"deprecat|decommission|switch|migrat|mov|swap|rip|sunset|abandon|uninstall|dump)\w*\b"
 )
-_FIRST_PERSON = re.compile(r"(?i)\b(?:we|our|us|i|my|me)\b")
 
 
 #: A product named with the part that runs it: "Memcached cluster", "Jenkins server".

@@ -277,8 +277,19 @@ _EVERYTHING = re.compile(
 )
 
 
-#: A value that opens with a quantity: "$2,550", "€1,265 per FTL", "5 attempts/min".
-_AMOUNT = r"(?P<b>[$€£¥]?\d.*)"
+#: A quantity that moved, as "thing, verb, to value"; the value opens with a number or a
+#: currency sign: "$2,550", "€1,265 per FTL", "5 attempts/min".
+_AMOUNT_MOVES = tuple(
+    re.compile(head + r"\s+to\s+(?P<b>[$€£¥]?\d.*)$", re.IGNORECASE)
+    for head in (
+        r"^(?P<t>.+?)\s+(?:went|goes|is going|has gone|will go|is about to go)\s+(?:up|down)",
+        r"^(?P<t>.+?)\s+(?:rose|has risen|increased|has increased|decreased|has decreased|"
+        r"dropped|fell|jumped|climbed|(?:was|is being|has been|got) "
+        r"(?:raised|increased|lowered|reduced|cut|bumped))",
+        r"^(?:raising|increasing|bumping|lowering|reducing|cutting|upping)\s+(?P<t>.+?)"
+        r"(?:\s+from\s+\S+)?",
+    )
+)
 
 
 def _amount(r: Reader, c: str, neg: bool, prev: str | None, spk: str | None) -> list[Claim] | None:
@@ -287,29 +298,15 @@ def _amount(r: Reader, c: str, neg: bool, prev: str | None, spk: str | None) -> 
     Only a value that is a quantity: "Sam went to Paris" is no such change
     (docs/concepts/text.md#amounts).
     """
-    went = re.match(
-        r"^(?P<t>.+?)\s+(?:went|goes|is going|has gone|will go|is about to go)\s+(?:up|down)\s+"
-        r"to\s+" + _AMOUNT + "$"
-        r"|^(?P<t2>.+?)\s+(?:rose|has risen|increased|has increased|decreased|has decreased|"
-        r"dropped|fell|jumped|climbed|(?:was|is being|has been|got) "
-        r"(?:raised|increased|lowered|reduced|cut|bumped))\s+to\s+"
-        + _AMOUNT.replace("<b>", "<b2>")
-        + "$"
-        r"|^(?:raising|increasing|bumping|lowering|reducing|cutting|upping)\s+(?P<t3>.+?)\s+"
-        r"(?:from\s+\S+\s+)?to\s+" + _AMOUNT.replace("<b>", "<b3>") + "$",
-        c,
-        re.IGNORECASE,
-    )
+    went = next((m for p in _AMOUNT_MOVES if (m := p.match(c))), None)
     if went is None or neg:
         return None
-    raw = went.group("t") or went.group("t2") or went.group("t3")
-    said = went.group("b") or went.group("b2") or went.group("b3")
-    if re.search(r"(?i)\b(?:up|down|back|to)\s+[$€£¥]?\d", said):
+    if re.search(r"(?i)\b(?:up|down|back|to)\s+[$€£¥]?\d", went.group("b")):
         return []  # "went up to 5 and then down to 3": no one value
-    new = r.value(said)
+    new = r.value(went.group("b"))
     if not new:
         return []
-    thing, slot = _thing(r, raw)
+    thing, slot = _thing(r, went.group("t"))
     return [Claim(thing or r.owner, slot, new, change=True)]
 
 
