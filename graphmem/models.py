@@ -26,6 +26,7 @@ __all__ = [
     "SourceType",
     "TextResult",
     "WriteResult",
+    "significant",
     "trusted",
 ]
 
@@ -44,10 +45,23 @@ def _aware_utc(value: dt.datetime) -> dt.datetime:
     return value.astimezone(dt.timezone.utc)
 
 
+def significant(value: float) -> float:
+    """``value`` kept to 15 significant digits: what every store reads back exactly.
+
+    FalkorDB replies with 15 significant digits of a double; 15 digits (``DBL_DIG``) survive
+    a round trip through a double, so a number written reads back equal on every backend
+    (docs/api.md#numbers).
+
+    >>> significant(0.1 + 0.2)
+    0.3
+    """
+    return float(f"{value:.15g}")
+
+
 def _finite(value: float) -> float:
     if math.isnan(value) or math.isinf(value):
         raise ValueError(f"{value!r} is not a finite number")
-    return value
+    return significant(value)
 
 
 UTCDateTime = Annotated[dt.datetime, AfterValidator(_aware_utc)]

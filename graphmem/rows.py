@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from graphmem.admission import check_source_type
 from graphmem.errors import InvalidInput
+from graphmem.models import significant
 from graphmem.normalize import MAX_SUBJECT, check_text, clean_name, clean_subject
 from graphmem.timeutil import to_utc
 
@@ -189,8 +190,8 @@ def validate(
         "expired_at": None,
         "statement": statement,
         "kind": kind,
-        "importance": float(importance),
-        "confidence": float(confidence),
+        "importance": significant(importance),
+        "confidence": significant(confidence),
         "source": item.get("source") or None,
         "source_ref": item.get("source_ref") or None,
         "superseded_by": None,

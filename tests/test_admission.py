@@ -15,6 +15,7 @@ import graphmem as gm
 from graphmem.admission import AdmissionPolicy, RateLimiter
 from graphmem.similarity import text_similarity
 from graphmem.timeutil import ManualClock
+from tests import backends
 
 ENGINE = os.environ.get("GRAPHMEM_ENGINE", "kuzu")
 
@@ -203,7 +204,7 @@ def test_rate_window_survives_reopen_without_scanning_facts(db_path, clock):
 
 def test_limits_are_configurable(clock):
     policy = AdmissionPolicy(rate_limits={"directive": 2, "fact": 3})
-    with gm.open(engine=ENGINE, clock=clock, admission=policy) as mem:
+    with backends.memory(clock=clock, admission=policy) as mem:
         assert mem.admission is policy
         for i in range(3):
             mem.add_fact("a", "uses", f"t{i}")
@@ -213,7 +214,7 @@ def test_limits_are_configurable(clock):
         mem.add_fact("a", "note", "never push on a friday evening", kind="directive")
         with pytest.raises(gm.RateLimited, match="'directive'"):
             mem.add_fact("a", "note", "review every migration twice", kind="directive")
-    with gm.open(engine=ENGINE, clock=clock, admission=AdmissionPolicy.unlimited()) as mem:
+    with backends.memory(clock=clock, admission=AdmissionPolicy.unlimited()) as mem:
         for i in range(30):
             mem.add_fact(f"user{i}", "email", f"u{i}@example.com", kind="identity")
 

@@ -21,6 +21,7 @@ from graphmem.check import CODES, CheckReport, Problem, check, check_rows
 from graphmem.cli import cli
 from graphmem.errors import GraphmemError, IntegrityError
 from graphmem.timeutil import ManualClock, to_store, to_utc
+from tests import backends
 
 ENGINE = os.environ.get("GRAPHMEM_ENGINE", "kuzu")
 
@@ -28,7 +29,7 @@ ENGINE = os.environ.get("GRAPHMEM_ENGINE", "kuzu")
 @pytest.fixture
 def built(clock: ManualClock) -> Iterator[gm.Memory]:
     """A memory with supersessions, a retraction, a noop and an identity replacement."""
-    with gm.open(clock=clock, engine=ENGINE) as mem:
+    with backends.memory(clock=clock) as mem:
         mem.add_fact("api", "runs_on", "Laravel", valid_from="2024-01-01")
         clock.advance(days=1)
         mem.add_fact("api", "runs_on", "Go", valid_from="2025-06-01")
@@ -98,6 +99,7 @@ def test_overlapping_current_versions(built: gm.Memory) -> None:
     assert "runs_on" in msg
 
 
+@pytest.mark.embedded
 def test_overlap_in_the_past_is_caught(built: gm.Memory) -> None:
     # Corrupt a closed version: at its system time it overlapped what was then believed.
     closed = [f for f in built.history("api", "runs_on", include_expired=True) if f.expired_at]
@@ -113,6 +115,7 @@ def test_overlap_in_the_past_is_caught(built: gm.Memory) -> None:
     assert "overlap-single-valued" in _codes(report)
 
 
+@pytest.mark.embedded
 def test_expired_before_recorded(built: gm.Memory) -> None:
     fid = _fid(built, "api", "runs_on", current=False)
     _set(built, fid, "expired_at = $t", t=dt.datetime(2000, 1, 1))
@@ -142,6 +145,7 @@ def test_current_version_with_successor(built: gm.Memory) -> None:
     assert "superseded-current" in _codes(check(built))
 
 
+@pytest.mark.embedded
 def test_successor_recorded_at_another_instant(built: gm.Memory, clock: ManualClock) -> None:
     closed = [f for f in built.history("api", include_expired=True) if f.superseded_by]
     succ, expired = closed[0].superseded_by, closed[0].expired_at
@@ -151,6 +155,7 @@ def test_successor_recorded_at_another_instant(built: gm.Memory, clock: ManualCl
     assert "successor-time" in _codes(check(built))
 
 
+@pytest.mark.embedded
 def test_system_time_after_last_write(built: gm.Memory, clock: ManualClock) -> None:
     closed = [f for f in built.history("api", include_expired=True) if f.expired_at][0]
     _set(built, closed.id, "expired_at = $t", t=to_store(clock() + dt.timedelta(days=30)))
@@ -181,6 +186,7 @@ def test_marker_behind_one_bulk_insert_is_a_warning(db_path: str) -> None:
         assert "last-write-behind" not in _codes(report)
 
 
+@pytest.mark.embedded
 def test_two_late_instants_are_an_error(built: gm.Memory, clock: ManualClock) -> None:
     a, b = built.history("api", "uses")[:2]
     _set(built, a.id, "recorded_at = $t", t=to_store(clock() + dt.timedelta(days=30)))
@@ -211,6 +217,7 @@ def test_empty_fid(built: gm.Memory) -> None:
     ("assignment", "value"),
     [("kind = $v", "bogus"), ("importance = $v", 99.0), ("confidence = $v", float("nan"))],
 )
+@pytest.mark.embedded
 def test_unreadable_version(built: gm.Memory, assignment: str, value: object) -> None:
     _set(built, _fid(built, "api", "uses"), assignment, v=value)
     report = check(built)
@@ -365,7 +372,7 @@ _OPS = st.lists(
 @given(ops=_OPS)
 def test_random_histories_keep_every_invariant(ops: list[tuple[object, ...]]) -> None:
     clock = ManualClock("2026-01-01")
-    with gm.open(clock=clock, engine=ENGINE) as mem:
+    with backends.memory(clock=clock) as mem:
         mem.define_predicate("uses", cardinality="many")
         for op in ops:
             try:
@@ -427,6 +434,7 @@ def test_a_duplicate_mention_edge_is_an_error(mem: gm.Memory) -> None:
 
 
 @pytest.mark.parametrize("count", ["0", "NULL"])
+@pytest.mark.embedded
 def test_a_bad_mention_count_is_an_error(mem: gm.Memory, count: str) -> None:
     _sessions(mem)
     mem._store.run(
@@ -437,6 +445,7 @@ def test_a_bad_mention_count_is_an_error(mem: gm.Memory, count: str) -> None:
     assert "mention-count" in _codes(report)
 
 
+@pytest.mark.embedded
 def test_a_session_without_a_start_is_an_error(mem: gm.Memory) -> None:
     _sessions(mem)
     mem._store.run("MATCH (s:Session {id: 's2'}) SET s.started_at = cast(NULL AS TIMESTAMP)")

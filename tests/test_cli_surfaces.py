@@ -23,6 +23,7 @@ import graphmem as gm
 from graphmem.cli import cli
 from graphmem.cli.common import Progress, cli_message
 from graphmem.timeutil import ManualClock
+from tests import backends
 
 ENGINE = os.environ.get("GRAPHMEM_ENGINE", "kuzu")
 
@@ -230,7 +231,7 @@ def test_every_cli_option_and_mcp_argument_is_a_python_name() -> None:
     pytest.importorskip("mcp")
     from graphmem.mcp_server import build_server
 
-    with gm.open(engine=ENGINE) as mem:
+    with backends.memory() as mem:
         server = build_server(mem)
         import anyio
 

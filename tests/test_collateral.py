@@ -13,6 +13,7 @@ import os
 
 import graphmem as gm
 from graphmem.admission import AdmissionPolicy
+from tests import backends
 
 ENGINE = os.environ.get("GRAPHMEM_ENGINE", "kuzu")
 
@@ -34,7 +35,7 @@ def _third_parties() -> list[dict[str, str]]:
 
 
 def test_contradictions_never_touch_a_third_subject(clock):
-    with gm.open(engine=ENGINE, clock=clock, admission=AdmissionPolicy.unlimited()) as mem:
+    with backends.memory(clock=clock, admission=AdmissionPolicy.unlimited()) as mem:
         assert len(mem.add_facts(_third_parties())) == 1000
         mem.add_fact("Alice", "works_at", "Acme", valid_from="2020-01-01")
         mem.add_fact("api", "runs_on", "Laravel", valid_from="2020-01-01")

@@ -18,6 +18,7 @@ import pytest
 import graphmem as gm
 from graphmem.context import CHARS_PER_TOKEN, estimate_tokens
 from graphmem.timeutil import ManualClock
+from tests import backends
 
 
 def _api_history(mem: gm.Memory, clock: ManualClock) -> None:
@@ -162,7 +163,7 @@ def test_deterministic_for_the_same_store(engine: str) -> None:
     outs = []
     for _ in range(2):
         clock = ManualClock("2026-01-01")
-        with gm.open(clock=clock, engine=engine) as mem:
+        with backends.memory(clock=clock) as mem:
             _api_history(mem, clock)
             outs.append(mem.context("api Alice Acme deploy", budget_tokens=60))
     assert outs[0] == outs[1]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import graphmem as gm
 from graphmem.timeutil import ManualClock
+from tests import backends
 
 
 def _first_fact(mem: gm.Memory, question: str) -> str:
@@ -15,7 +16,7 @@ def _first_fact(mem: gm.Memory, question: str) -> str:
 
 
 def test_a_question_naming_the_owner_by_name_reads_the_owners_facts(clock: ManualClock) -> None:
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         mem.add_fact("self", "name", "Tomás")
         mem.add_fact("self", "lives_in", "Valencia")
         mem.add_fact("self", "role", "data analyst")
@@ -27,7 +28,7 @@ def test_a_question_naming_the_owner_by_name_reads_the_owners_facts(clock: Manua
 
 
 def test_a_relation_is_found_by_its_alias(clock: ManualClock) -> None:
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         mem.add_fact("Ana", "role", "staff engineer")
         mem.add_fact("Ana", "lives_in", "Porto")
         mem.add_fact("Ana", "works_at", "Acme")
@@ -35,7 +36,7 @@ def test_a_relation_is_found_by_its_alias(clock: ManualClock) -> None:
 
 
 def test_a_name_that_is_nobodys_name_adds_nothing(clock: ManualClock) -> None:
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         mem.add_fact("self", "name", "Tomás")
         mem.add_fact("self", "lives_in", "Valencia")
         mem.add_fact("Lisbon", "located_in", "Portugal")

@@ -12,13 +12,13 @@ import datetime as dt
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import graphmem as gm
 from graphmem.context_render import _dedupe
 from graphmem.episodic import LineCandidate, render_line
 from graphmem.normalize import terms
 from graphmem.recall_cues import asks_when, has_time_cue
 from graphmem.store.records import LineRow
 from graphmem.timeutil import ManualClock
+from tests import backends
 
 UTC = dt.timezone.utc
 
@@ -102,7 +102,7 @@ def test_folding_hides_no_word_and_no_superseded_line(rows: list) -> None:
 
 def test_context_folds_echoes_across_sessions() -> None:
     clock = ManualClock("2025-03-01")
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         for day, text in (
             (1, "the nightly backup job failed tonight"),
             (5, "nightly backup job failed"),
@@ -127,7 +127,7 @@ def test_when_questions_and_time_cues() -> None:
 
 def test_a_when_question_prefers_the_line_that_says_when() -> None:
     clock = ManualClock("2025-03-01")
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         mem.add_session(
             "Ann: I love the support group, the support group is great.\n"
             "Bob: nice.\n"
@@ -152,7 +152,7 @@ def test_named_dates() -> None:
 
 def test_a_question_naming_a_date_prefers_lines_said_then() -> None:
     clock = ManualClock("2025-03-01")
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         for day in ("2023-10-13", "2023-11-20", "2023-12-01"):
             mem.add_session(f"Ann: I painted a picture of the lake.\nBob: {day}", started_at=day)
         found = mem.search("What did Ann paint on October 13, 2023?", kinds="line", limit=3)

@@ -20,6 +20,7 @@ from graphmem.context import CHARS_PER_TOKEN, estimate_tokens
 from graphmem.episodic import Context, SearchItem
 from graphmem.store.textlines import MAX_LINE, split_lines, terms
 from graphmem.timeutil import ManualClock
+from tests import backends
 
 CHAT_1 = """Caroline: I went to a LGBTQ support group yesterday and it was so powerful.
 Melanie: Wow, that's cool, Caroline! What happened that was so awesome?
@@ -315,7 +316,7 @@ def test_ranking_is_deterministic(engine: str) -> None:
     outs = []
     for _ in range(2):
         clock = ManualClock("2023-01-01")
-        with gm.open(clock=clock, engine=engine) as mem:
+        with backends.memory(clock=clock) as mem:
             _chats(mem, clock)
             _api_sessions(mem, clock)
             ctx = mem.context("Caroline Melanie api run group", budget_tokens=120)
@@ -340,7 +341,7 @@ _BIG: dict[str, Any] = {}
 def _big_memory(engine: str) -> gm.Memory:
     if "mem" not in _BIG:
         clock = ManualClock("2025-01-01")
-        mem = gm.open(clock=clock, engine=engine)
+        mem = backends.memory(clock=clock)
         for i in range(12):
             text = "\n".join(
                 f"{('Ann', 'Bo')[j % 2]}: talk {j} about gardens, budgets and release {i} "

@@ -28,6 +28,7 @@ from graphmem.store.kuzu.engine import COPY_THRESHOLD
 from graphmem.store.kuzu.schema import DDL
 from graphmem.store.kuzu.transfer import EXPORTED_TABLES
 from graphmem.timeutil import ManualClock
+from tests import backends
 
 ENGINE = os.environ.get("GRAPHMEM_ENGINE", "kuzu")
 
@@ -103,7 +104,7 @@ def edge_facts(G: nx.MultiDiGraph) -> list[gm.Fact]:
 
 def fresh(clock_start: str = "2025-01-01") -> tuple[gm.Memory, ManualClock]:
     clock = ManualClock(clock_start)
-    return gm.open(clock=clock, engine=ENGINE), clock
+    return backends.memory(clock=clock), clock
 
 
 # -- to_networkx ------------------------------------------------------------------------------
@@ -298,7 +299,7 @@ def demo_memory() -> Iterator[tuple[gm.Memory, list[dt.datetime]]]:
     """The demo's sample replayed as learned (over 1,000 versions: over the COPY threshold)."""
     clock = ManualClock("1000-01-01")
     times = []
-    with gm.open(clock=clock, engine=ENGINE) as mem:
+    with backends.memory(clock=clock) as mem:
         for day, batch in learning_schedule(sample()):
             clock.set(day)
             mem.add_facts(batch)
@@ -365,6 +366,7 @@ def rich_memory() -> tuple[gm.Memory, ManualClock]:
 
 
 @pytest.mark.parametrize("fmt", ex.FORMATS)
+@pytest.mark.embedded
 def test_roundtrip_everything(fmt: str) -> None:
     mem, clock = rich_memory()
     with mem:
@@ -564,12 +566,12 @@ def test_cli_export_import(tmp_path: Any) -> None:
 
 @pytest.mark.parametrize("path", ["missing/x.jsonl", "."])
 def test_import_of_an_unreadable_path_fails(tmp_path: os.PathLike[str], path: str) -> None:
-    with gm.open(None) as mem, pytest.raises(gm.InvalidInput, match="cannot be read"):
+    with backends.memory() as mem, pytest.raises(gm.InvalidInput, match="cannot be read"):
         ex.import_memory(mem, os.path.join(tmp_path, path))
 
 
 def test_export_to_an_unwritable_path_is_invalid_input(tmp_path: os.PathLike[str]) -> None:
-    with gm.open(None) as mem, pytest.raises(gm.InvalidInput, match="cannot be written"):
+    with backends.memory() as mem, pytest.raises(gm.InvalidInput, match="cannot be written"):
         ex.export_memory(mem, os.path.join(tmp_path, "missing", "x.jsonl"))
 
 
@@ -677,7 +679,7 @@ def test_import_never_trusts_meta_from_the_file(
         assert copy._store.all_meta()["schema_version"] != "999"
     doc = json.loads(_export(mem, "node-link"))
     doc["graph"]["meta"][key] = "999"
-    with gm.open(None, engine=ENGINE) as copy, pytest.raises(gm.InvalidInput, match="meta"):
+    with backends.memory() as copy, pytest.raises(gm.InvalidInput, match="meta"):
         ex.import_memory(copy, io.StringIO(json.dumps(doc)))
 
 
@@ -692,7 +694,7 @@ def test_deeply_nested_json_is_invalid_input(mem: gm.Memory, tmp_path: os.PathLi
     copy, _ = fresh()
     with copy, pytest.raises(gm.InvalidInput, match="line 3: the JSON is nested too deeply"):
         ex.import_memory(copy, io.StringIO(text))
-    with gm.open(None, engine=ENGINE) as copy, pytest.raises(gm.InvalidInput, match="too deep"):
+    with backends.memory() as copy, pytest.raises(gm.InvalidInput, match="too deep"):
         ex.import_memory(copy, io.StringIO("[" * 200_000 + "]" * 200_000), format="node-link")
     # The CLI: import and add-many answer with the line number, exit 1, no traceback.
     bad = os.path.join(os.fspath(tmp_path), "deep.jsonl")

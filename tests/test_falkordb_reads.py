@@ -370,10 +370,10 @@ def test_index_follows_writes(falkor: Any, kuzu: Any) -> None:
     kuzu.apply(c)
     falkor.apply(c)
     assert falkor.warm_index() is None  # stale until the next search
-    before = falkor._line_cache
+    before = falkor._warm_lines
     assert falkor.search_lines(words, use_index=False) == kuzu.search_lines(words, use_index=False)
-    assert falkor._line_cache is before  # FalkorStore.apply reported its lines: a delta
-    assert falkor.warm_index() is falkor._line_cache
+    assert falkor._warm_lines is before  # FalkorStore.apply reported its lines: a delta
+    assert falkor.warm_index() is falkor._warm_lines
     purge = Purge("bob", ["Bob"], "p1", {})
     kuzu.apply(ChangeSet(at=hours(4), purge=purge))
     falkor.apply(ChangeSet(at=hours(4), purge=purge))
@@ -395,9 +395,9 @@ def test_cold_first_search_uses_fulltext(falkor: Any) -> None:
         fresh = _open_falkor(falkor.path)
         try:
             first = fresh.search_lines(terms("running"))
-            assert fresh._line_cache is None  # answered by the full-text path
+            assert fresh._warm_lines is None  # answered by the full-text path
             assert fresh.search_lines(terms("running")) == first
-            assert fresh._line_cache is not None  # the second built the in-memory index
+            assert fresh._warm_lines is not None  # the second built the in-memory index
         finally:
             fresh.close()
     finally:

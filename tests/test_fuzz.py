@@ -38,6 +38,7 @@ from graphmem.errors import GraphmemError
 from graphmem.kernel import kernel_of
 from graphmem.normalize import clean_name, entity_key
 from graphmem.timeutil import ManualClock
+from tests import backends
 
 ENGINE = os.environ.get("GRAPHMEM_ENGINE", "kuzu")
 # Failing examples may hold 1 MB strings: let hypothesis print them rather than mask the failure.
@@ -186,7 +187,7 @@ def fmem() -> Iterator[gm.Memory]:
     """One memory for the whole run (check must pass on it at the end); in memory for speed
     (the on-disk path is fuzzed through the CLI)."""
     clock = ManualClock("2026-01-01")
-    with gm.open(clock=clock, engine=ENGINE) as mem:
+    with backends.memory(clock=clock) as mem:
         mem.define_predicate("uses", cardinality="many")
         mem.add_fact("Alice", "works_at", "ACME", valid_from="2020-01-01")
         mem.add_fact("Alice", "uses", "Go", valid_from="2021-01-01")

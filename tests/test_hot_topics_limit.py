@@ -22,6 +22,7 @@ from graphmem.kernel import kernel_of
 from graphmem.sessions import add_sessions
 from graphmem.timeutil import ManualClock, to_utc
 from graphmem.topics import _NO_HITS_MAX, _top_mentioned
+from tests import backends
 
 ENGINE = os.environ.get("GRAPHMEM_ENGINE", "kuzu")
 NOW = to_utc("2026-03-01")
@@ -164,7 +165,7 @@ def test_limit_equals_the_head_of_the_full_ranking(
 ) -> None:
     """Whole days only, so ties in hits and recency are common; facts may be self-loops."""
     clock = ManualClock(BASE)
-    with gm.open(clock=clock, engine=ENGINE) as mem:
+    with backends.memory(clock=clock) as mem:
         at = BASE
         for gap, (kind, offset, payload) in events:
             at += dt.timedelta(days=gap)

@@ -21,7 +21,7 @@ from langgraph.store.memory import InMemoryStore  # noqa: E402
 import graphmem as gm  # noqa: E402
 from graphmem.integrations.langgraph import GraphmemStore, InvalidNamespace  # noqa: E402
 from graphmem.timeutil import ManualClock  # noqa: E402
-from tests.conftest import ENGINE  # noqa: E402
+from tests import backends
 
 NS = ("users", "alice")
 
@@ -340,7 +340,7 @@ _counter = itertools.count()
 @pytest.fixture(scope="module")
 def shared() -> Any:
     clock = ManualClock("2026-01-01T00:00:00Z")
-    with gm.open(clock=clock, engine=ENGINE) as m:
+    with backends.memory(clock=clock) as m:
         yield GraphmemStore(m), clock
 
 

@@ -24,7 +24,7 @@ from hypothesis import strategies as st  # noqa: E402
 import graphmem as gm  # noqa: E402
 from graphmem.integrations.openai_agents import GraphmemSession  # noqa: E402
 from graphmem.timeutil import ManualClock  # noqa: E402
-from tests.conftest import ENGINE  # noqa: E402
+from tests import backends
 
 
 def sdk() -> ModuleType:
@@ -115,7 +115,7 @@ _counter = itertools.count()
 @pytest.fixture(scope="module")
 def shared() -> Any:
     clock = ManualClock("2026-01-01T00:00:00Z")
-    with gm.open(clock=clock, engine=ENGINE) as m:
+    with backends.memory(clock=clock) as m:
         yield m, clock
 
 

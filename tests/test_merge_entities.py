@@ -19,6 +19,7 @@ import graphmem as gm
 from graphmem.cli import cli
 from graphmem.errors import InvalidInput, NotFound
 from graphmem.timeutil import ManualClock
+from tests import backends
 
 ENGINE = os.environ.get("GRAPHMEM_ENGINE", "kuzu")
 
@@ -306,7 +307,7 @@ def test_a_merged_memory_exports_and_imports(mem: gm.Memory, clock: ManualClock)
     buffer = io.StringIO()
     export_memory(mem, buffer)
     buffer.seek(0)
-    with gm.open(clock=clock, engine=ENGINE) as copy:
+    with backends.memory(clock=clock) as copy:
         import_memory(copy, buffer)
         assert _objects(copy.facts(subject="PostgreSQL")) == _objects(mem.facts(subject="Postgres"))
         assert _state(copy, known_at="2026-01-15") == _state(mem, known_at="2026-01-15")
@@ -350,7 +351,7 @@ def test_answers_known_before_a_merge_never_change(
     """docs/concepts/time.md#rule-2: any facts(valid_at=V, known_at=K) with K before the merge
     is identical before and after it, whether it merges, resolves conflicts or refuses."""
     clock = ManualClock("2026-01-01")
-    with gm.open(clock=clock, engine=ENGINE) as mem:
+    with backends.memory(clock=clock) as mem:
         for i, (s, p, o, vf, vt) in enumerate(rows):
             clock.set(f"2026-01-{i + 1:02d}")
             mem.add_fact(s, p, o, valid_from=vf, valid_to=vt)

@@ -13,6 +13,7 @@ from click.testing import CliRunner
 import graphmem as gm
 from graphmem.cli import cli
 from graphmem.ontology import Ontology, choose_ontology, default_predicates, read_predicates
+from tests import backends
 
 ENGINE = os.environ.get("GRAPHMEM_ENGINE", "kuzu")
 
@@ -450,14 +451,14 @@ def _write_ontology(path: Path, predicates: list[dict[str, object]]) -> str:
 
 
 def test_open_with_no_ontology(clock):
-    with gm.open(clock=clock, engine=ENGINE, ontology=None) as mem:
+    with backends.memory(clock=clock, ontology=None) as mem:
         assert mem.predicates() == []
         mem.add_fact("Ann", "works for", "Acme")
         assert [p.name for p in mem.predicates()] == ["works_for"]
 
 
 def test_open_with_the_default_ontology(clock):
-    with gm.open(clock=clock, engine=ENGINE, ontology="default") as mem:
+    with backends.memory(clock=clock, ontology="default") as mem:
         assert {p.name for p in mem.predicates()} == set(EXPECTED)
 
 
@@ -469,7 +470,7 @@ def test_open_with_an_ontology_file(tmp_path, clock):
             {"name": "award received", "cardinality": "many"},
         ],
     )
-    with gm.open(clock=clock, engine=ENGINE, ontology=path) as mem:
+    with backends.memory(clock=clock, ontology=path) as mem:
         assert [(p.name, p.cardinality, p.aliases) for p in mem.predicates()] == [
             ("award_received", "many", ()),
             ("employer", "one", ("boss", "works_for")),

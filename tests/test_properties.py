@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 
 import graphmem as gm
 from graphmem.timeutil import ManualClock
+from tests import backends
 
 UTC = dt.timezone.utc
 SUBJECTS = ["alice", "bob"]
@@ -122,7 +123,7 @@ def snapshot(mem: gm.Memory, known_at: dt.datetime) -> list[tuple]:
 @given(st.lists(write, min_size=1, max_size=12))
 def test_known_at_answers_never_change_and_nothing_is_deleted(ops):
     clock = ManualClock("2026-01-01")
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         seen: dict[dt.datetime, list[tuple]] = {}
         versions = 0
         for op in ops:
@@ -149,7 +150,7 @@ def shared() -> Iterator[tuple[gm.Memory, ManualClock]]:
     its own (``alice7``, ``bob7``): an example is independent of the others, as in a memory of
     its own, without the cost of opening one (most of a small example's time)."""
     clock = ManualClock("2026-01-01")
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         yield mem, clock
 
 

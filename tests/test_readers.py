@@ -19,6 +19,7 @@ from graphmem.text.claims import Claim
 from graphmem.text.nlp import _said, sentences
 from graphmem.text.readers import BuiltinReader, Reader
 from graphmem.timeutil import ManualClock
+from tests import backends
 
 
 class TableReader:
@@ -52,7 +53,7 @@ def test_a_callers_claims_go_through_the_time_rules(clock: ManualClock) -> None:
             "The wiki is stale.": [],
         }
     )
-    with gm.open(clock=clock, reader=reader) as mem:
+    with backends.memory(clock=clock, reader=reader) as mem:
         mem.remember("The API is on Laravel.", at="2026-01-05")
         clock.set("2026-06-10")
         r = mem.remember("We moved the API to Go. The wiki is stale.", at="2026-06-01")
@@ -72,7 +73,10 @@ def test_a_reader_that_returns_no_claims_is_refused(clock: ManualClock) -> None:
         def read(self, text: str, *, at: dt.datetime, owner: str) -> object:
             return "API runs on Go"
 
-    with gm.open(clock=clock, reader=Bad()) as mem, pytest.raises(gm.InvalidInput, match="Claim"):
+    with (
+        backends.memory(clock=clock, reader=Bad()) as mem,
+        pytest.raises(gm.InvalidInput, match="Claim"),
+    ):
         mem.remember("The API runs on Go.")
     with pytest.raises(gm.InvalidInput, match="read"):
         gm.open(reader=object())  # type: ignore[arg-type]
@@ -101,7 +105,7 @@ def _stored_text(mem: gm.Memory) -> str:
 
 @pytest.mark.parametrize("path", ["remember", "ingest_text", "add_session", "add_sessions"])
 def test_no_sentence_is_lost(path: str, clock: ManualClock) -> None:
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         if path == "remember":
             mem.remember(TEXT)
         elif path == "ingest_text":
@@ -319,7 +323,7 @@ def nlp_missing() -> bool:
 
 
 def test_a_scheduled_change_keeps_the_old_value_until_then(clock: ManualClock) -> None:
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         mem.add_session("Payroll is run by Deel.", started_at="2026-03-02")
         clock.set("2026-03-27T12:00:00Z")
         mem.add_session("Starting 1 April payroll will be run by Remote.", started_at="2026-03-27")
@@ -328,7 +332,7 @@ def test_a_scheduled_change_keeps_the_old_value_until_then(clock: ManualClock) -
 
 
 def test_a_correction_without_the_word_replaces_from_the_old_start(clock: ManualClock) -> None:
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         mem.remember("Our password manager is 1Password.", at="2026-06-16")
         clock.set("2026-06-17T12:00:00Z")
         mem.remember("I was wrong, our password manager is Bitwarden.", at="2026-06-17")
@@ -339,7 +343,7 @@ def test_a_correction_without_the_word_replaces_from_the_old_start(clock: Manual
 
 
 def test_a_team_we_in_a_named_turn_is_the_owner(clock: ManualClock) -> None:
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         mem.add_session("user: we use Jenkins for CI", started_at="2026-01-05")
         clock.set("2026-03-01T12:00:00Z")
         mem.add_session("Sam: We replaced Jenkins with GitHub Actions", started_at="2026-03-01")
@@ -347,7 +351,7 @@ def test_a_team_we_in_a_named_turn_is_the_owner(clock: ManualClock) -> None:
 
 
 def test_aliases_and_head_nouns_find_the_thing(clock: ManualClock) -> None:
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         mem.remember("Prod Kubernetes is on version 1.27.", at="2026-02-10")
         mem.remember("The billing service runs on Laravel.", at="2026-02-10")
         clock.set("2026-07-01T12:00:00Z")
@@ -358,7 +362,7 @@ def test_aliases_and_head_nouns_find_the_thing(clock: ManualClock) -> None:
 
 
 def test_a_statement_negates_only_what_it_names(clock: ManualClock) -> None:
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         r = mem.add_fact(
             "alice",
             "works_at",
@@ -374,7 +378,7 @@ def test_a_statement_negates_only_what_it_names(clock: ManualClock) -> None:
 
 @pytest.mark.parametrize("words", ["what do I use for CI?", "what does the user use for CI?"])
 def test_first_person_questions_reach_the_owner(words: str, clock: ManualClock) -> None:
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         mem.add_fact("self", "uses", "Buildkite")
         assert "Buildkite" in str(mem.context(words))
         assert any(h.kind == "fact" and "Buildkite" in h.text for h in mem.search(words))
@@ -383,7 +387,7 @@ def test_first_person_questions_reach_the_owner(words: str, clock: ManualClock) 
 def test_a_change_naming_the_old_value_finds_the_one_fact_holding_it(clock: ManualClock) -> None:
     # "for vector tiles" is no thing we know: the one fact holding Leaflet is the one replaced
     clock.set("2026-06-10")
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         mem.remember("v5.1 — Maps are rendered with Leaflet.", at="2026-01-21")
         mem.remember(
             "v6.0 — Leaflet was swapped for MapLibre GL for vector tiles.", at="2026-05-12"
@@ -397,7 +401,7 @@ def test_a_change_naming_a_value_two_things_hold_adds_nothing_it_cannot_place(
 ) -> None:
     # two unrelated things run on Jenkins and the change names neither: nothing is closed
     clock.set("2026-06-10")
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         mem.remember("Cron jobs are scheduled by Jenkins.", at="2026-01-05")
         mem.remember("Releases are built by Jenkins.", at="2026-01-06")
         mem.remember("Replaced Jenkins with Argo for the nightly data pulls.", at="2026-03-01")
@@ -407,7 +411,7 @@ def test_a_change_naming_a_value_two_things_hold_adds_nothing_it_cannot_place(
 def test_a_change_of_a_thing_the_owners_relation_names(clock: ManualClock) -> None:
     # "we run CI on Jenkins" holds CI in its relation; the move of CI is that relation's
     clock.set("2026-06-10")
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         mem.remember("We run CI on Jenkins.", at="2026-01-05")
         mem.remember("We moved CI to GitHub Actions.", at="2026-03-01")
         assert [f.object for f in mem.facts(subject="self")] == ["GitHub Actions"]
@@ -417,7 +421,7 @@ def test_a_change_of_a_thing_the_owners_relation_names(clock: ManualClock) -> No
 
 def test_a_change_two_of_the_owners_relations_name_places_nothing(clock: ManualClock) -> None:
     clock.set("2026-06-10")
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         mem.remember("We run CI on Jenkins.", at="2026-01-05")
         mem.remember("We cache CI artifacts in S3.", at="2026-01-06")
         mem.remember("We moved CI to GitHub Actions.", at="2026-03-01")
@@ -429,7 +433,7 @@ def test_a_dated_correction_replaces_a_value_learned_after_its_date(clock: Manua
     # "User clarified: not quite — ..." corrects; the same change without the correction is
     # history that ended when the later value began
     clock.set("2026-05-04")
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         mem.remember("User's preferred editor is VS Code.")
         clock.set("2026-05-20")
         mem.remember("I switched to Neovim two years ago.")
@@ -445,7 +449,7 @@ def test_a_product_ended_by_the_part_that_ran_it(clock: ManualClock) -> None:
     # "the Memcached cluster is deleted": what held Memcached ends; a part of no product
     # ("the staging cluster") ends nothing
     clock.set("2026-06-10")
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         mem.remember("The identity service stores sessions in Memcached.", at="2026-01-05")
         mem.remember("The staging cluster is deleted.", at="2026-02-01")
         assert [f.object for f in mem.facts(subject="identity service")] == ["Memcached"]
@@ -458,7 +462,7 @@ def test_a_product_ended_by_the_part_that_ran_it(clock: ManualClock) -> None:
 def test_a_version_that_went_from_a_to_b_is_the_things_version(clock: ManualClock) -> None:
     # "postgres went from 13 to 15" after "db: Postgres 13"; "1.Python" is item 1, Python
     clock.set("2025-10-01")
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         mem.add_session("Standup\n1. db: Postgres 13\n2.lint: ruff", started_at="2025-02-03")
         mem.add_session(
             "Standup\n1. postgres went from 13 to 15 on saturday", started_at="2025-05-05"
@@ -474,7 +478,7 @@ def test_a_version_that_went_from_a_to_b_is_the_things_version(clock: ManualCloc
 
 def test_a_company_named_short_and_a_ticket_key_without_a_colon(clock: ManualClock) -> None:
     clock.set("2026-03-01")
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         mem.add_session("CS-808: Vandelay Industries is on the Pro plan.", started_at="2025-11-12")
         mem.add_session("CS-808: not quite: Vandelay is on Enterprise.", started_at="2025-11-13")
         mem.add_session(
@@ -490,14 +494,14 @@ def test_a_company_named_short_and_a_ticket_key_without_a_colon(clock: ManualClo
 
 def test_one_sentences_values_of_one_slot_hold_together(clock: ManualClock) -> None:
     clock.set("2025-04-01")
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         mem.remember("The API is built on FastAPI and runs on Uvicorn.", at="2025-03-31")
         assert {f.object for f in mem.facts(subject="API")} == {"FastAPI", "Uvicorn"}
 
 
 def test_an_emoji_between_statements_and_a_clipped_passive(clock: ManualClock) -> None:
     clock.set("2026-06-01")
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         mem.add_session("ingress controller: ingress-nginx", started_at="2025-01-14")
         mem.add_session("- ingress-nginx replaced with Traefik", started_at="2025-02-04")
         mem.add_session("reminder: error tracking is Rollbar", started_at="2026-02-05")
@@ -512,7 +516,7 @@ def test_an_emoji_between_statements_and_a_clipped_passive(clock: ManualClock) -
 
 def test_the_users_they_in_an_agents_notes_is_the_owner(clock: ManualClock) -> None:
     clock.set("2025-04-01")
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         mem.add_session(
             "Notes: The user is a backend engineer at Zalando. Their manager is Keiko Tanaka.",
             started_at="2025-01-20",
@@ -528,7 +532,7 @@ def test_the_users_they_in_an_agents_notes_is_the_owner(clock: ManualClock) -> N
 
 def test_the_owners_change_for_a_slot_changes_that_slot(clock: ManualClock) -> None:
     clock.set("2025-11-01")
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         mem.remember("User's personal email is on Gmail.", at="2025-03-30")
         mem.remember("User switched to Fastmail for personal email last month.", at="2025-10-12")
         assert [f.object for f in mem.facts(subject="personal email")] == ["Fastmail"]
@@ -563,7 +567,7 @@ def test_a_tables_cells_all_reach_the_reader(rows: list[list[str]]) -> None:
 
 def test_a_card_of_key_value_items_is_settings_not_speakers(clock: ManualClock) -> None:
     card = "Profile\n- City: Valencia\n- Diet: vegetarian\n- Editor: VS Code\n- APM: Datadog"
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         mem.remember(card)
         held = {f.object for f in mem.facts(subject="self")}
         assert {"Valencia", "vegetarian", "VS Code", "Datadog"} <= held
@@ -616,7 +620,7 @@ def test_a_cards_items_lose_no_value_and_name_no_speaker(card: dict[str, str]) -
 def test_chit_chat_names_no_thing(turn: str, clock: ManualClock) -> None:
     # docs/concepts/text.md#subjects: a pronoun, a question word or an interjection is no name
     clock.set("2026-01-02")
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         mem.add_session(f"Ann: I moved to Oslo last year.\n{turn}", started_at="2026-01-01")
         assert {(f.subject, f.object) for f in mem.facts()} == {("Ann", "Oslo")}
         assert turn.split(": ", 1)[1] in (mem.sessions()[0].text or "")  # the text is kept
@@ -625,7 +629,7 @@ def test_chit_chat_names_no_thing(turn: str, clock: ManualClock) -> None:
 def test_a_time_said_after_a_value_is_no_part_of_it(clock: ManualClock) -> None:
     # docs/concepts/text.md#log-formats: "last weekend", "two weeks ago" date the move
     clock.set("2026-02-02")
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         mem.remember("I live in Ghent.", at="2026-01-10")
         mem.remember("We finally moved to Antwerp last weekend.", at="2026-02-02")
         assert [f.object for f in mem.facts(subject="self")] == ["Antwerp"]
@@ -634,7 +638,7 @@ def test_a_time_said_after_a_value_is_no_part_of_it(clock: ManualClock) -> None:
 def test_a_standup_turn_and_an_aside_are_no_settings(clock: ManualClock) -> None:
     # docs/concepts/text.md#log-formats: "raj: Yesterday: ..." is raj's turn; "by the way"
     clock.set("2026-01-02")
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         mem.add_session(
             "ana: Yesterday: fixed the export. Today: tests. Blockers: none.\n"
             "raj: Yesterday: on-call handover. Today: the PDF bug. Blockers: none.\n"
@@ -651,7 +655,7 @@ def _current(mem: gm.Memory) -> set[tuple[str, str, str]]:
 def test_a_tickets_fields_are_the_tickets_and_a_change_moves_them(clock: ManualClock) -> None:
     # docs/concepts/text.md#records
     clock.set("2026-01-01")
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         mem.add_session(
             "SUP-4412 — Login failures\nReporter: support-bot\nAssignee: Jonas\nPriority: P2\n"
             "Description: Customer reports SSO login loops since this morning. Affects 30 users.",
@@ -674,7 +678,7 @@ def test_a_tickets_fields_are_the_tickets_and_a_change_moves_them(clock: ManualC
 
 def test_a_crm_record_named_by_a_label_owns_its_fields(clock: ManualClock) -> None:
     clock.set("2026-01-01")
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         mem.add_session(
             "Opp: Halcyon Foods — platform license\nOwner: Rick Tan\nStage: Discovery",
             started_at="2026-01-01",
@@ -700,7 +704,7 @@ def test_a_text_that_opens_no_record_keeps_the_owners_settings(
     text: str, clock: ManualClock
 ) -> None:
     clock.set("2026-01-02")
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         mem.add_session(text, started_at="2026-01-01")
         assert _current(mem) == {("self", "region", "eu-west-1")}
 
@@ -739,14 +743,14 @@ def test_counts_and_a_named_value_before_a_purpose(
 ) -> None:
     # docs/concepts/text.md#counts
     clock.set("2026-01-02")
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         mem.remember(f"Acme Dental is a client. {sentence}", at="2026-01-01")
         assert fact in _current(mem)
 
 
 def test_no_count_of_a_day_and_a_new_count_takes_the_place(clock: ManualClock) -> None:
     clock.set("2026-01-02")
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         mem.remember("I have 3 meetings today.", at="2026-01-01")
         assert _current(mem) == set()
         mem.remember("The staging cluster has 14 nodes.", at="2026-01-01")
@@ -768,7 +772,7 @@ def test_a_slot_the_sentence_names_never_takes_another(
     # docs/concepts/text.md#a-change-names-another-relation: "the budget was revised to $2"
     # names its own slot; the one other amount slot stays
     clock = ManualClock(dt.datetime(2026, 1, 1, 12, tzinfo=dt.timezone.utc))
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         mem.remember(f"Our {other} is ${old}.", at="2026-01-01")
         clock.set("2026-01-05")
         mem.remember(f"The {slot} was revised to ${new}.", at="2026-01-05")
@@ -778,7 +782,7 @@ def test_a_slot_the_sentence_names_never_takes_another(
 def test_a_slot_named_more_fully_takes_the_slot_it_names(clock: ManualClock) -> None:
     # "Northwind rate adjusted to $175" is the rate's value (a past amendment, in history)
     clock.set("2026-02-01")
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         mem.remember("Consulting agreement with Northwind: rate is $150 per hour.", at="2024-03-01")
         mem.remember("Northwind rate adjusted to $175 per hour.", at="2025-02-20")
         assert _current(mem) == {("self", "rate", "$175")}
@@ -787,7 +791,7 @@ def test_a_slot_named_more_fully_takes_the_slot_it_names(clock: ManualClock) -> 
 def test_an_agents_note_in_semicolons_reads_every_part(clock: ManualClock) -> None:
     # docs/concepts/text.md#open-relations: a value of its slot's own kind, colon or none
     clock.set("2026-01-02")
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         mem.remember(
             "Note to self (agent): user is vegetarian; prefers recipes under 30 minutes; "
             "timezone Europe/Berlin.",
@@ -811,7 +815,7 @@ def test_a_word_before_a_value_of_another_kind_is_no_setting(clause: str) -> Non
 )
 def test_no_thing_is_its_own_value(text: str, clock: ManualClock) -> None:
     clock.set("2026-01-02")
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         mem.remember(text, at="2026-01-01")
         assert all(f.subject != f.object for f in mem.facts())
 
@@ -827,7 +831,7 @@ def test_no_thing_is_its_own_value(text: str, clock: ManualClock) -> None:
 def test_when_a_thing_is_held(sentence: str, objects: set[str], clock: ManualClock) -> None:
     # docs/concepts/text.md#schedules
     clock.set("2026-01-02")
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         mem.remember(sentence, at="2026-01-01")
         assert {o for _, _, o in _current(mem)} == objects
 
@@ -853,7 +857,7 @@ def test_a_person_named_with_a_title(
 ) -> None:
     # docs/concepts/text.md#titles
     clock.set("2026-01-02")
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         mem.remember(text, at="2026-01-01")
         assert facts <= _current(mem)
         assert {s for s, p, _ in _current(mem) if p == "role"} <= {s for s, _, _ in facts}
@@ -862,7 +866,7 @@ def test_a_person_named_with_a_title(
 def test_the_account_is_the_record_and_a_hand_over_moves_its_owner(clock: ManualClock) -> None:
     # docs/concepts/text.md#records
     clock.set("2026-01-01")
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         mem.add_session("Opp: Halcyon Foods — license\nOwner: Rick Tan", started_at="2026-01-01")
         clock.set("2026-01-03")
         mem.add_session(
@@ -898,7 +902,7 @@ def test_a_change_finds_its_thing_under_another_head_noun(
     # docs/concepts/text.md#names: "nightly backup" is the nightly backup job we know,
     # "orders database" the orders db; ":tada:" is an emoji between statements
     clock.set("2026-01-01")
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         mem.remember(first, at="2026-01-01")
         clock.set("2026-01-03")
         mem.remember(then, at="2026-01-03")
@@ -909,7 +913,7 @@ def test_a_change_finds_its_thing_under_another_head_noun(
 def test_a_value_written_without_spaces_is_one_word(end: str, clock: ManualClock) -> None:
     # docs/concepts/text.md#open-relations
     clock.set("2026-01-02")
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         mem.remember("The rate limit is 100 req/s.", at="2026-01-01")
         mem.remember(f"We raised the rate limit to 250 req/s{end}", at="2026-01-02")
         assert {o for _, _, o in _current(mem)} == {"250 req/s"}
@@ -918,7 +922,7 @@ def test_a_value_written_without_spaces_is_one_word(end: str, clock: ManualClock
 def test_a_phrase_that_opens_with_i_or_we_is_no_name(clock: ManualClock) -> None:
     # docs/concepts/text.md#subjects
     clock.set("2026-01-02")
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         mem.remember(
             "I cancelled Spotify last month, we only use YouTube Music now.", at="2026-01-01"
         )
@@ -928,7 +932,7 @@ def test_a_phrase_that_opens_with_i_or_we_is_no_name(clock: ManualClock) -> None
 def test_an_ordinal_is_no_slot(clock: ManualClock) -> None:
     # "B is the Z of T" names T's slot Z, but "the 25th of each month" is a date
     clock.set("2026-01-02")
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         mem.remember("Payday is the 25th of each month.", at="2026-01-01")
         assert not any(s == "each month" or p == "25th" for s, p, _ in _current(mem))
 
@@ -936,7 +940,7 @@ def test_an_ordinal_is_no_slot(clock: ManualClock) -> None:
 def test_whoever_raises_it_the_raised_thing_takes_the_value(clock: ManualClock) -> None:
     # docs/concepts/text.md#open-relations: "they're raising my membership to £39"
     clock.set("2026-01-01")
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         mem.remember("My membership is £35 a month.", at="2026-01-01")
         clock.set("2026-02-01")
         mem.remember("PureGym emailed: they're raising my membership to £39.", at="2026-02-01")
@@ -946,7 +950,7 @@ def test_whoever_raises_it_the_raised_thing_takes_the_value(clock: ManualClock) 
 def test_a_ticket_field_after_a_title_and_a_day_that_is_no_host(clock: ManualClock) -> None:
     # docs/concepts/text.md#records: "reporter: kim" is a line of its own, not the title's
     clock.set("2026-01-02")
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         mem.add_session(
             "REL-77 Deploy policy\nreporter: kim\n"
             "kim: Reminder: no deploys on Fridays after 14:00. Hotfixes go through Lucas.\n"
@@ -960,7 +964,7 @@ def test_a_ticket_field_after_a_title_and_a_day_that_is_no_host(clock: ManualClo
 
 def test_a_move_to_a_team_is_the_persons_one_team(clock: ManualClock) -> None:
     clock.set("2026-01-02")
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         mem.add_session("Raj: btw I moved to the platform team last week", started_at="2026-01-01")
         mem.remember("We moved to Berlin.", at="2026-01-02")
         clock.set("2026-03-02")
@@ -981,7 +985,7 @@ def test_a_migration_with_nothing_stored_touches_no_other_thing(
 ) -> None:
     # docs/concepts/text.md#resolution-against-the-graph: rule 3 writes the new fact only
     clock = ManualClock(dt.datetime(2026, 1, 1, 12, tzinfo=dt.timezone.utc))
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         mem.remember("The gateway runs on Laravel. We host the gateway on Heroku.", at="2026-01-01")
         before = _current(mem)
         clock.set("2026-02-01")
@@ -1018,7 +1022,7 @@ def test_a_sentence_reads_as_one_fact(
     sentence: str, fact: tuple[str, str, str], clock: ManualClock
 ) -> None:
     clock.set("2026-01-02")
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         mem.remember(sentence, at="2026-01-01")
         assert _current(mem) == {fact}
 
@@ -1051,14 +1055,14 @@ def test_chat_without_apostrophes_reads_as_with_them(chat: str, written: str) ->
 
 def test_were_is_no_contraction(clock: ManualClock) -> None:
     clock.set("2026-01-02")
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         mem.remember("We were on Heroku.", at="2026-01-01")
         assert ("self", "runs_on", "Heroku") not in _current(mem)
 
 
 def test_a_port_read_by_the_parse_is_its_number(clock: ManualClock) -> None:
     clock.set("2026-01-02")
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         mem.remember(
             "The webhook relay is written in Elixir and listens on port 4000.", at="2026-01-01"
         )
@@ -1071,7 +1075,7 @@ def test_a_port_read_by_the_parse_is_its_number(clock: ManualClock) -> None:
 def test_a_move_of_an_unread_it_writes_no_family(clock: ManualClock) -> None:
     # docs/concepts/text.md#resolution-against-the-graph: rule 3 needs the thing that moved
     clock.set("2026-01-02")
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         mem.remember("no, we moved it to Fly.io two weeks ago", at="2026-01-01")
         mem.remember("We replaced it with Fly.io.", at="2026-01-01")
         assert _current(mem) == set()
@@ -1080,7 +1084,7 @@ def test_a_move_of_an_unread_it_writes_no_family(clock: ManualClock) -> None:
 
 def test_last_nite_is_last_night(clock: ManualClock) -> None:
     clock.set("2026-01-10")
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         mem.remember("The analytics replica was bumped to MySQL 8.0 last nite.", at="2026-01-10")
         (fact,) = [f for f in mem.facts() if f.predicate != "note"]
         assert fact.valid_from == dt.datetime(2026, 1, 9, tzinfo=dt.timezone.utc)
@@ -1093,7 +1097,7 @@ def test_an_emails_body_is_its_senders(clock: ManualClock) -> None:
         "From: Hendrik Bos <h.bos@example.nl>\nTo: Purchasing\nSubject: Your account manager\n\n"
         "Good morning,\n\nI work at NordFreight. I live in Rotterdam.\n\nKind regards,\nHendrik"
     )
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         mem.add_session(mail, started_at="2026-01-01")
         facts = _current(mem)
         assert ("Hendrik Bos", "works_at", "NordFreight") in facts
@@ -1113,7 +1117,7 @@ def test_a_mail_without_a_named_sender_is_the_owners(
     text: str, who: str, clock: ManualClock
 ) -> None:
     clock.set("2026-01-02")
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         mem.add_session(text, started_at="2026-01-01")
         assert (who, "works_at", "Acme") in _current(mem)
 
@@ -1147,7 +1151,7 @@ def test_a_value_that_moved_replaces_the_old_one(
 ) -> None:
     # docs/concepts/text.md#amounts
     clock.set("2026-01-02")
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         mem.remember(before, at="2026-01-01")
         clock.set("2026-04-02")
         mem.remember(after, at="2026-04-01")
@@ -1164,7 +1168,7 @@ def test_a_move_without_a_quantity_or_one_value_is_no_amount(
     sentence: str, clock: ManualClock
 ) -> None:
     clock.set("2026-01-02")
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         mem.remember(sentence, at="2026-01-01")
         assert _current(mem) == set()
 
@@ -1187,7 +1191,7 @@ def test_a_schedule_is_the_days_a_thing_recurs_on(
     sentence: str, fact: tuple[str, str, str | None] | None, clock: ManualClock
 ) -> None:
     clock.set("2026-01-02")
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         mem.remember(sentence, at="2026-01-01")
         (got,) = _current(mem)
         assert got[1] == "schedule"
@@ -1203,14 +1207,14 @@ def test_a_schedule_is_the_days_a_thing_recurs_on(
 )
 def test_a_weekday_alone_or_no_thing_is_no_schedule(sentence: str, clock: ManualClock) -> None:
     clock.set("2026-01-02")
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         mem.remember(sentence, at="2026-01-01")
         assert not any(p == "schedule" for _, p, _ in _current(mem))
 
 
 def test_a_schedule_that_moves_replaces_the_old_days(clock: ManualClock) -> None:
     clock.set("2026-01-02")
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         mem.remember("PE is on Mondays and Thursdays.", at="2026-01-01")
         clock.set("2026-03-02")
         mem.remember("PE moves to Tuesdays and Thursdays because of the refit.", at="2026-03-01")
@@ -1224,12 +1228,12 @@ def test_a_schedule_that_moves_replaces_the_old_days(clock: ManualClock) -> None
 
 def test_a_clock_time_is_no_place_and_no_timezone(clock: ManualClock) -> None:
     clock.set("2026-01-02")
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         mem.remember("The nightly ETL schedule is 02:00 UTC.", at="2026-01-01")
         clock.set("2026-03-02")
         mem.remember("nightly ETL moves to 00:30 UTC for more buffer", at="2026-03-01")
         assert _current(mem) == {("self", "nightly_etl_schedule", "00:30 UTC")}
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         mem.remember("dashboards SLA is 07:00 UTC.", at="2026-03-01")
         assert not any(p == "timezone" for _, p, _ in _current(mem))
 
@@ -1237,7 +1241,7 @@ def test_a_clock_time_is_no_place_and_no_timezone(clock: ManualClock) -> None:
 def test_a_records_fields_in_cards_tickets_and_later_comments(clock: ManualClock) -> None:
     # docs/concepts/text.md#records
     clock.set("2026-01-02")
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         mem.add_session(
             "JIRA PAY-2213\nAssignee: Devraj\nAffected version: 3.8.1", started_at="2026-01-01"
         )
@@ -1261,7 +1265,7 @@ def test_a_records_fields_in_cards_tickets_and_later_comments(clock: ManualClock
             ("PAY-2213", "status", "In Review"),
         } <= now
         assert not any(s == "self" for s, _, _ in now)
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         mem.add_session(
             "Contact: Ravi Menon — Menon & Sons\nPhone: 0412 338 905\n"
             "Email: ravi@menonhardware.example",
@@ -1291,7 +1295,7 @@ def test_the_last_schedule_and_amount_said_are_the_one_current(
 ) -> None:
     # docs/concepts/text.md#schedules and #amounts: each change replaces the one before
     clock = ManualClock(dt.datetime(2026, 1, 1, 12, tzinfo=dt.timezone.utc))
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         mem.remember("Our rent is $50.", at="2026-01-01")
         for i, (days, amount) in enumerate(zip(lists, rent + rent[-1:] * len(lists), strict=False)):
             said = days[0] if len(days) == 1 else f"{', '.join(days[:-1])} and {days[-1]}"

@@ -17,6 +17,7 @@ from graphmem.contradiction import normalize_text
 from graphmem.remember import DEFAULT_SUBJECT
 from graphmem.similarity import EmbeddingSimilarity, text_similarity
 from graphmem.timeutil import ManualClock
+from tests import backends
 
 ENGINE = os.environ.get("GRAPHMEM_ENGINE", "kuzu")
 
@@ -217,7 +218,7 @@ def test_short_unread_line_is_kept_with_its_text(mem):
 )
 def test_text_that_passes_admission_is_written(lines):
     text = "\n".join(lines)
-    with gm.open() as mem:
+    with backends.memory() as mem:
         if len(text.strip()) < mem.admission.min_statement_chars:
             return
         mem.remember(text, at="2025-10-20")
@@ -247,7 +248,7 @@ def test_similarity_is_pluggable(clock):
     def always_close(a: str, b: str) -> float:
         return 1.0 if a.casefold() == b.casefold() else 0.9
 
-    with gm.open(engine=ENGINE, clock=clock, similarity=always_close) as mem:
+    with backends.memory(clock=clock, similarity=always_close) as mem:
         mem.remember("the nightly backup takes an hour", subject="db")
         r = mem.remember("the nightly backup takes two hours", subject="db")
         assert r.decision is D.SUPERSEDE
@@ -263,14 +264,14 @@ def test_embedding_similarity_plugs_in(clock):
         "lunch is at noon": [0.0, 0.0, 1.0],
     }
     sim = EmbeddingSimilarity(lambda t: vectors[normalize_text(t)])
-    with gm.open(engine=ENGINE, clock=clock, similarity=sim) as mem:
+    with backends.memory(clock=clock, similarity=sim) as mem:
         mem.remember("The standup starts at nine", subject="team")
         assert mem.remember("Our standup begins at nine", subject="team").decision is D.NOOP
         assert mem.remember("Lunch is at noon", subject="team").decision is D.ADD
 
 
 def test_bad_similarity_is_reported(clock):
-    with gm.open(engine=ENGINE, clock=clock, similarity=lambda a, b: 2.0) as mem:
+    with backends.memory(clock=clock, similarity=lambda a, b: 2.0) as mem:
         mem.remember("the nightly backup takes an hour", subject="db")
         with pytest.raises(gm.InvalidInput, match="similarity"):
             mem.remember("the nightly backup takes two hours", subject="db")
@@ -340,7 +341,7 @@ def _snapshot(mem, known_at):
 def test_known_at_answers_never_change(ops, gaps):
     clock = ManualClock("2026-01-01T00:00:00Z")
     seen: list[tuple[dt.datetime, dict]] = []
-    with gm.open(engine=ENGINE, clock=clock, admission=AdmissionPolicy.unlimited()) as mem:
+    with backends.memory(clock=clock, admission=AdmissionPolicy.unlimited()) as mem:
         for op, gap in zip(ops, gaps, strict=False):
             clock.advance(minutes=gap)  # strictly increasing system time
             year = op[-1]
@@ -370,7 +371,7 @@ def _stored(j: int) -> str:
 @pytest.mark.bench
 def test_remember_latency(capsys):
     clock = ManualClock("2026-01-01T00:00:00Z")
-    with gm.open(engine=ENGINE, clock=clock, admission=AdmissionPolicy.unlimited()) as mem:
+    with backends.memory(clock=clock, admission=AdmissionPolicy.unlimited()) as mem:
         mem.add_facts(
             [
                 {

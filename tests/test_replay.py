@@ -38,6 +38,7 @@ import pytest
 import graphmem as gm
 from graphmem.datasets import SAMPLE_PREDICATES, TemporalFact, define_predicates, load_hyte, sample
 from graphmem.timeutil import ManualClock
+from tests import backends
 
 MAX = dt.datetime.max.replace(tzinfo=dt.timezone.utc)
 # The repository's ../shared/data (CI keeps a copy of shared/ beside the clone).
@@ -155,7 +156,7 @@ def test_replay_bundled_sample(capsys):
     # No shipped ontology: the sample's predicates are defined as any data set's would be, with
     # YAGO11k's names as aliases, and the histories are probed through those aliases.
     clock = ManualClock("2026-01-01")
-    with gm.open(clock=clock, ontology=None) as mem:
+    with backends.memory(clock=clock, ontology=None) as mem:
         define_predicates(mem, SAMPLE_PREDICATES)
         rows = [f for f in sample() if f.predicate in ("works_at", "married_to")]
         yago = {"works_at": "worksAt", "married_to": "isMarriedTo"}
@@ -185,7 +186,7 @@ def _replay_relations(name: str, relations: list[str], capsys: pytest.CaptureFix
     rows = list(load_hyte(folder, relations=raw, relation_labels=name == "wikidata12k"))
     assert {f.predicate for f in rows} == set(relations), "a relation name matched no row"
     clock = ManualClock("2026-01-01")
-    with gm.open(clock=clock) as mem:  # the shipped ontology in place, as for any user
+    with backends.memory(clock=clock) as mem:  # the shipped ontology in place, as for any user
         before = {p.name: p for p in mem.predicates()}
         changed = set()
         for relation in relations:

@@ -13,6 +13,7 @@ import graphmem as gm
 from graphmem.said_ended import _ended_values, _read_ended, ended_values, names
 from graphmem.text.claims import Claim
 from graphmem.timeutil import ManualClock
+from tests import backends
 
 
 class NoReader:
@@ -181,7 +182,7 @@ def _context(mem: gm.Memory, question: str, **kw: object) -> list[str]:
 
 
 def test_an_unread_line_is_marked_by_the_later_change(clock: ManualClock) -> None:
-    with gm.open(clock=clock, reader=NoReader()) as mem:
+    with backends.memory(clock=clock, reader=NoReader()) as mem:
         clock.set("2026-02-03T12:00Z")
         mem.add_session("kim: fyi invoices are stored in S3 for now", started_at="2026-02-03")
         clock.set("2026-05-20T12:00Z")
@@ -200,7 +201,7 @@ def test_an_unread_line_is_marked_by_the_later_change(clock: ManualClock) -> Non
 
 
 def test_a_line_about_another_thing_is_not_marked(clock: ManualClock) -> None:
-    with gm.open(clock=clock, reader=NoReader()) as mem:
+    with backends.memory(clock=clock, reader=NoReader()) as mem:
         clock.set("2026-02-03T12:00Z")
         mem.add_session("Alice works at Acme.", started_at="2026-02-03")
         clock.set("2026-05-20T12:00Z")
@@ -213,7 +214,7 @@ def test_a_line_about_another_thing_is_not_marked(clock: ManualClock) -> None:
 def test_a_fact_the_reader_did_not_close_is_marked(clock: ManualClock) -> None:
     # remember() keeps the change it could not read as a note; the note does not speak for
     # the owner (no "we"), so the write leaves the owner's fact alone and the note marks it
-    with gm.open(clock=clock, reader=FirstOnly()) as mem:
+    with backends.memory(clock=clock, reader=FirstOnly()) as mem:
         clock.set("2026-02-03T12:00Z")
         mem.remember("We keep invoices in S3.", at="2026-02-03")
         clock.set("2026-05-20T12:00Z")
@@ -233,7 +234,7 @@ def _now(mem: gm.Memory, subject: str) -> list[tuple[str, str]]:
 
 def test_what_a_sentence_says_ended_ends_the_fact_of_a_thing_it_names(clock: ManualClock) -> None:
     clock.set("2026-06-10")
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         mem.remember("The search page uses Algolia.", at="2025-10-13")
         mem.remember("Alice works at Acme.", at="2025-10-13")
         mem.remember("Algolia is gone; the search page queries Typesense now.", at="2026-03-16")
@@ -244,7 +245,7 @@ def test_what_a_sentence_says_ended_ends_the_fact_of_a_thing_it_names(clock: Man
 
 
 def test_it_is_x_not_y_corrects_from_the_old_start(clock: ManualClock) -> None:
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         clock.set("2026-02-02T12:00Z")
         mem.add_session("user: my manager is Tomasz", started_at="2026-02-02")
         clock.set("2026-02-20T12:00Z")
@@ -287,7 +288,7 @@ def test_a_slot_named_otherwise_is_the_same_slot(
     first: str, second: str, subject: str, want: tuple[str, str], clock: ManualClock
 ) -> None:
     clock.set("2026-06-10")
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         mem.remember(first, at="2025-06-10")
         mem.remember(second, at="2026-01-10")
         who = mem.owner if subject == "self" else subject
@@ -313,7 +314,7 @@ def test_an_ending_about_another_thing_ends_nothing(
     # a wrong supersession is worse than a missed one: only a thing the sentence names (or
     # the owner, when the owner speaks) loses a value the sentence says ended
     clock = ManualClock("2026-06-10")
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         for thing, value in held:
             mem.add_fact(thing, "uses", value, valid_from="2026-01-01")
         before = sorted((f.subject, f.object) for f in mem.facts())
@@ -345,7 +346,7 @@ def test_a_slot_named_beside_its_ended_value_takes_the_new_name(
     first: str, second: str, subject: str, slot: str, want: str, clock: ManualClock
 ) -> None:
     clock.set("2026-06-10")
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         mem.add_session(first, started_at="2026-01-05")
         mem.add_session(second, started_at="2026-04-28")
         who = mem.owner if subject == "self" else subject
@@ -355,7 +356,7 @@ def test_a_slot_named_beside_its_ended_value_takes_the_new_name(
 def test_a_corrected_line_says_it_was_wrong(clock: ManualClock) -> None:
     # a correction is no end: the old version was never true, so no fact marks its line; the
     # versions no longer believed do (docs/concepts/recall.md, "Superseded lines are marked")
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         clock.set("2026-02-02T12:00Z")
         mem.add_session("user: my manager is Tomasz", started_at="2026-02-02")
         clock.set("2026-02-20T12:00Z")

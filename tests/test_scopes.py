@@ -16,6 +16,7 @@ from old_schema import make_old_schema
 import graphmem as gm
 from graphmem.scopes import ancestors, check_scope, within
 from graphmem.timeutil import ManualClock
+from tests import backends
 
 
 def objects(mem: gm.Memory, **kw: object) -> list[tuple[str, str]]:
@@ -208,7 +209,7 @@ def test_an_export_keeps_the_scopes(
 
     path = os.path.join(os.fspath(tmp_path), "team.jsonl")
     export_memory(team, path)
-    with gm.open(clock=ManualClock("2027-01-01")) as copy:
+    with backends.memory(clock=ManualClock("2027-01-01")) as copy:
         import_memory(copy, path)
         assert objects(copy, subject="api", scope="acme/alice") == objects(
             team, subject="api", scope="acme/alice"
@@ -257,7 +258,7 @@ def test_each_scope_reads_as_its_own_memory_through_the_nearest_rule(
     later: list[tuple[str, str, str, str, int, bool]],
 ) -> None:
     clock = ManualClock("2026-01-01")
-    with gm.open(clock=clock) as shared, gm.open(clock=clock) as alone:
+    with backends.memory(clock=clock) as shared, backends.memory(clock=clock) as alone:
         for w in writes:
             clock.advance(seconds=1)
             assert _apply(shared, w, scoped=True) == _apply(alone, w, scoped=False)
@@ -375,3 +376,12 @@ def test_a_sessions_facts_of_another_scope_stay_hidden(mem: gm.Memory, clock: Ma
     assert f"{line} (runs_on Go no longer true since 20 Dec 2025)" in bob
     assert f"{line}\n" in alice + "\n"
     assert "no longer" not in alice
+
+
+def test_why_names_the_sessions_with_their_scope(mem: gm.Memory) -> None:
+    """``why()`` returns each asserting session as stored, its scope included (every backend)."""
+    mem.add_session("The API runs on Go.", started_at="2026-01-01", scope="acme/alice")
+    fact = mem.facts(subject="API", scope="acme/alice")[0]
+    sessions = mem.why(fact.id, scope="acme/alice").sessions
+    assert [s.scope for s in sessions] == ["acme/alice"]
+    assert sessions[0].text == "The API runs on Go."

@@ -27,6 +27,7 @@ from graphmem.sessions import triage as triage_of
 from graphmem.store.kuzu.sessions import COPY_MIN_SESSIONS
 from graphmem.timeutil import ManualClock, to_utc
 from graphmem.triage import Recommendation
+from tests import backends
 
 UTC = dt.timezone.utc
 ENGINE = os.environ.get("GRAPHMEM_ENGINE", "kuzu")
@@ -436,7 +437,7 @@ def _replay(
     events: list[tuple[int, Any]], keep: Callable[[str, dt.datetime, int], bool]
 ) -> gm.Memory:
     clock = ManualClock(BASE)
-    mem = gm.open(clock=clock, engine=ENGINE)
+    mem = backends.memory(clock=clock)
     for hours, (kind, offset, payload) in events:
         at = BASE + dt.timedelta(hours=hours)
         if not keep(kind, at, offset):
@@ -562,7 +563,7 @@ def test_bench_10k_sessions_over_1k_topics(capsys: pytest.CaptureFixture[str]) -
     rng = random.Random(7)
     n_topics, n_sessions = 1_000, 10_000
     clock = ManualClock("2026-05-01")
-    with gm.open(clock=clock, engine=ENGINE) as mem:
+    with backends.memory(clock=clock) as mem:
         facts = [
             {
                 "subject": f"topic {i}",

@@ -14,6 +14,7 @@ from graphmem.contradiction import decide_text, normalize_text
 from graphmem.errors import InvalidInput
 from graphmem.models import Decision
 from graphmem.similarity import EmbeddingSimilarity, Similarity, nearest, text_similarity
+from tests import backends
 
 BASE = "we deploy with Docker Compose"
 
@@ -327,7 +328,7 @@ def test_wordllama_loads_its_bundled_files_without_the_network(
 def test_memory_default_is_wordllama_and_plugs_out() -> None:
     from graphmem.similarity import DefaultSimilarity
 
-    with gm.open() as mem:
+    with backends.memory() as mem:
         assert isinstance(mem.similarity, DefaultSimilarity)
         assert mem.similarity.name == "wordllama"
     with gm.open(similarity=text_similarity) as mem:

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 import graphmem as gm
 from graphmem.text.claims import Claim
 from graphmem.timeutil import ManualClock
+from tests import backends
 
 QUESTION = "how does the team estimate work?"
 
@@ -36,7 +37,7 @@ def _story(mem: gm.Memory, clock: ManualClock, later: str) -> None:
 
 
 def test_the_change_of_a_shown_line_follows_it(clock: ManualClock) -> None:
-    with gm.open(clock=clock, reader=NoReader()) as mem:
+    with backends.memory(clock=clock, reader=NoReader()) as mem:
         _story(mem, clock, "Mia: we stopped using story points, we're just counting tickets")
         lines = str(mem.context(QUESTION)).splitlines()
         first = next(i for i, ln in enumerate(lines) if "in story points?" in ln)
@@ -50,13 +51,13 @@ def test_the_change_of_a_shown_line_follows_it(clock: ManualClock) -> None:
 
 
 def test_a_later_line_that_changes_nothing_does_not_follow(clock: ManualClock) -> None:
-    with gm.open(clock=clock, reader=NoReader()) as mem:
+    with backends.memory(clock=clock, reader=NoReader()) as mem:
         _story(mem, clock, "Mia: story points made the retro long, tickets are fine")
         assert "retro" not in str(mem.context(QUESTION))
 
 
 def test_a_change_about_other_words_does_not_follow(clock: ManualClock) -> None:
-    with gm.open(clock=clock, reader=NoReader()) as mem:
+    with backends.memory(clock=clock, reader=NoReader()) as mem:
         _story(mem, clock, "Oskar: we moved the offsite from Porto to Lisbon")
         assert "Lisbon" not in str(mem.context(QUESTION))
 
@@ -73,16 +74,16 @@ def _two(mem: gm.Memory, clock: ManualClock, later: str) -> str:
 
 
 def test_a_value_a_later_line_gives_otherwise_is_marked(clock: ManualClock) -> None:
-    with gm.open(clock=clock, reader=NoReader()) as mem:
+    with backends.memory(clock=clock, reader=NoReader()) as mem:
         old = _two(mem, clock, "the upgrade to 1.29 went through, prod is on 1.29 now")
         assert "(1.27 possibly superseded: 1.29 per 4 Feb 2025)" in old
 
 
 def test_a_later_value_without_a_word_of_change_marks_nothing(clock: ManualClock) -> None:
-    with gm.open(clock=clock, reader=NoReader()) as mem:
+    with backends.memory(clock=clock, reader=NoReader()) as mem:
         assert "superseded" not in _two(mem, clock, "we tried k8s 1.29 in a prod-like sandbox")
 
 
 def test_a_later_value_about_other_things_marks_nothing(clock: ManualClock) -> None:
-    with gm.open(clock=clock, reader=NoReader()) as mem:
+    with backends.memory(clock=clock, reader=NoReader()) as mem:
         assert "superseded" not in _two(mem, clock, "the terraform CLI is on 1.9.2 now")

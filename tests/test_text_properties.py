@@ -23,6 +23,7 @@ from graphmem.admission import AdmissionPolicy
 from graphmem.sessions import add_sessions
 from graphmem.store.kuzu.engine import COPY_THRESHOLD
 from graphmem.timeutil import ManualClock
+from tests import backends
 
 ENGINE = os.environ.get("GRAPHMEM_ENGINE", "kuzu")
 TOOLS = ["Go", "Rust", "Laravel", "Django", "Rails"]
@@ -104,7 +105,7 @@ def run(ops: list[tuple[str, int]], check: bool) -> list[tuple[str, str, str, st
     clock = ManualClock("2025-01-01T00:00:00Z")
     seen = []
     bulked = False
-    with gm.open(engine=ENGINE, clock=clock, admission=AdmissionPolicy.unlimited()) as mem:
+    with backends.memory(clock=clock, admission=AdmissionPolicy.unlimited()) as mem:
         for op, seed in ops:
             rng = random.Random(seed)
             clock.advance(days=rng.randint(1, 200))

@@ -14,6 +14,7 @@ import graphmem as gm
 from graphmem.text.claims import read_sentence
 from graphmem.text.pipeline import read
 from graphmem.timeutil import ManualClock
+from tests import backends
 
 AT = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
 
@@ -44,7 +45,7 @@ def test_software_named_like_a_job_is_no_role() -> None:
 
 
 def test_a_correction_of_a_number_replaces_it_from_its_start(clock: ManualClock) -> None:
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         clock.set("2026-07-01T12:00Z")
         mem.add_session(
             "User's daughter Emma is 7 and attends Riverside Primary.", started_at="2026-07-01"
@@ -64,7 +65,7 @@ def test_a_correction_of_a_number_replaces_it_from_its_start(clock: ManualClock)
 
 
 def test_a_bare_value_with_no_slot_of_its_kind_changes_nothing(clock: ManualClock) -> None:
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         clock.set("2026-03-01T12:00Z")
         mem.remember("Nora works at Acme.", at="2026-03-01")
         clock.set("2026-03-02T12:00Z")
@@ -80,7 +81,7 @@ def test_a_bare_value_with_no_slot_of_its_kind_changes_nothing(clock: ManualCloc
 def test_a_bare_value_with_two_slots_of_its_kind_adds_instead_of_guessing(
     clock: ManualClock,
 ) -> None:
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         clock.set("2026-03-01T12:00Z")
         mem.add_fact("Nora", "age", "40", valid_from="2026-03-01")
         mem.add_fact("Nora", "shoe_size", "39", valid_from="2026-03-01")
@@ -94,7 +95,7 @@ def test_a_bare_value_with_two_slots_of_its_kind_adds_instead_of_guessing(
 
 
 def test_a_line_shows_which_of_its_statements_ended(clock: ManualClock) -> None:
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         clock.set("2026-01-20T12:00Z")
         mem.add_session(
             "Notes: The user is a backend engineer at Zalando. Their manager is Keiko Tanaka.",
@@ -113,7 +114,7 @@ def test_a_line_shows_which_of_its_statements_ended(clock: ManualClock) -> None:
 
 
 def test_remember_keeps_only_the_lines_it_did_not_read(clock: ManualClock) -> None:
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         clock.set("2025-10-20T12:00Z")
         mem.remember(
             "[13:01] ade: the staging bastion IP is 10.20.0.5\n[13:02] kim: ty", at="2025-10-20"
@@ -134,7 +135,7 @@ NAMES = st.sampled_from(["Nora", "Emma", "Priya", "Tom", "Kai"])
 def test_a_first_bare_value_never_closes_a_fact(name: str, n: int, adverb: str) -> None:
     # a bare "S is V" can only take the place of a value of V's kind S already has
     clock = ManualClock(dt.datetime(2026, 1, 1, 12, tzinfo=dt.timezone.utc))
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         mem.add_fact(name, "lives_in", "Lisbon", valid_from="2026-01-01")
         mem.add_fact("self", "timeout_seconds", "30", valid_from="2026-01-01")
         clock.set("2026-01-02T12:00Z")
@@ -185,7 +186,7 @@ def test_hours_said_with_a_verb_fill_the_working_hours() -> None:
 
 
 def test_new_hours_with_a_start_date_close_the_old_ones(clock: ManualClock) -> None:
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         clock.set("2026-09-01T12:00Z")
         mem.remember("User's working hours are 9:00–17:00 London time.", at="2026-09-01")
         clock.set("2026-09-20T12:00Z")
@@ -207,7 +208,7 @@ def test_an_announcing_header_makes_no_plan_of_what_follows() -> None:
 def test_a_thousands_comma_stays_in_a_bare_value(clock: ManualClock) -> None:
     [claim] = read_sentence("landlord raised the rent, it's €1,520 from january", at=AT)
     assert (claim.subject, claim.object) == ("self", "€1,520")
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         clock.set("2025-10-01T12:00Z")
         mem.remember("my rent is €1,450 a month", at="2025-10-01")
         clock.set("2026-01-02T12:00Z")
@@ -228,7 +229,7 @@ def test_a_change_cue_under_another_relation_takes_the_one_slot_of_its_kind(
     clock: ManualClock,
 ) -> None:
     # docs/concepts/text.md#a-change-names-another-relation
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         _portal_on_heroku(mem, clock)
         result = mem.remember("The portal now runs on Render.", at="2026-03-02")
         assert result.superseded
@@ -242,14 +243,14 @@ def test_a_change_cue_under_another_relation_takes_the_one_slot_of_its_kind(
 def test_another_relation_without_a_cue_or_with_two_candidates_closes_nothing(
     clock: ManualClock,
 ) -> None:
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         _portal_on_heroku(mem, clock)
         result = mem.remember("The portal runs on Render.", at="2026-03-02")
         assert not result.superseded
         # "now also": an addition, never a supersession
         result = mem.remember("The portal now also runs on Vercel.", at="2026-03-02")
         assert not result.superseded
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         _portal_on_heroku(mem, clock, failover=True)
         result = mem.remember("The portal now runs on Render.", at="2026-03-02")
         assert not result.superseded
@@ -265,7 +266,7 @@ def test_no_cue_or_two_slots_of_the_kind_never_close_another_relation(
     # without a change cue a different relation is just another fact; with two slots whose
     # values are of the new value's kind, a change adds instead of guessing
     clock = ManualClock(dt.datetime(2026, 1, 1, 12, tzinfo=dt.timezone.utc))
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         mem.add_fact("portal", "hosted_on", "Heroku", valid_from="2026-01-01")
         if two:
             mem.add_fact("portal", "fails_over_to", "Fly.io", valid_from="2026-01-01")

@@ -23,6 +23,7 @@ from mcp_tools import call_tool
 import graphmem as gm
 from graphmem.normalize import entity_key
 from graphmem.timeutil import ManualClock, to_utc
+from tests import backends
 
 WRITE_HOUR = dt.timedelta(hours=12)
 
@@ -282,7 +283,7 @@ def test_the_stories_cover_every_surface() -> None:
 @pytest.mark.parametrize("story", STORIES, ids=[f"{s.surface}:{s.name}" for s in STORIES])
 def test_story(story: Story, engine: str) -> None:
     clock = ManualClock(story.sessions[0][0])
-    with gm.open(clock=clock, engine=engine) as mem:
+    with backends.memory(clock=clock) as mem:
         _replay(mem, clock, story)
 
         now = mem.facts(subject=story.subject, predicate=story.predicate)
@@ -335,7 +336,7 @@ def _state(mem: gm.Memory) -> tuple[int, list[tuple[Any, ...]]]:
 def test_ingesting_a_session_twice_changes_nothing(case: tuple[dict[str, Any], int]) -> None:
     story, index = case
     clock = ManualClock(story["sessions"][0]["at"])
-    with gm.open(clock=clock) as mem:
+    with backends.memory(clock=clock) as mem:
         for j, session in enumerate(story["sessions"][: index + 1]):
             clock.set(to_utc(session["at"]) + WRITE_HOUR)
             mem.add_session(session["text"], started_at=session["at"], session_id=f"p{j}")

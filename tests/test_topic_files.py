@@ -33,6 +33,7 @@ from graphmem.topic_file_scores import (
     triage_files,
 )
 from graphmem.triage import Recommendation
+from tests import backends
 
 ENGINE = os.environ.get("GRAPHMEM_ENGINE", "kuzu")
 NOW = to_utc("2026-07-01T12:00:00Z")
@@ -135,7 +136,7 @@ def memdir(tmp_path: Path) -> Path:
 @pytest.fixture
 def recorded() -> Iterator[gm.Memory]:
     clock = ManualClock("2026-03-01T00:00:00Z")
-    with gm.open(clock=clock, engine=ENGINE) as mem:
+    with backends.memory(clock=clock) as mem:
         _record_sessions(mem, clock)
         yield mem
 
@@ -229,7 +230,7 @@ def test_audit_does_not_list_agreeing_negative_or_past_lines(
 
 def test_audit_resolves_aliases(tmp_path: Path) -> None:
     clock = ManualClock("2026-03-01T12:00:00Z")
-    with gm.open(clock=clock, engine=ENGINE) as mem:
+    with backends.memory(clock=clock) as mem:
         mem.define_entity("API", aliases=["backend"])
         mem.add_session("The API runs on Laravel.", started_at="2026-03-01", session_id="a")
         clock.set("2026-06-10T12:00:00Z")
@@ -251,7 +252,7 @@ def test_hits_need_every_keyword_and_count_sessions_in_the_window(tmp_path: Path
     (tmp_path / "the-and.md").write_text("notes\n", encoding="utf-8")
     for name in ("query-planner.md", "planner.md", "the-and.md"):
         _touch(tmp_path / name, NOW - 100 * DAY)
-    with gm.open(clock=clock, engine=ENGINE) as mem:
+    with backends.memory(clock=clock) as mem:
         gm.sessions.add_sessions(
             mem,
             [
@@ -276,7 +277,7 @@ def test_hits_need_every_keyword_and_count_sessions_in_the_window(tmp_path: Path
 def test_a_file_modified_recently_is_not_cold(tmp_path: Path) -> None:
     (tmp_path / "fresh.md").write_text("notes\n", encoding="utf-8")
     _touch(tmp_path / "fresh.md", NOW - DAY)
-    with gm.open(clock=ManualClock(NOW), engine=ENGINE) as mem:
+    with backends.memory(clock=ManualClock(NOW)) as mem:
         (row,) = mem.topic_health(tmp_path)
     assert (row.hits, row.band) == (0, Band.WARM)  # recency alone: 0.4 * (1 - 1/60)
     assert row.hotness == pytest.approx(0.4 * (1 - 1 / 60))
@@ -306,7 +307,7 @@ def test_hidden_links_out_bad_bytes_and_big_files_are_reported_not_read(tmp_path
     sub.mkdir()
     (sub / "db-setup.md").write_text("x\n", encoding="utf-8")
     before = _snapshot(tmp_path)
-    with gm.open(clock=ManualClock(NOW), engine=ENGINE) as mem:
+    with backends.memory(clock=ManualClock(NOW)) as mem:
         health = mem.topic_health(root)
         audit = mem.topic_audit(root)
     assert sorted(h.file for h in health) == ["alias.md", "infra/db-setup.md", "ok.md"]
@@ -331,7 +332,7 @@ def test_hidden_links_out_bad_bytes_and_big_files_are_reported_not_read(tmp_path
 
 def test_bad_directories_and_options_raise_graphmem_errors(tmp_path: Path) -> None:
     (tmp_path / "file.md").write_text("x\n", encoding="utf-8")
-    with gm.open(clock=ManualClock(NOW), engine=ENGINE) as mem:
+    with backends.memory(clock=ManualClock(NOW)) as mem:
         with pytest.raises(NotFound, match="does not exist"):
             mem.topic_health(tmp_path / "missing")
         with pytest.raises(InvalidInput, match="is not a directory"):
@@ -481,7 +482,7 @@ def test_triage_file_rules_in_synthesis_order() -> None:
 @pytest.fixture(scope="module")
 def shared() -> Iterator[gm.Memory]:
     clock = ManualClock("2026-03-01T00:00:00Z")
-    with gm.open(clock=clock, engine=ENGINE) as mem:
+    with backends.memory(clock=clock) as mem:
         _record_sessions(mem, clock)
         yield mem
 
@@ -524,7 +525,7 @@ def test_nothing_in_the_directory_is_modified(
 def test_the_same_answers_on_falkordb(falkordb_url: str, memdir: Path) -> None:
     def answers(target: str | None) -> tuple[list[object], ...]:
         clock = ManualClock("2026-03-01T00:00:00Z")
-        with gm.open(target, clock=clock) if target else gm.open(clock=clock) as mem:
+        with gm.open(target, clock=clock) if target else backends.memory(clock=clock) as mem:
             _record_sessions(mem, clock)
             return (
                 list(mem.topic_health(memdir, now=NOW)),
@@ -541,7 +542,7 @@ def test_the_routing_index_is_not_a_topic_in_any_case(tmp_path: Path) -> None:
     (tmp_path / "memory.md").write_text("- [Kuzu](kuzu.md)\n", encoding="utf-8")
     (tmp_path / "kuzu.md").write_text("x\n", encoding="utf-8")
     (tmp_path / "other.md").write_text("x\n", encoding="utf-8")
-    with gm.open(clock=ManualClock(NOW), engine=ENGINE) as mem:
+    with backends.memory(clock=ManualClock(NOW)) as mem:
         rows = {t.file: t.routed for t in mem.topic_triage(tmp_path, limit=None)}
     assert rows == {"kuzu.md": True, "other.md": False}
 
@@ -551,7 +552,7 @@ def test_a_change_no_fact_recorded_is_read_from_the_session_lines(tmp_path: Path
     (tmp_path / "api.md").write_text("# API\n\n- The API runs on Laravel.\n", encoding="utf-8")
     (tmp_path / "db.md").write_text("The API uses Postgres.\n", encoding="utf-8")
     clock = ManualClock("2026-06-10T12:00:00Z")
-    with gm.open(clock=clock, engine=ENGINE) as mem:
+    with backends.memory(clock=clock) as mem:
         mem.add_session(
             "We migrated the API from Laravel to Go.", started_at="2026-06-10", session_id="s-go"
         )
@@ -586,7 +587,7 @@ def test_sessions_that_mention_an_entity_named_like_the_topic_count(tmp_path: Pa
     (tmp_path / "billing.md").write_text("x\n", encoding="utf-8")
     _touch(tmp_path / "kuzu-planner.md", NOW - 90 * DAY)
     _touch(tmp_path / "billing.md", NOW - 90 * DAY)
-    with gm.open(clock=ManualClock(NOW), engine=ENGINE) as mem:
+    with backends.memory(clock=ManualClock(NOW)) as mem:
         for i in range(12):  # mentions only, no text: no session line to search
             mem.add_session(started_at=NOW - i * DAY, mentions=["Kuzu planner", "Kuzu"])
         mem.add_session(started_at=NOW - 70 * DAY, mentions=["Billing"])

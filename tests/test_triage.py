@@ -25,6 +25,7 @@ from graphmem.triage import (
     staleness_score,
     triage_topics,
 )
+from tests import backends
 
 UNIT = st.floats(min_value=0.0, max_value=1.0)
 ENGINE = os.environ.get("GRAPHMEM_ENGINE", "kuzu")
@@ -331,7 +332,7 @@ def _memory_with_a_topic_that_went_cold() -> tuple[gm.Memory, dt.datetime]:
     """The "lib-pcb" case: worked on in 5 sessions 72-80 days ago, never since; plus a live one."""
     now = dt.datetime(2026, 6, 1, tzinfo=dt.timezone.utc)
     clock = ManualClock(now - dt.timedelta(days=81))
-    mem = gm.open(clock=clock, engine=ENGINE)
+    mem = backends.memory(clock=clock)
     mem.add_fact("lib-pcb", "written_in", "Rust", statement="lib-pcb is written in Rust")
     for days_ago in (80, 78, 76, 74, 72):
         when = now - dt.timedelta(days=days_ago)
@@ -372,7 +373,7 @@ def test_a_topic_that_went_cold_is_archive_not_update() -> None:
 def test_the_lookback_window_bounds_are_half_open() -> None:
     now = dt.datetime(2026, 6, 1, tzinfo=dt.timezone.utc)
     clock = ManualClock(now - dt.timedelta(days=40))
-    with gm.open(clock=clock, engine=ENGINE) as mem:
+    with backends.memory(clock=clock) as mem:
         for days_ago in (30, 29.99, 0):  # exactly 30 days ago is outside (now - 30 d, now]
             when = now - dt.timedelta(days=days_ago)
             clock.set(when)
@@ -384,5 +385,5 @@ def test_the_lookback_window_bounds_are_half_open() -> None:
 
 @pytest.mark.parametrize("bad", [0, -1, float("nan"), float("inf"), True, "30"])
 def test_triage_rejects_a_bad_window(bad: object) -> None:
-    with gm.open(engine=ENGINE) as mem, pytest.raises(InvalidInput, match="window_days"):
+    with backends.memory() as mem, pytest.raises(InvalidInput, match="window_days"):
         mem.triage(window_days=bad)  # type: ignore[arg-type]

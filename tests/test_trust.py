@@ -16,6 +16,7 @@ import graphmem as gm
 from graphmem.cli import cli
 from graphmem.timeutil import ManualClock
 from graphmem.trust import NotDisputed, Trust, gate, is_disputed, is_open_dispute
+from tests import backends
 
 ENGINE = os.environ.get("GRAPHMEM_ENGINE", "kuzu")
 
@@ -87,7 +88,7 @@ def test_confidence_floor(mem: gm.Memory, clock: ManualClock) -> None:
 
 
 def test_configured_trust(clock: ManualClock) -> None:
-    with gm.open(clock=clock, engine=ENGINE, trust=Trust(order=("agent", "user"))) as mem:
+    with backends.memory(clock=clock, trust=Trust(order=("agent", "user"))) as mem:
         mem.add_fact("api", "runs_on", "Go", source_type="agent")
         assert mem.add_fact("api", "runs_on", "Rust", source_type="user").decision is (
             gm.Decision.DISPUTE
@@ -96,7 +97,7 @@ def test_configured_trust(clock: ManualClock) -> None:
         assert mem.add_fact("api", "runs_on", "Zig", source_type="tool").decision is (
             gm.Decision.DISPUTE
         )
-    with gm.open(clock=clock, engine=ENGINE, trust=Trust(confidence_floor=0.0)) as mem:
+    with backends.memory(clock=clock, trust=Trust(confidence_floor=0.0)) as mem:
         mem.add_fact("api", "runs_on", "Go")
         assert mem.add_fact("api", "runs_on", "Rust", confidence=0.01).decision is (
             gm.Decision.SUPERSEDE
@@ -406,7 +407,7 @@ def test_mcp_tools(clock: ManualClock) -> None:
 
     from graphmem.mcp_server import build_server
 
-    with gm.open(clock=clock, engine=ENGINE) as mem:
+    with backends.memory(clock=clock) as mem:
         mem.add_fact("api", "runs_on", "Go", source_type="user", source="s-1")
         server = build_server(mem)
         clock.set("2026-02-01")

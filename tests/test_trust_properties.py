@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 import graphmem as gm
 from graphmem.timeutil import ManualClock
 from graphmem.trust import Trust
+from tests import backends
 
 ENGINE = os.environ.get("GRAPHMEM_ENGINE", "kuzu")
 UTC = dt.timezone.utc
@@ -90,7 +91,7 @@ def shared() -> Iterator[tuple[gm.Memory, ManualClock]]:
     disputes) of its own, ``alice7`` and ``bob7``: an example is independent of the others, as
     in a memory of its own, without the cost of opening one (most of an example's time)."""
     clock = ManualClock("2026-01-01")
-    with gm.open(clock=clock, engine=ENGINE) as mem:
+    with backends.memory(clock=clock) as mem:
         yield mem, clock
 
 
@@ -122,7 +123,7 @@ def test_known_at_answers_survive_disputes_and_resolutions(
     first: list[tuple], later: list[tuple]
 ) -> None:
     clock = ManualClock("2026-01-01")
-    with gm.open(clock=clock, engine=ENGINE) as mem:
+    with backends.memory(clock=clock) as mem:
         answers: dict[tuple, list] = {}
         for step in first + later:
             clock.advance(days=1)
@@ -170,7 +171,7 @@ def test_context_as_of_k_is_byte_identical(
     first: list[tuple], later: list[tuple], query: str
 ) -> None:
     clock = ManualClock("2026-01-01")
-    with gm.open(clock=clock, engine=ENGINE) as mem:
+    with backends.memory(clock=clock) as mem:
         for i, step in enumerate(first):
             clock.advance(days=1)
             apply(mem, step)

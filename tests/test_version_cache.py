@@ -140,6 +140,7 @@ def test_a_change_set_updates_cached_subjects() -> None:
     assert cache.get("a") is None
 
 
+@pytest.mark.embedded
 def test_cached_versions_cannot_be_changed_by_callers(mem: gm.Memory) -> None:
     mem.add_fact("api", "runs_on", "Go")
     first = mem.facts(subject="api")
@@ -393,6 +394,7 @@ def test_a_read_only_store_caches_nothing(tmp_path) -> None:
         assert len(reader._store.version_cache) == 0  # type: ignore[attr-defined]
 
 
+@pytest.mark.embedded
 def test_a_bulk_plan_reads_many_subjects_without_filling(mem: gm.Memory) -> None:
     many = [
         {"subject": f"n{i}", "predicate": "likes", "object": "x"} for i in range(FILL_BATCH + 1)

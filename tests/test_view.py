@@ -21,6 +21,7 @@ from graphmem.cli import cli
 from graphmem.timeutil import ManualClock
 from graphmem.view import graph_html, show, view_data, visible_ids
 from graphmem.view.data import FOLD_LIMIT, instant
+from tests import backends
 
 ENGINE = os.environ.get("GRAPHMEM_ENGINE", "kuzu")
 UTC = dt.timezone.utc
@@ -34,7 +35,7 @@ def embedded(page: str) -> dict[str, Any]:
 
 
 def small(clock: ManualClock) -> gm.Memory:
-    mem = gm.open(clock=clock, engine=ENGINE)
+    mem = backends.memory(clock=clock)
     mem.add_fact("api", "runs_on", "Laravel", valid_from="2024-01-01", source="s-1")
     mem.add_fact("api", "owned_by", "Team A", valid_from="2024-01-01")
     mem.add_fact("Team A", "uses", "Postgres", valid_from="2023-01-01")
@@ -126,7 +127,7 @@ op = st.tuples(
 )
 def test_the_embedded_filter_is_facts_on_any_memory(ops: list[Any], probes: Any) -> None:
     clock = ManualClock("2010-01-01")
-    with gm.open(clock=clock, engine=ENGINE) as mem:
+    with backends.memory(clock=clock) as mem:
         for kind, s, p, o, y, length, step in ops:
             clock.set(mem.now() + dt.timedelta(microseconds=step))
             start = dt.datetime(y, 1, 1, tzinfo=UTC)
@@ -210,7 +211,7 @@ def test_graph_html_writes_the_page_and_shows_inline(memory: gm.Memory, tmp_path
 
 
 def test_a_value_cannot_close_the_script(clock: ManualClock) -> None:
-    with gm.open(clock=clock, engine=ENGINE) as mem:
+    with backends.memory(clock=clock) as mem:
         mem.add_fact("x</script><script>alert(1)</script>", "likes", "y")
         page = show(mem).html
     assert page.count("</script>") == 2  # the data's and the viewer's
@@ -222,7 +223,7 @@ def test_large_memories_fold_and_lay_out_deterministically(clock: ManualClock) -
         {"subject": f"p{i}", "predicate": "works_at", "object": f"org{i % 37}"}
         for i in range(FOLD_LIMIT + 100)
     ]
-    with gm.open(clock=clock, engine=ENGINE) as mem:
+    with backends.memory(clock=clock) as mem:
         mem.add_facts(rows)
         one, two = view_data(mem), view_data(mem)
     assert one["entities"] == two["entities"]  # seeded layout and groups

@@ -20,6 +20,7 @@ import pytest
 import graphmem as gm
 from graphmem.timeutil import ManualClock
 from graphmem.view import graph_html
+from tests import backends
 
 ENGINE = os.environ.get("GRAPHMEM_ENGINE", "kuzu")
 CHROMIUM = "/usr/bin/chromium"
@@ -100,7 +101,7 @@ def when(text: str) -> dt.datetime:
 @pytest.fixture
 def small(tmp_path: Path) -> Iterator[tuple[gm.Memory, Path]]:
     clock = ManualClock("2026-01-01")
-    with gm.open(clock=clock, engine=ENGINE) as mem:
+    with backends.memory(clock=clock) as mem:
         mem.add_fact("api", "runs_on", "Laravel", valid_from="2024-01-01", source="s-1")
         mem.add_fact("api", "owned_by", "Team A", valid_from="2024-01-01")
         mem.add_fact("Team A", "uses", "Postgres", valid_from="2023-01-01")
@@ -210,7 +211,7 @@ def test_a_thousand_entities_open_quickly_and_fold(browser: Any, tmp_path: Path)
     rows += [
         {"subject": f"org {i}", "predicate": "based_in", "object": f"city {i}"} for i in range(150)
     ]
-    with gm.open(clock=clock, engine=ENGINE) as mem:
+    with backends.memory(clock=clock) as mem:
         mem.add_facts(rows)
         clock.set("2021-01-01")
         mem.add_facts(

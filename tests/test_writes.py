@@ -17,6 +17,7 @@ from graphmem.models import Fact, WriteResult, trusted
 from graphmem.rows import validate
 from graphmem.temporal import shortened
 from graphmem.writes import build_fact, new_version
+from tests import backends
 
 UTC = dt.timezone.utc
 NOW = dt.datetime(2026, 3, 1, 12, tzinfo=UTC)
@@ -24,7 +25,7 @@ NOW = dt.datetime(2026, 3, 1, 12, tzinfo=UTC)
 
 @pytest.fixture(scope="module")
 def mem() -> Iterator[gm.Memory]:
-    with gm.open(None) as m:
+    with backends.memory() as m:
         yield m
 
 

@@ -22,6 +22,7 @@ __all__ = [
     "name_patterns",
     "names_in",
     "redact",
+    "redact_session",
     "split_lines",
     "stem",
     "terms",
@@ -124,6 +125,22 @@ def name_patterns(names: Sequence[str]) -> list[re.Pattern[str]]:
 def names_in(text: str | None, patterns: Sequence[re.Pattern[str]]) -> bool:
     """Whether ``text`` names any of the patterns' names."""
     return text is not None and any(p.search(text) for p in patterns)
+
+
+def redact_session(
+    title: str | None, text: str | None, summary: str | None, patterns: Sequence[re.Pattern[str]]
+) -> tuple[str | None, str | None, str | None] | None:
+    """A session's title, text and summary without what names the purged entity.
+
+    A title that names it becomes ``[purged]``; the text and summary are :func:`redact`-ed.
+    ``None`` when nothing named it.
+
+    >>> redact_session("Alice", "Alice left. Bob stays.", None, name_patterns(["Alice"]))
+    ('[purged]', '[purged] Bob stays.', None)
+    """
+    new = (REDACTED if names_in(title, patterns) else title, redact(text, patterns))
+    out = (*new, redact(summary, patterns))
+    return None if out == (title, text, summary) else out
 
 
 def redact(text: str | None, patterns: Sequence[re.Pattern[str]]) -> str | None:

@@ -5,21 +5,32 @@ compare, sort, index and aggregate (``max``) exactly, so every time property is 
 ``to_db(t)``: whole microseconds since 1970-01-01T00:00:00Z (the resolution of a Python
 ``datetime``). ``None`` is a property left absent (FalkorDB stores no NULL). String lists are
 lists of strings. Strings holding NUL or U+0001 are escaped (:func:`encode_text`).
+The store's fact rows (:func:`fact_from_row`) and its dialect of the shared Cypher
+(:data:`FALKOR`) live here too.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 from typing import Any
 
+from pydantic import ValidationError
+
 from graphmem.errors import InvalidInput
+from graphmem.models import Fact
+from graphmem.store.cypher.dialect import Dialect
+from graphmem.store.schema import FACT_COLUMNS
 
 __all__ = [
     "EPOCH",
+    "FACT_RETURN",
+    "FALKOR",
     "decode_text",
     "decode_value",
     "encode_text",
     "encode_value",
+    "fact_from_row",
     "from_db",
     "to_db",
 ]
@@ -126,3 +137,42 @@ def decode_value(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: decode_value(v) for k, v in value.items()}
     return value
+
+
+# -- fact rows ------------------------------------------------------------------------------
+
+_COLS = [c for c, _ in FACT_COLUMNS]
+_TIME_COLS = {c for c, t in FACT_COLUMNS if t == "TIMESTAMP"}
+#: The subject's name (as ``subject``), then every Fact column (``r``: the edge, ``a``: its
+#: subject).
+FACT_RETURN = "a.name AS subject, " + ", ".join(f"r.{c}" for c in _COLS)
+
+
+def fact_from_row(row: Sequence[Any]) -> Fact:
+    """A :class:`Fact` from ``[subject name, *Fact columns]`` (:data:`FACT_RETURN`)."""
+    data: dict[str, Any] = {"subject": row[0]}
+    for name, value in zip(_COLS, row[1:], strict=True):
+        data["id" if name == "fid" else name] = from_db(value) if name in _TIME_COLS else value
+    data["access_count"] = data["access_count"] or 0
+    data["pinned"] = bool(data["pinned"])
+    data["scope"] = data["scope"] or ""  # absent on versions written before schema 4
+    try:
+        return Fact.model_validate(data)
+    except ValidationError:
+        # A stored row the model refuses (e.g. closed before it was recorded, written by two
+        # processes with their own clocks before docs/concurrency.md#many-writers-on-a-server)
+        # is read as stored: reads and exports never crash on a row; 'graphmem check' names it.
+        return Fact.model_construct(**data)
+
+
+#: FalkorDB's spelling of the shared Cypher (docs/concepts/storage.md#one-cypher-core): times as
+#: INT64 microseconds, filters where they stand (no ``WITH`` barrier needed).
+FALKOR = Dialect(
+    name="falkordb",
+    to_db=to_db,
+    from_db=from_db,
+    fact_return=FACT_RETURN,
+    fact_from_row=fact_from_row,
+    barrier=False,
+    lower="toLower",
+)

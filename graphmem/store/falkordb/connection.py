@@ -29,7 +29,8 @@ from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from graphmem.errors import ExtraUnavailable, GraphmemError, InvalidInput, StoreBusy, StoreError
-from graphmem.store.falkordb.codec import decode_value, encode_value
+from graphmem.store.cypher.reads import CypherReads
+from graphmem.store.falkordb.codec import FALKOR, decode_value, encode_value
 
 __all__ = [
     "GRAPH_ALPHABET",
@@ -339,7 +340,7 @@ _CANCEL = (
 )
 
 
-class FalkorBase:
+class FalkorBase(CypherReads):
     """What every FalkorDB store mixin builds on: the connection, ``_q`` and ``_w``.
 
     Attributes:
@@ -348,6 +349,8 @@ class FalkorBase:
         graph: the graph name (the tenant).
         read_only: writes raise :class:`StoreError`.
     """
+
+    dialect = FALKOR
 
     engine: str = "falkordb"
     path: str | None

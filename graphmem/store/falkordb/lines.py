@@ -46,13 +46,15 @@ import math
 import re
 import time
 import uuid
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from graphmem.errors import StoreError
 from graphmem.normalize import TERMS_VERSION
-from graphmem.store.falkordb.codec import from_db
+from graphmem.store.cypher import lines as shared_lines
+from graphmem.store.cypher.lines import LINE_RETURN
+from graphmem.store.falkordb.codec import FALKOR, from_db
 from graphmem.store.falkordb.connection import FalkorBase
 from graphmem.store.lineindex import LineDelta, LineIndex
 from graphmem.store.records import K1, B, LineHit, LineRow
@@ -71,14 +73,10 @@ LINE_INDEX_DDL = (
 )
 _FT_WORD = re.compile(r"[a-z0-9]{1,64}")
 _MAX_DELTAS = 64
-_LINE_RETURN = "l.id, l.session, l.n, l.speaker, l.text, l.started_at, l.recorded_at"
 
 
 def _row(r: Sequence[Any]) -> LineRow:
-    started = from_db(r[5])
-    if started is None:
-        raise StoreError(f"session line {r[0]!r} has no started_at; run 'graphmem check'")
-    return LineRow(r[0], r[1], int(r[2]), r[3], r[4] or "", started, from_db(r[6]) or started)
+    return shared_lines.line_row(FALKOR, r)
 
 
 @dataclass
@@ -91,7 +89,7 @@ class _FullText:
 class FalkorLines(FalkorBase):
     """The session-line half of :class:`~graphmem.store.base.SearchStore` (module docstring)."""
 
-    _line_cache: LineIndex | None = None
+    _warm_lines: LineIndex | None = None
     _line_deltas: list[LineDelta] | None = None
     _line_cold: int = 0
     _stale_terms: bool = False
@@ -168,10 +166,6 @@ class FalkorLines(FalkorBase):
 
     # -- session lines -------------------------------------------------------------------------
 
-    def has_lines(self) -> bool:
-        """Return whether any session line is stored."""
-        return bool(self._q("MATCH (l:SessionLine) RETURN l.id LIMIT 1"))
-
     def _note_lines(
         self,
         base: str | None,
@@ -200,10 +194,7 @@ class FalkorLines(FalkorBase):
         open searches an in-memory index built from the texts
         (docs/concepts/recall.md#how-lines-are-ranked).
         """
-        if self.get_meta(TERMS_KEY) == TERMS_VERSION:
-            return
-        if self.read_only:
-            self._stale_terms = self.has_lines()
+        if shared_lines.terms_current(self):
             return
         changed = changed_terms(self._q(LINES_READ))
         query = "MERGE (m:Meta {key: $k}) SET m.value = $v"
@@ -218,7 +209,7 @@ class FalkorLines(FalkorBase):
         )
 
     def _build_lines(self, gen: str | None) -> LineIndex:
-        rows = self._q(f"MATCH (l:SessionLine) RETURN {_LINE_RETURN}, l.terms")
+        rows = self._q(f"MATCH (l:SessionLine) RETURN {LINE_RETURN}, l.terms")
         lines = [_row(r) for r in rows]
         return LineIndex.bulk(
             gen,
@@ -237,20 +228,13 @@ class FalkorLines(FalkorBase):
     def line_index(self) -> LineIndex:
         """Return the in-memory line index, built or refreshed as needed."""
         gen = self.get_meta("lines_gen")
-        index = self._line_cache
+        index = self._warm_lines
         if index is not None and index.gen != gen:
             index = self._refresh_lines(index, gen)
         if index is None:
             index = self._build_lines(gen)
-        self._line_cache = index
+        self._warm_lines = index
         return index
-
-    def warm_index(self) -> LineIndex | None:
-        """Return the in-memory index when it is built and fresh, else ``None``."""
-        index = self._line_cache
-        if index is not None and index.gen == self.get_meta("lines_gen"):
-            return index
-        return None
 
     def get_lines(self, ids: Iterable[str]) -> dict[str, LineRow]:
         """Return ``{id: line}`` for those line ids that exist (from the warm index if any)."""
@@ -261,45 +245,31 @@ class FalkorLines(FalkorBase):
         if not wanted:
             return {}
         rows = self._q(
-            f"UNWIND $ids AS i MATCH (l:SessionLine {{id: i}}) RETURN {_LINE_RETURN}",
+            f"UNWIND $ids AS i MATCH (l:SessionLine {{id: i}}) RETURN {LINE_RETURN}",
             {"ids": wanted},
         )
         found = {r[0]: _row(r) for r in rows}
         return {i: found[i] for i in wanted if i in found}
 
-    def search_lines(
+    def _search_lines(
         self,
         words: Sequence[str],
         *,
-        limit: int = 50,
-        known_at: dt.datetime | None = None,
-        use_index: bool | None = None,
-        common: float | None = None,
+        limit: int,
+        known_at: dt.datetime | None,
+        use_index: bool | None,
+        common: float | None,
     ) -> list[LineHit]:
-        """BM25 search over the session lines; the best ``limit`` lines recorded by ``known_at``.
+        """Full-text candidates, rescored exactly, when the index answers for every line.
 
-        Args:
-            words: query words normalised by :func:`graphmem.store.textlines.terms`.
-            limit: at most this many hits.
-            known_at: only lines recorded at or before it.
-            use_index: ``True``: candidates from the full-text index when it exists and the
-                words allow (else the in-memory index); ``False``: the in-memory index;
-                ``None``: choose (module docstring). The same hits and scores either way.
-            common: leave out words found in more than this share of the lines (the
-                in-memory index then answers).
-
-        Returns:
-            Hits best first, ties by line id.
+        ``use_index=None`` chooses: the first search of a process without a warm index uses
+        the index when the store has :data:`COLD_FTS_MIN` lines or more (and creates it in
+        the background when missing); later ones use the in-memory index.
         """
-        words = [w for w in words if w]
-        if not words or limit <= 0:
-            return []
         cold_checked = False
-        if self._stale_terms or common is not None:  # (the in-memory index answers those)
-            use_index = False
         if use_index is None:
             use_index = False
-            if self._line_cache is None:
+            if self._warm_lines is None:
                 cold, self._line_cold = self._line_cold, self._line_cold + 1
                 if cold == 0:
                     n = int(self._q("MATCH (l:SessionLine) RETURN count(l)")[0][0])
@@ -364,36 +334,8 @@ class FalkorLines(FalkorBase):
         top = ranked[:limit]
         # Only the hits' rows are read in full (a common word has thousands of candidates).
         rows = self._q(
-            f"UNWIND $ids AS i MATCH (l:SessionLine {{id: i}}) RETURN {_LINE_RETURN}",
+            f"UNWIND $ids AS i MATCH (l:SessionLine {{id: i}}) RETURN {LINE_RETURN}",
             {"ids": [i for _, i in top]},
         )
         found = {r[0]: _row(r) for r in rows}
         return [LineHit(found[i], -neg) for neg, i in top if i in found]
-
-    def neighbours(
-        self, row: LineRow, *, index: LineIndex | None = None
-    ) -> tuple[LineRow | None, LineRow | None]:
-        """Return the lines before and after ``row`` in its session.
-
-        ``index``: a fresh in-memory index (:meth:`warm_index`); without one, point lookups.
-        """
-        if index is not None:
-            return index.neighbours(row)
-        before, after = f"{row.session}#{row.n - 1}", f"{row.session}#{row.n + 1}"
-        found = self.get_lines([before, after])
-        return found.get(before), found.get(after)
-
-    def session_lines(self, session_id: str) -> list[LineRow]:
-        """Return the lines of one session in order (from the warm index, else one query)."""
-        index = self.warm_index()
-        if index is not None:
-            return index.session_rows(session_id)
-        rows = self._q(
-            f"MATCH (l:SessionLine {{session: $s}}) RETURN {_LINE_RETURN}", {"s": session_id}
-        )
-        return sorted((_row(r) for r in rows), key=lambda r: r.n)
-
-    def line_counts(self) -> Mapping[str, int]:
-        """Return ``{session id: number of lines}`` (a scan; for checks and tests)."""
-        rows = self._q("MATCH (l:SessionLine) RETURN l.session, count(l)")
-        return {r[0]: int(r[1]) for r in rows}

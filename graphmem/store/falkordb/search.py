@@ -36,11 +36,11 @@ Fact views
 from __future__ import annotations
 
 import datetime as dt
-import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 from graphmem.errors import StoreError
+from graphmem.store.cypher import search as shared_search
 from graphmem.store.falkordb.codec import from_db, to_db
 from graphmem.store.falkordb.lines import COLD_FTS_MIN, LINE_INDEX_DDL, FalkorLines
 from graphmem.store.records import FactView, SessionClaim
@@ -50,7 +50,6 @@ __all__ = ["COLD_FTS_MIN", "ENTITY_INDEX_DDL", "LINE_INDEX_DDL", "FalkorSearch"]
 #: The full-text index over ``Entity.name``.
 ENTITY_INDEX_DDL = "CALL db.idx.fulltext.createNodeIndex('Entity', 'name')"
 
-_WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
 
 _VIEW = (
     "a.id, a.name, r.fid, r.predicate, r.object, r.valid_from, r.valid_to, r.recorded_at, "
@@ -101,7 +100,7 @@ class FalkorSearch(FalkorLines):
             ``(entity id, name, score)`` with ``score`` in ``(0, 1]`` relative to the best
             hit, best first, ties by id.
         """
-        words = sorted({w.casefold() for w in keywords if _WORD.fullmatch(w)})
+        words = shared_search.keywords(keywords)
         if not words or limit <= 0:
             return []
         words = words[:12]
@@ -114,31 +113,13 @@ class FalkorSearch(FalkorLines):
                     "ensure_entity_index() or search with use_index=False"
                 )
             use_index = found.ready and all(w.isascii() for w in words)
-        if use_index:
-            rows = self._q(
-                "CALL db.idx.fulltext.queryNodes('Entity', $q) YIELD node "
-                "RETURN node.id, node.name",
-                {"q": "|".join(words)},
-            )
-        else:
-            rows = self._q(
-                "MATCH (e:Entity) WHERE any(w IN $ws WHERE toLower(e.name) CONTAINS w) "
-                "RETURN e.id, e.name",
-                {"ws": words},
-            )
-        hits = []
-        for eid, name in rows:
-            tokens = {t.casefold() for t in _WORD.findall(name or "")}
-            matched = sum(1 for w in words if w in tokens or any(t.startswith(w) for t in tokens))
-            if matched:
-                hits.append((eid, name, matched / len(words) / (1 + 0.02 * len(tokens))))
-        hits.sort(key=lambda h: (-h[2], h[0]))
-        hits = hits[:limit]
-        if not hits:
-            return []
-        best = hits[0][2] or 1.0
-        ranked = sorted(((i, n, s / best) for i, n, s in hits), key=lambda h: (-h[2], h[0]))
-        return ranked[:limit]
+        if not use_index:
+            return shared_search.normalise(shared_search.scan_names(self, words, limit), limit)
+        rows = self._q(
+            "CALL db.idx.fulltext.queryNodes('Entity', $q) YIELD node RETURN node.id, node.name",
+            {"q": "|".join(words)},
+        )
+        return shared_search.normalise(shared_search.rank_names(rows, words, limit), limit)
 
     def find_entities(self, ids: Iterable[str]) -> dict[str, str]:
         """Return ``{id: name}`` for the given entity ids that exist."""

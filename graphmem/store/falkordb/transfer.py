@@ -12,9 +12,8 @@ import datetime as dt
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from graphmem.store.falkordb.codec import from_db, to_db
+from graphmem.store.falkordb.codec import FACT_RETURN, fact_from_row, from_db, to_db
 from graphmem.store.falkordb.connection import FalkorBase
-from graphmem.store.falkordb.facts import FACT_RETURN, fact_from_row
 from graphmem.store.records import Edge
 
 __all__ = ["FalkorTransfer"]

@@ -50,6 +50,7 @@ from typing import Any
 from graphmem.errors import StoreBusy, StoreError
 from graphmem.models import Entity, Fact, Session
 from graphmem.store.base import Applied, ChangeSet, Purge, Snapshot
+from graphmem.store.cypher import sessions as shared_sessions
 from graphmem.store.falkordb.codec import from_db, to_db
 from graphmem.store.falkordb.connection import WriteApplied
 from graphmem.store.falkordb.order import FalkorOrder, lost_data
@@ -67,6 +68,7 @@ from graphmem.store.textlines import (
     name_patterns,
     names_in,
     redact,
+    redact_session,
 )
 
 __all__ = [
@@ -469,16 +471,8 @@ class FalkorWrites(FalkorOrder):
         dropped: list[dict[str, str]] = []  # mentions of topics only redacted sentences named
         topics: list[str] = []
         if words:
-            hits: dict[str, list[Any]] = {}
+            hits = shared_sessions.sessions_naming(self, words)
             for w in words:
-                for r in self._q(
-                    "MATCH (s:Session) WHERE toLower(coalesce(s.title, '')) CONTAINS $w "
-                    "OR toLower(coalesce(s.text, '')) CONTAINS $w "
-                    "OR toLower(coalesce(s.summary, '')) CONTAINS $w "
-                    "RETURN s.id, s.title, s.text, s.summary",
-                    {"w": w},
-                ):
-                    hits[r[0]] = r
                 resplit.update(
                     r[0]
                     for r in self._q(
@@ -495,12 +489,8 @@ class FalkorWrites(FalkorOrder):
                 ):
                     statements[fid] = (s_id, statement)
             for sid, title, text, summary in hits.values():
-                new = (
-                    REDACTED if names_in(title, patterns) else title,
-                    redact(text, patterns),
-                    redact(summary, patterns),
-                )
-                if new == (title, text, summary):
+                new = redact_session(title, text, summary, patterns)
+                if new is None:
                     continue
                 redacted[sid] = {"id": sid, "title": new[0], "text": new[1], "summary": new[2]}
                 kept = " ".join(t for t in new if t)

@@ -10,46 +10,17 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
-from typing import Any
 
-from graphmem.models import Session
+from graphmem.store.cypher import sessions as shared_sessions
 from graphmem.store.kuzu.engine import KuzuStore
-from graphmem.store.textlines import REDACTED, name_patterns, names_in, redact
-from graphmem.timeutil import from_store, to_store
+from graphmem.store.textlines import REDACTED, name_patterns, names_in, redact, redact_session
+from graphmem.timeutil import to_store
 
 __all__ = ["KuzuAudit", "REDACTED"]
 
 
 class KuzuAudit(KuzuStore):
     """Sessions by id, the purge and audit records on Kuzu."""
-
-    def get_sessions(self, ids: Sequence[str]) -> list[Session]:
-        """Return the sessions with these ids that exist, in the order of ``ids``, with mentions."""
-        if not ids:
-            return []
-        rows = self.run(
-            "UNWIND $ids AS i MATCH (s:Session {id: i}) "
-            "OPTIONAL MATCH (s)-[m:MENTIONS]->(e:Entity) "
-            "RETURN s.id, s.started_at, s.ended_at, s.title, s.text, s.summary, s.source, "
-            "collect({name: e.name, n: m.count})",
-            {"ids": list(dict.fromkeys(ids))},
-        )
-        found: dict[str, Session] = {}
-        for r in rows:
-            started = from_store(r[1])
-            if started is None:  # a session node without a start cannot be a Session model
-                continue
-            found[r[0]] = Session(
-                id=r[0],
-                started_at=started,
-                ended_at=from_store(r[2]),
-                title=r[3],
-                text=r[4],
-                summary=r[5],
-                source=r[6],
-                mentions={m["name"]: int(m["n"]) for m in r[7] if m.get("name") is not None},
-            )
-        return [found[i] for i in dict.fromkeys(ids) if i in found]
 
     def purge_entity(
         self,
@@ -126,17 +97,9 @@ class KuzuAudit(KuzuStore):
         words = sorted({n.strip().lower() for n in names if n and n.strip()})
         if not patterns:
             return 0, set()
-        hits: dict[str, list[Any]] = {}
+        hits = shared_sessions.sessions_naming(self, words)
         statements: dict[str, str] = {}
         for w in words:
-            for r in self.run(
-                "MATCH (s:Session) WHERE lower(coalesce(s.title, '')) CONTAINS $w "
-                "OR lower(coalesce(s.text, '')) CONTAINS $w "
-                "OR lower(coalesce(s.summary, '')) CONTAINS $w "
-                "RETURN s.id, s.title, s.text, s.summary",
-                {"w": w},
-            ):
-                hits[r[0]] = r
             for fid, statement in self.run(
                 "MATCH ()-[r:Fact]->() WITH r WHERE lower(r.statement) CONTAINS $w "
                 "RETURN r.fid, r.statement",
@@ -146,12 +109,8 @@ class KuzuAudit(KuzuStore):
         redacted = 0
         unmentioned: set[str] = set()
         for sid, title, text, summary in hits.values():
-            new = (
-                REDACTED if names_in(title, patterns) else title,
-                redact(text, patterns),
-                redact(summary, patterns),
-            )
-            if new == (title, text, summary):
+            new = redact_session(title, text, summary, patterns)
+            if new is None:
                 continue
             redacted += 1
             self.run(
@@ -189,34 +148,3 @@ class KuzuAudit(KuzuStore):
             "CREATE (:Audit {id: $id, at: $at, action: $action, detail: $detail})",
             {"id": audit_id, "at": to_store(at), "action": action, "detail": detail},
         )
-
-    def count_predicate_versions(self, predicate: str) -> int:
-        """Return how many fact versions (current or closed) are stored under ``predicate``.
-
-        One scan of the ``Fact`` rels (rel properties have no index), behind a ``WITH`` barrier.
-        """
-        rows = self.run(
-            "MATCH ()-[r:Fact]->() WITH r WHERE r.predicate = $p RETURN count(r)", {"p": predicate}
-        )
-        return int(rows[0][0]) if rows else 0
-
-    def audit_records(
-        self, *, since: dt.datetime, until: dt.datetime | None = None
-    ) -> list[tuple[str, dt.datetime, str, str]]:
-        """Return ``(id, at, action, detail)`` of audit records within ``[since, until)``."""
-        params: dict[str, Any] = {"a0": to_store(since)}
-        cond = "a.at >= $a0"
-        if until is not None:
-            cond += " AND a.at < $a1"
-            params["a1"] = to_store(until)
-        rows = self.run(
-            f"MATCH (a:Audit) WHERE {cond} "
-            "RETURN a.id, a.at, a.action, a.detail ORDER BY a.at, a.id",
-            params,
-        )
-        out = []
-        for r in rows:
-            at = from_store(r[1])
-            assert at is not None
-            out.append((r[0], at, r[2] or "", r[3] or ""))
-        return out

@@ -16,8 +16,9 @@ from operator import itemgetter
 from typing import Any
 
 from graphmem.models import Entity, Fact, Predicate, trusted
+from graphmem.store.cypher.dialect import Dialect
 from graphmem.store.kuzu.schema import FACT_COLUMNS
-from graphmem.timeutil import to_store
+from graphmem.timeutil import from_store, to_store
 
 _COLS = [c for c, _ in FACT_COLUMNS]
 _TYPES = dict(FACT_COLUMNS)
@@ -90,6 +91,19 @@ def _fact_from_row(row: Sequence[Any]) -> Fact:
             "scope": sc or "",
         },
     )
+
+
+#: The embedded engines' spelling of the shared Cypher (docs/concepts/storage.md#one-cypher-core):
+#: naive UTC times, filters on relationship properties behind a ``WITH`` barrier.
+KUZU = Dialect(
+    name="kuzu",
+    to_db=to_store,
+    from_db=from_store,
+    fact_return=_RETURN,
+    fact_from_row=_fact_from_row,
+    barrier=True,
+    lower="lower",
+)
 
 
 def _fact_params(f: Fact) -> dict[str, Any]:

@@ -21,17 +21,15 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Collection, Mapping, Sequence
-from typing import Any
 
 from graphmem.errors import SchemaVersionError, StoreError
 from graphmem.models import Entity, Fact, Predicate
-from graphmem.store.kuzu.codec import _RETURN, _fact_from_row
+from graphmem.store.cypher.reads import CypherReads
+from graphmem.store.kuzu.codec import _RETURN, KUZU, _fact_from_row
 from graphmem.store.kuzu.connection import CHECKPOINT_BYTES, CHECKPOINT_COMMITS, ENGINES
 from graphmem.store.kuzu.schema import DDL, SCHEMA_VERSION, UPGRADES
 from graphmem.store.kuzu.statements import POINT_VS_SCAN, SMALL_BATCH
 from graphmem.store.kuzu.transactions import COPY_THRESHOLD, WRITE_COSTS, KuzuTransactions
-from graphmem.store.records import predicate_from_row
-from graphmem.timeutil import to_store
 
 __all__ = [
     "CHECKPOINT_BYTES",
@@ -45,8 +43,10 @@ __all__ = [
 ]
 
 
-class KuzuStore(KuzuTransactions):
+class KuzuStore(KuzuTransactions, CypherReads):
     """Graphmem's storage on a Kuzu-family engine (one database, one connection)."""
+
+    dialect = KUZU
 
     def __init__(
         self, path: str | None = None, *, engine: str = "kuzu", read_only: bool = False
@@ -138,14 +138,6 @@ class KuzuStore(KuzuTransactions):
                 self.set_max_system_time(newest)
         return entities + int(rows[0][2])
 
-    def load_predicates(self) -> list[Predicate]:
-        """Return every stored predicate definition."""
-        rows = self._q(
-            "MATCH (p:Predicate) RETURN p.name, p.cardinality, p.aliases, p.inverse, p.symmetric,"
-            " p.description ORDER BY p.name"
-        )
-        return [predicate_from_row(r) for r in rows]
-
     def save_predicates(self, predicates: Sequence[Predicate]) -> None:
         """Insert or update predicate definitions.
 
@@ -164,26 +156,11 @@ class KuzuStore(KuzuTransactions):
         self._materialize()
         self._save_predicates(predicates)
 
-    def load_aliases(self) -> dict[str, str]:
-        """Return ``{alias key: entity id}`` for every entity with aliases."""
-        rows = self._q("MATCH (e:Entity) WITH e WHERE size(e.aliases) > 0 RETURN e.id, e.aliases")
-        return {alias: eid for eid, aliases in rows for alias in aliases}
-
     def entity_names(self, ids: Sequence[str]) -> dict[str, str]:
         """Return ``{id: display name}`` for those ids that exist."""
         if self._pending_entities:
             self._materialize()
         return self._names(ids)
-
-    def get_entity(self, eid: str) -> Entity | None:
-        """Return one entity by id, or ``None``."""
-        rows = self._q(
-            "MATCH (e:Entity {id: $i}) RETURN e.id, e.name, e.kind, e.aliases", {"i": eid}
-        )
-        if not rows:
-            return None
-        r = rows[0]
-        return Entity(id=r[0], name=r[1], kind=r[2] or "entity", aliases=tuple(r[3] or ()))
 
     def upsert_entities(self, entities: Sequence[Entity]) -> None:
         """Create missing entities; update kind and aliases of existing ones.
@@ -370,56 +347,6 @@ class KuzuStore(KuzuTransactions):
         self._materialize()
         self._bump(data, at.isoformat())
 
-    def query_facts(
-        self,
-        *,
-        subject_id: str | None = None,
-        predicate: str | None = None,
-        object_id: str | None = None,
-        valid_at: dt.datetime | None = None,
-        known_at: dt.datetime | None = None,
-        current_only: bool = False,
-        limit: int | None = None,
-    ) -> list[Fact]:
-        """Return versions matching the filters, ordered by subject, predicate, valid_from.
-
-        ``valid_at`` and ``known_at`` apply the closed-open rules of docs/concepts/time.md#rule-3;
-        ``current_only`` keeps versions not closed in system time. ``None`` skips a filter.
-        """
-        params: dict[str, Any] = {}
-        source = "(a:Entity {id: $s})" if subject_id else "(a:Entity)"
-        if subject_id:
-            params["s"] = subject_id
-        # The object node is joined only when filtered on.
-        target = "(b:Entity)" if object_id is not None else "()"
-        conds: list[str] = []
-        if predicate is not None:
-            conds.append("r.predicate = $p")
-            params["p"] = predicate
-        if object_id is not None:
-            conds.append("b.id = $o")
-            params["o"] = object_id
-        if known_at is not None:
-            conds.append("r.recorded_at <= $k AND (r.expired_at IS NULL OR $k < r.expired_at)")
-            params["k"] = to_store(known_at)
-        if current_only:
-            conds.append("r.expired_at IS NULL")
-        if valid_at is not None:
-            conds.append("r.valid_from <= $v AND (r.valid_to IS NULL OR $v < r.valid_to)")
-            params["v"] = to_store(valid_at)
-        carry = "a, r, b" if object_id is not None else "a, r"
-        where = f"WITH {carry} WHERE {' AND '.join(conds)} " if conds else ""
-        tail = ""
-        if limit is not None:
-            tail = " LIMIT $limit"
-            params["limit"] = limit
-        rows = self._q(
-            f"MATCH {source}-[r:Fact]->{target} {where}RETURN {_RETURN} "
-            f"ORDER BY subject, r.predicate, r.valid_from, r.recorded_at, r.fid{tail}",
-            params,
-        )
-        return [_fact_from_row(r) for r in rows]
-
     def get_facts(self, fids: Sequence[str]) -> list[Fact]:
         """Return versions by id (a scan: rel properties have no index)."""
         if not fids:
@@ -429,29 +356,6 @@ class KuzuStore(KuzuTransactions):
             {"f": list(fids)},
         )
         return [_fact_from_row(r) for r in rows]
-
-    def changed_between(self, since: dt.datetime, until: dt.datetime | None) -> list[Fact]:
-        """Return versions recorded or closed in system time within ``[since, until)``."""
-        params: dict[str, Any] = {"a0": to_store(since)}
-        upper = ""
-        if until is not None:
-            params["a1"] = to_store(until)
-            upper = " AND r.recorded_at < $a1"
-            upper_e = " AND r.expired_at < $a1"
-        else:
-            upper_e = ""
-        rows = self._q(
-            "MATCH (a:Entity)-[r:Fact]->() WITH a, r WHERE "
-            f"(r.recorded_at >= $a0{upper}) OR "
-            f"(r.expired_at IS NOT NULL AND r.expired_at >= $a0{upper_e}) "
-            f"RETURN {_RETURN} ORDER BY r.recorded_at, r.fid",
-            params,
-        )
-        return [_fact_from_row(r) for r in rows]
-
-    def count_versions(self) -> int:
-        """Return how many fact versions are stored (current and closed)."""
-        return int(self._q("MATCH ()-[r:Fact]->() RETURN count(r)")[0][0])
 
     def max_system_time(self) -> dt.datetime | None:
         """Return the newest system-time instant written (a recorded_at or expired_at)."""

@@ -47,12 +47,15 @@ import datetime as dt
 import functools
 import os
 import uuid
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from graphmem.errors import StoreError
 from graphmem.normalize import TERMS_VERSION
 from graphmem.store import linefile
+from graphmem.store.cypher import lines as shared_lines
+from graphmem.store.cypher.lines import LINE_RETURN
+from graphmem.store.kuzu.codec import KUZU
 from graphmem.store.kuzu.engine import SMALL_BATCH, KuzuStore
 from graphmem.store.lineindex import LineDelta, LineIndex
 from graphmem.store.records import LineHit, LineRow
@@ -90,14 +93,9 @@ _LINE_COLUMNS = (
 
 # -- reads ------------------------------------------------------------------------------------
 
-_LINE_RETURN = "l.id, l.session, l.n, l.speaker, l.text, l.started_at, l.recorded_at"
-
 
 def _row(r: Sequence[Any]) -> LineRow:
-    started = from_store(r[5])
-    if started is None:
-        raise StoreError(f"session line {r[0]!r} has no started_at; run 'graphmem check'")
-    return LineRow(r[0], r[1], int(r[2]), r[3], r[4] or "", started, from_store(r[6]) or started)
+    return shared_lines.line_row(KUZU, r)
 
 
 #: Spare room of the index build's Arrow chunk over the line count (Kuzu allocates whole
@@ -154,7 +152,7 @@ def _fts_search(
     while True:
         rows = store.run(
             f"CALL QUERY_FTS_INDEX('SessionLine', '{LINE_INDEX}', $q, top := $top) "
-            f"WITH node AS l, score RETURN {_LINE_RETURN}, score",
+            f"WITH node AS l, score RETURN {LINE_RETURN}, score",
             {"q": " ".join(sorted(set(words))), "top": top},
         )
         hits = [LineHit(_row(r), float(r[7])) for r in rows]
@@ -196,10 +194,7 @@ class KuzuLines(KuzuStore):
         open leaves the store as it is and searches an in-memory index built from the texts
         (docs/concepts/recall.md#how-lines-are-ranked).
         """
-        if self.get_meta(TERMS_KEY) == TERMS_VERSION:
-            return
-        if self.read_only:
-            self._stale_terms = self.has_lines()
+        if shared_lines.terms_current(self):
             return
         self._drop_lines_file()
         with self.transaction():
@@ -219,10 +214,6 @@ class KuzuLines(KuzuStore):
     def _upgrade_data(self, found: str) -> None:
         if found == "1":
             self.upgrade_data()
-
-    def has_lines(self) -> bool:
-        """Return whether any session line is stored."""
-        return bool(self.run("MATCH (l:SessionLine) RETURN l.id LIMIT 1"))
 
     def replace_lines(
         self,
@@ -383,13 +374,13 @@ class KuzuLines(KuzuStore):
             return {i: index.row(index.pos[i]) for i in wanted if i in index.pos}
         out = {}
         for i in wanted:
-            for r in self.run(f"MATCH (l:SessionLine {{id: $i}}) RETURN {_LINE_RETURN}", {"i": i}):
+            for r in self.run(f"MATCH (l:SessionLine {{id: $i}}) RETURN {LINE_RETURN}", {"i": i}):
                 out[r[0]] = _row(r)
         return out
 
     def _build_index(self, gen: str | None) -> LineIndex:
         """Build the in-memory index from one columnar read of every line (Arrow, no rows)."""
-        query = f"MATCH (l:SessionLine) RETURN {_LINE_RETURN}, l.terms"
+        query = f"MATCH (l:SessionLine) RETURN {LINE_RETURN}, l.terms"
         conn = self._conn
         if conn is None or self._in_tx or self._stale_terms:
             # (inside a transaction its pending writes go first; a read-only store of another
@@ -508,72 +499,16 @@ class KuzuLines(KuzuStore):
                 self.save_line_index()
         super().close()
 
-    def search_lines(
+    def _search_lines(
         self,
         words: Sequence[str],
         *,
-        limit: int = 50,
-        known_at: dt.datetime | None = None,
-        use_index: bool | None = None,
-        common: float | None = None,
+        limit: int,
+        known_at: dt.datetime | None,
+        use_index: bool | None,
+        common: float | None,
     ) -> list[LineHit]:
-        """BM25 search over the session lines; the best ``limit`` lines recorded by ``known_at``.
-
-        Args:
-            words: query words normalised by :func:`terms`.
-            limit: at most this many hits.
-            known_at: only lines recorded at or before it.
-            use_index: ``True``: the FTS index (must exist); ``False`` or ``None``: the
-                in-memory index (module docstring).
-            common: leave out words found in more than this share of the lines (the
-                in-memory index then answers).
-
-        Returns:
-            Hits best first, ties by line id.
-
-        Raises:
-            StoreError: the engine failed.
-        """
-        words = [w for w in words if w]
-        if not words or limit <= 0:
-            return []
-        if self._stale_terms:  # the FTS index holds another version's terms
-            use_index = False
-        if use_index and common is None:
+        """``use_index=True``: the FTS index (it must exist); else the in-memory index."""
+        if use_index:
             return _fts_search(self, words, limit=limit, known_at=known_at)
         return self.line_index().search(words, limit=limit, known_at=known_at, common=common)
-
-    def warm_index(self) -> LineIndex | None:
-        """Return the in-memory index when it is built and fresh, else ``None`` (one meta read)."""
-        index = self._warm_lines
-        if index is not None and index.gen == self.get_meta("lines_gen"):
-            return index
-        return None
-
-    def neighbours(
-        self, row: LineRow, *, index: LineIndex | None = None
-    ) -> tuple[LineRow | None, LineRow | None]:
-        """Return the lines before and after ``row`` in its session.
-
-        ``index``: a fresh in-memory index (:meth:`warm_index`); without one, point lookups.
-        """
-        if index is not None:
-            return index.neighbours(row)
-        found = self.get_lines([f"{row.session}#{row.n - 1}", f"{row.session}#{row.n + 1}"])
-        return found.get(f"{row.session}#{row.n - 1}"), found.get(f"{row.session}#{row.n + 1}")
-
-    def session_lines(self, session_id: str) -> list[LineRow]:
-        """Return the lines of one session in order (from the warm index, else one scan)."""
-        index = self._warm_lines
-        if index is not None and index.gen == self.get_meta("lines_gen"):
-            return index.session_rows(session_id)
-        rows = self.run(
-            f"MATCH (l:SessionLine) WITH l WHERE l.session = $s RETURN {_LINE_RETURN} ORDER BY l.n",
-            {"s": session_id},
-        )
-        return [_row(r) for r in rows]
-
-    def line_counts(self) -> Mapping[str, int]:
-        """Return ``{session id: number of lines}`` (a scan; for checks and tests)."""
-        rows = self.run("MATCH (l:SessionLine) RETURN l.session, count(l)")
-        return {r[0]: int(r[1]) for r in rows}

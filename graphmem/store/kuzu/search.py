@@ -36,12 +36,12 @@ exporting for ladybug (the index is recreated on first use).
 from __future__ import annotations
 
 import datetime as dt
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from graphmem.errors import InvalidInput
+from graphmem.store.cypher import search as shared_search
 from graphmem.store.kuzu.engine import KuzuStore
 from graphmem.store.records import FactView, SessionClaim
 from graphmem.timeutil import from_store, to_store
@@ -59,7 +59,6 @@ _VIEW = (
 _KNOWN = "r.recorded_at <= $k AND (r.expired_at IS NULL OR $k < r.expired_at)"
 _VALID = "r.valid_from <= $v AND (r.valid_to IS NULL OR $v < r.valid_to)"
 _ORDER = " ORDER BY r.recorded_at DESC, r.fid LIMIT $lim"
-_WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
 
 
 def _view(via: str | None, r: Sequence[Any]) -> FactView:
@@ -67,26 +66,6 @@ def _view(via: str | None, r: Sequence[Any]) -> FactView:
 
 
 # -- the full-text index ---------------------------------------------------------------------
-
-
-def _scan_entities(
-    store: KuzuStore, words: Sequence[str], limit: int
-) -> list[tuple[str, str, float]]:
-    """The fallback: a ``CONTAINS`` scan of entity names, scored by whole-word matches."""
-    rows = store.run(
-        "MATCH (e:Entity) WITH e WHERE any(w IN $ws WHERE lower(e.name) CONTAINS w) "
-        "RETURN e.id, e.name",
-        {"ws": list(words)},
-    )
-    hits = []
-    for eid, name in rows:
-        tokens = {t.casefold() for t in _WORD.findall(name or "")}
-        matched = sum(1 for w in words if w in tokens or any(t.startswith(w) for t in tokens))
-        if matched:
-            # Short names that match fully beat long texts that mention a word in passing.
-            hits.append((eid, name, matched / len(words) / (1 + 0.02 * len(tokens))))
-    hits.sort(key=lambda h: (-h[2], h[0]))
-    return hits[:limit]
 
 
 # -- entities and facts ----------------------------------------------------------------------
@@ -196,7 +175,7 @@ class KuzuSearch(KuzuStore):
             ``(entity id, name, score)`` with ``score`` in ``(0, 1]`` relative to the best hit,
             best first, ties by id.
         """
-        words = sorted({w.casefold() for w in keywords if _WORD.fullmatch(w)})
+        words = shared_search.keywords(keywords)
         if not words or limit <= 0:
             return []
         if use_index:
@@ -207,12 +186,8 @@ class KuzuSearch(KuzuStore):
             )
             hits = [(r[0], r[1], float(r[2])) for r in rows]
         else:
-            hits = _scan_entities(self, words[:12], limit)
-        if not hits:
-            return []
-        best = max(score for _, _, score in hits) or 1.0
-        ranked = sorted(((i, n, s / best) for i, n, s in hits), key=lambda h: (-h[2], h[0]))
-        return ranked[:limit]
+            hits = shared_search.scan_names(self, words[:12], limit)
+        return shared_search.normalise(hits, limit)
 
     def find_entities(self, ids: Iterable[str]) -> dict[str, str]:
         """Return ``{id: name}`` for the given entity ids that exist.

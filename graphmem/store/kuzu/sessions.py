@@ -25,11 +25,12 @@ import datetime as dt
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
-from graphmem.errors import StoreError
 from graphmem.models import Session
+from graphmem.store.cypher.sessions import KNOWN_AT_NOW, MENTIONS, NEWEST
+from graphmem.store.kuzu.codec import KUZU
 from graphmem.store.kuzu.engine import SMALL_BATCH
 from graphmem.store.kuzu.lines import KuzuLines
-from graphmem.store.records import FactActivity, MentionCounts, MentionGroup
+from graphmem.store.records import MentionCounts
 from graphmem.timeutil import from_store, to_store
 
 __all__ = ["COPY_MIN_SESSIONS", "KuzuSessions"]
@@ -51,23 +52,6 @@ _SESSION_COLUMNS: tuple[tuple[str, str], ...] = (
     ("scope", "STRING"),
 )
 
-# A fact version counts "as of $now" when it was believed then and had started by then; its
-# activity time is the later of when it became true and when graphmem learned it.
-_KNOWN_IF = (
-    "r.recorded_at <= $now AND (r.expired_at IS NULL OR $now < r.expired_at) "
-    "AND r.valid_from <= $now "
-)
-_KNOWN = "WITH a, b, r WHERE " + _KNOWN_IF
-_NEWEST = "max(CASE WHEN r.recorded_at > r.valid_from THEN r.recorded_at ELSE r.valid_from END)"
-_VALID_NOW = "r.valid_to IS NULL OR $now < r.valid_to"
-
-
-def _aware(value: dt.datetime | None) -> dt.datetime:
-    out = from_store(value)
-    if out is None:
-        raise StoreError("the store returned no time where one is required; run 'graphmem check'")
-    return out
-
 
 def _session_params(session: Session) -> dict[str, Any]:
     return {
@@ -82,13 +66,6 @@ def _session_params(session: Session) -> dict[str, Any]:
     }
 
 
-# Per mentioned entity as of $now: its sessions in the window (hits) and in all history (df).
-_MENTIONS = (
-    "MATCH (s:Session)-[:MENTIONS]->(e:Entity) WHERE s.started_at <= $now "
-    "WITH e, count(CASE WHEN s.started_at > $start THEN 1 END) AS hits, count(*) AS df"
-)
-
-
 class KuzuSessions(KuzuLines):
     """Sessions, mentions and topic aggregates on Kuzu (SessionStore)."""
 
@@ -98,19 +75,6 @@ class KuzuSessions(KuzuLines):
         # The node offsets of the entities the last mention_counts() counted (newest_activity).
         self._offsets: dict[str, int] = {}
         super().__init__(path, engine=engine, read_only=read_only)
-
-    def existing_session_ids(self, ids: Sequence[str]) -> set[str]:
-        """Return those of ``ids`` that name a stored session (one query).
-
-        Raises:
-            StoreError: the engine failed.
-        """
-        if not ids:
-            return set()
-        rows = self.run(
-            "UNWIND $ids AS i MATCH (s:Session {id: i}) RETURN s.id", {"ids": sorted(set(ids))}
-        )
-        return {r[0] for r in rows}
 
     def write_sessions(
         self,
@@ -209,100 +173,6 @@ class KuzuSessions(KuzuLines):
             existing=[p["id"] for p in old],
         )
 
-    def session_scopes(self) -> dict[str, str]:
-        """Return ``{session id: scope}`` of the sessions outside the root scope."""
-        rows = self.run("MATCH (s:Session) WHERE s.scope IS NOT NULL RETURN s.id, s.scope")
-        return {r[0]: r[1] for r in rows if r[1]}
-
-    def read_sessions(
-        self,
-        *,
-        since: dt.datetime | None = None,
-        until: dt.datetime | None = None,
-        ids: Sequence[str] | None = None,
-    ) -> list[Session]:
-        """Return sessions with their mentions (display name -> count), oldest first.
-
-        Args:
-            since: only sessions started at or after this time.
-            until: only sessions started at or before this time.
-            ids: only these session ids.
-
-        Returns:
-            Sessions ordered by ``started_at`` then id.
-
-        Raises:
-            StoreError: the engine failed.
-        """
-        params: dict[str, Any] = {}
-        conds: list[str] = []
-        if ids is not None:
-            if not ids:
-                return []
-            match = "UNWIND $ids AS i MATCH (s:Session {id: i})"
-            params["ids"] = sorted(set(ids))
-        else:
-            match = "MATCH (s:Session)"
-        if since is not None:
-            conds.append("s.started_at >= $since")
-            params["since"] = to_store(since)
-        if until is not None:
-            conds.append("s.started_at <= $until")
-            params["until"] = to_store(until)
-        where = f"WITH s WHERE {' AND '.join(conds)} " if conds else ""
-        rows = self.run(
-            f"{match} {where}OPTIONAL MATCH (s)-[m:MENTIONS]->(e:Entity) "
-            "RETURN s.id, s.started_at, s.ended_at, s.title, s.text, s.summary, s.source, "
-            "collect({name: e.name, n: m.count}), s.scope ORDER BY s.started_at, s.id",
-            params,
-        )
-        out = []
-        for r in rows:
-            mentions = {
-                m["name"]: int(m["n"]) for m in (r[7] or ()) if m and m.get("name") is not None
-            }
-            out.append(
-                Session(
-                    id=r[0],
-                    started_at=_aware(r[1]),
-                    ended_at=from_store(r[2]),
-                    title=r[3],
-                    text=r[4],
-                    summary=r[5],
-                    source=r[6],
-                    mentions=dict(sorted(mentions.items())),
-                    scope=r[8] or "",
-                )
-            )
-        return out
-
-    def count_sessions(self, *, until: dt.datetime | None = None) -> int:
-        """Return how many sessions are stored (started at or before ``until``, if given).
-
-        Raises:
-            StoreError: the engine failed.
-        """
-        if until is None:
-            return int(self.run("MATCH (s:Session) RETURN count(s)")[0][0])
-        rows = self.run(
-            "MATCH (s:Session) WHERE s.started_at <= $until RETURN count(s)",
-            {"until": to_store(until)},
-        )
-        return int(rows[0][0])
-
-    def count_mentioning_sessions(self, *, now: dt.datetime) -> int:
-        """Return how many sessions started by ``now`` mention anything: the IDF's ``N``.
-
-        Raises:
-            StoreError: the engine failed.
-        """
-        rows = self.run(
-            "MATCH (s:Session)-[:MENTIONS]->(:Entity) WHERE s.started_at <= $now "
-            "RETURN count(DISTINCT s)",
-            {"now": to_store(now)},
-        )
-        return int(rows[0][0]) if rows else 0
-
     def mention_counts(
         self, *, now: dt.datetime, start: dt.datetime, min_hits: int = 0
     ) -> list[MentionCounts]:
@@ -329,88 +199,14 @@ class KuzuSessions(KuzuLines):
             StoreError: the engine failed.
         """
         rows = self.run(
-            _MENTIONS + ", max(s.started_at) AS last WHERE hits >= $min_hits "
+            MENTIONS + " WHERE hits >= $min_hits "
             "WITH e, hits, df, last MATCH (t:Entity) WHERE ID(t) = ID(e) "
             "RETURN t.id, t.name, hits, df, last, offset(ID(t))",
             {"now": to_store(now), "start": to_store(start), "min_hits": int(min_hits)},
         )
         # Node offsets stay inside the store: newest_activity() reads by them (see there).
         self._offsets = {r[0]: r[5] for r in rows}
-        return [MentionCounts(r[0], r[1], int(r[2]), int(r[3]), _aware(r[4])) for r in rows]
-
-    def mention_groups(self, *, now: dt.datetime, start: dt.datetime) -> list[MentionGroup]:
-        """Count the entities mentioned in the window ``(start, now]`` by their ``(hits, df)``.
-
-        One query, a handful of rows (12 for 33,000 mentioned entities, in 15–25 ms): what a
-        caller needs to bound every topic's engagement without reading one row per topic.
-
-        Raises:
-            StoreError: the engine failed.
-        """
-        rows = self.run(
-            _MENTIONS + " WHERE hits > 0 RETURN hits, df, count(*)",
-            {"now": to_store(now), "start": to_store(start)},
-        )
-        return [MentionGroup(int(r[0]), int(r[1]), int(r[2])) for r in rows]
-
-    def fact_activity(
-        self,
-        *,
-        now: dt.datetime,
-        with_texts: bool = False,
-        keep: Collection[str] | None = None,
-    ) -> list[FactActivity]:
-        """Aggregate, in one query, each entity's fact versions as believed at ``now``.
-
-        A version counts when ``recorded_at <= now < expired_at`` (believed then) and
-        ``valid_from <= now`` (started by then); both endpoints of a fact count. ``n_current`` and
-        ``statements`` keep the versions also valid at ``now`` (``now < valid_to``).
-
-        Args:
-            now: the time to aggregate at.
-            with_texts: also return the statements of current versions (for actionability).
-            keep: if given, an entity that is only ever a fact's object (a literal value, a note
-                text) is returned only when its id is in ``keep``; subjects are always returned.
-
-        Returns:
-            One :class:`FactActivity` per returned entity with at least one counted version.
-
-        Raises:
-            StoreError: the engine failed.
-        """
-        texts = (
-            f", collect(CASE WHEN {_VALID_NOW} THEN r.statement END) AS texts" if with_texts else ""
-        )
-        side = (
-            "MATCH (a:Entity)-[r:Fact]->(b:Entity) "
-            + _KNOWN
-            + "RETURN {e}.id AS id, {e}.name AS name, "
-            "{subj} AS subj, " + _NEWEST + " AS newest, "
-            f"count(CASE WHEN {_VALID_NOW} THEN 1 END) AS n" + texts
-        )
-        rows = self.run(
-            side.format(e="a", subj="true") + " UNION ALL " + side.format(e="b", subj="false"),
-            {"now": to_store(now)},
-        )
-        subjects = {r[0] for r in rows if r[2]}
-        # Merge the two sides on naive store times; convert once per kept entity.
-        merged: dict[str, list[Any]] = {}
-        for r in rows:
-            eid = r[0]
-            if keep is not None and eid not in subjects and eid not in keep:
-                continue
-            statements = [t for t in (r[5] or ()) if t] if with_texts else []
-            prev = merged.get(eid)
-            if prev is None:
-                merged[eid] = [r[1], r[3], int(r[4]), statements]
-            else:
-                prev[1] = max(prev[1], r[3])
-                prev[2] += int(r[4])
-                prev[3].extend(statements)
-        return [
-            FactActivity(eid, name, eid in subjects, _aware(newest), n, tuple(texts_))
-            for eid, (name, newest, n, texts_) in merged.items()
-        ]
+        return [MentionCounts(r[0], r[1], int(r[2]), int(r[3]), KUZU.aware(r[4])) for r in rows]
 
     def newest_activity(
         self, *, now: dt.datetime, entity_ids: Collection[str]
@@ -437,28 +233,16 @@ class KuzuSessions(KuzuLines):
         if nodes:
             rows = self.run(
                 "MATCH (e:Entity)-[r:Fact]-() WHERE offset(ID(e)) IN $nodes "
-                "WITH e, r WHERE " + _KNOWN_IF + "RETURN e.id, " + _NEWEST,
+                "WITH e, r WHERE " + KNOWN_AT_NOW + " RETURN e.id, " + NEWEST,
                 {"nodes": sorted(nodes), "now": to_store(now)},
             )
         if others:
             rows += self.run(
                 "MATCH (e:Entity)-[r:Fact]-() WHERE e.id IN $ids "
-                "WITH e, r WHERE " + _KNOWN_IF + "RETURN e.id, " + _NEWEST,
+                "WITH e, r WHERE " + KNOWN_AT_NOW + " RETURN e.id, " + NEWEST,
                 {"ids": others, "now": to_store(now)},
             )
-        return {r[0]: _aware(r[1]) for r in rows if r[0] in entity_ids}
-
-    def session_fact_ids(self, session_id: str) -> list[str]:
-        """Return the ids of every fact version whose ``source`` is ``session_id`` (a scan).
-
-        Raises:
-            StoreError: the engine failed.
-        """
-        rows = self.run(
-            "MATCH ()-[r:Fact]->() WITH r WHERE r.source = $sid RETURN r.fid ORDER BY r.fid",
-            {"sid": session_id},
-        )
-        return [r[0] for r in rows]
+        return {r[0]: KUZU.aware(r[1]) for r in rows if r[0] in entity_ids}
 
     def session_start_times(self, ids: Sequence[str]) -> dict[str, dt.datetime]:
         """Return ``{session id: started_at}`` for those ids that exist.
@@ -480,4 +264,4 @@ class KuzuSessions(KuzuLines):
                 "MATCH (s:Session) WITH s WHERE s.id IN $ids RETURN s.id, s.started_at",
                 {"ids": wanted},
             )
-        return {r[0]: _aware(r[1]) for r in rows}
+        return {r[0]: KUZU.aware(r[1]) for r in rows}
