@@ -575,7 +575,7 @@ def table(results: list[dict[str, Any]]) -> str:
 
 
 def append_tables(results: list[dict[str, Any]]) -> list[str]:
-    """The issue 18 tables: appends side by side with raw COPY and the peer; the rest."""
+    """The append tables: appends side by side with raw COPY and the peer; then the rest."""
     appends = [r for r in results if "append" in r]
     lines: list[str] = []
     if appends:

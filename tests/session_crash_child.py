@@ -2,7 +2,7 @@
 
 ``python tests/session_crash_child.py PATH START``: batch ``n`` is one ``add_sessions`` call at
 system time ``BASE + n seconds`` with :data:`PER_BATCH` new sessions and a rewrite of the
-session ``"shared"`` (new text and mentions), the shape that tore before issue #16. The batch
+session ``"shared"`` (new text and mentions), the shape that once tore. The batch
 number is printed (and flushed) only after ``add_sessions`` returns.
 """
 

@@ -400,7 +400,7 @@ def test_random_histories_keep_every_invariant(ops: list[tuple[object, ...]]) ->
         assert all(f.expired_at is None for f in mem.facts(known_at=to_utc(clock())))
 
 
-# -- torn session writes (issue 16) --------------------------------------------------------------
+# -- torn session writes -------------------------------------------------------------------------
 
 
 def _sessions(mem: gm.Memory) -> None:
@@ -455,7 +455,7 @@ def test_a_session_without_a_start_is_an_error(mem: gm.Memory) -> None:
 
 
 def test_entities_left_by_a_torn_session_write_are_reported(mem: gm.Memory) -> None:
-    # A bulk session write torn on a crash (issue 16 item 1) kept the topic entities it merged
+    # A bulk session write torn on a crash kept the topic entities it merged
     # and lost the sessions and mentions that named them.
     _sessions(mem)
     mem._store.run("MATCH (s:Session {id: 's1'})-[m:MENTIONS]->() DELETE m")

@@ -235,7 +235,7 @@ def test_batch_times_are_exact() -> None:
     assert t - crash_child.BASE == dt.timedelta(seconds=12)
 
 
-# -- every public write (issue 16) ----------------------------------------------------------------
+# -- every public write --------------------------------------------------------------------------
 
 _UNLIMITED = AdmissionPolicy.unlimited()
 

@@ -1,6 +1,6 @@
 """Episodic recall: session lines in search() and context().
 
-See docs/concepts/recall.md#rule-6, issue #14.
+See docs/concepts/recall.md#rule-6.
 """
 
 from __future__ import annotations

@@ -575,7 +575,7 @@ def test_export_to_an_unwritable_path_is_invalid_input(tmp_path: os.PathLike[str
         ex.export_memory(mem, os.path.join(tmp_path, "missing", "x.jsonl"))
 
 
-# -- import validates history as check does (issue 16) -----------------------------------------
+# -- import validates history as check does --------------------------------------------------
 
 
 def _history_records(mem: gm.Memory, clock: ManualClock) -> list[dict[str, Any]]:

@@ -156,7 +156,7 @@ def test_missing_sdk_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
         _sdk()
 
 
-# -- issue 15: sessions, strict arguments, version, and the CLI next to a running server ----------
+# -- sessions, strict arguments, version, and the CLI next to a running server -------------------
 
 
 def _graphmem(db: str, engine: str, *args: str, stdin: str | None = None) -> Any:
@@ -238,7 +238,7 @@ def test_cli_reads_and_writes_while_the_server_runs(db_path: str, engine: str) -
 
 def test_lone_surrogate_gets_a_tool_error_reply(db_path: str, engine: str) -> None:
     # Raw JSON-RPC: the official client cannot even send "\ud800"; other clients do, and the
-    # SDK's parser dropped such a request without a reply (issue 16 item 8).
+    # SDK's parser dropped such a request without a reply.
     import select
     import subprocess
 

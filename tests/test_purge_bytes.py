@@ -95,7 +95,7 @@ def test_purge_in_memory_store(clock: ManualClock) -> None:
         assert check(mem).ok
 
 
-# -- issue 16: a symlinked --db, a killed rebuild, no piles of work directories ----------------
+# -- a symlinked --db, a killed rebuild, no piles of work directories ------------------------
 
 _PURGE_CHILD = """
 import os, signal, sys

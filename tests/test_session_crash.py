@@ -1,4 +1,4 @@
-"""A bulk session write is whole or absent after SIGKILL (issue #16 item 1, issue #14).
+"""A bulk session write is whole or absent after SIGKILL (docs/concepts/storage.md#durability).
 
 A child process (tests/session_crash_child.py) writes batches of 70 new sessions plus a
 rewrite of one existing session, one ``add_sessions`` call each, and is killed at random

@@ -1,4 +1,4 @@
-"""The labelled text corpus (issue 12): its schema, its coverage, and the floors it must reach.
+"""The labelled text corpus: its schema, its coverage, and the floors it must reach.
 
 The corpus (``tests/data/text_corpus.jsonl``) is ground truth written without looking at the
 extractor; ``tests/text_eval.py`` replays it and measures. Run ``pytest -s`` to see the table,
@@ -55,7 +55,7 @@ PREDICATE = re.compile(r"^[a-z][a-z0-9_]*$")
 MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december"
 RELATIVE = re.compile(rf"\b(last week|yesterday|this spring|since \d{{4}}|in ({MONTHS}))\b", re.I)
 
-#: phrasing the corpus must cover (issue 12), each in at least this many stories
+#: phrasing the corpus must cover, each in at least this many stories
 PHRASES = {
     "runs on": r"\bruns? on\b",
     "is written in": r"\bwritten in\b",

@@ -1,4 +1,4 @@
-"""Memory-rot stories end to end (issue 12): text in, months apart, through every surface.
+"""Memory-rot stories end to end: text in, months apart, through every surface.
 
 Each story is written through ``add_session``, ``remember`` or the real MCP server's
 ``remember`` tool. Afterwards the new value is current, the old one is closed with a reason that

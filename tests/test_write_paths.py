@@ -1,4 +1,4 @@
-"""Every write path of the embedded store gives the same results (issue 18).
+"""Every write path of the embedded store gives the same results.
 
 ``KuzuStore.insert_facts`` takes one of several paths by batch size and store size: logged
 inserts one statement a row (``rows``) or one ``UNWIND`` (``unwind``, ladybug), a COPY into an

@@ -1,1 +1,1 @@
-"""The store contract suite: what "implements graphmem.store.base.Store" means (issue 13)."""
+"""The store contract suite: what "implements graphmem.store.base.Store" means."""

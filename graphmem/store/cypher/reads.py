@@ -7,7 +7,7 @@ method of its own only where its engine measured differently (the Kuzu backend's
 
 from __future__ import annotations
 
-from graphmem.store.cypher import facts, lines, sessions
+from graphmem.store.cypher import facts, lines, search, sessions
 from graphmem.store.cypher.dialect import Dialect
 
 __all__ = ["CypherReads"]
@@ -37,6 +37,9 @@ class CypherReads:
     fact_activity = sessions.fact_activity
     session_fact_ids = sessions.session_fact_ids
     audit_records = sessions.audit_records
+    # fact views per entity (context's reads)
+    facts_from = search.facts_from
+    facts_to = search.facts_to
     # session lines
     has_lines = lines.has_lines
     warm_index = lines.warm_index

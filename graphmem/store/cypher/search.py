@@ -6,13 +6,38 @@ back to :func:`scan_names` (a ``CONTAINS`` scan of every name, fine up to about 
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from graphmem.store.cypher.dialect import CypherHost
+from graphmem.store.records import FactView
 
-__all__ = ["WORD", "keywords", "normalise", "rank_names", "scan_names"]
+__all__ = [
+    "KNOWN_AT_K",
+    "VALID_AT_V",
+    "VIEW",
+    "ViewsHost",
+    "WORD",
+    "facts_from",
+    "facts_to",
+    "keywords",
+    "normalise",
+    "rank_names",
+    "scan_names",
+]
+
+#: The columns of a :class:`FactView` (what context needs: each returned rel column costs
+#: about 0.1 ms a query on Kuzu 0.11.3).
+VIEW = (
+    "a.id, a.name, r.fid, r.predicate, r.object, r.valid_from, r.valid_to, r.recorded_at, "
+    "r.statement, r.kind, r.importance, r.access_count, r.pinned, r.source, r.scope"
+)
+#: Believed at ``$k`` (closed-open in system time).
+KNOWN_AT_K = "r.recorded_at <= $k AND (r.expired_at IS NULL OR $k < r.expired_at)"
+#: True at ``$v`` (closed-open in valid time).
+VALID_AT_V = "r.valid_from <= $v AND (r.valid_to IS NULL OR $v < r.valid_to)"
 
 #: A searchable word: letters only (digits and punctuation are found by id lookups instead).
 WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
@@ -57,3 +82,60 @@ def scan_names(self: CypherHost, words: Sequence[str], limit: int) -> list[tuple
     where = d.where("e", [f"any(w IN $ws WHERE {d.lower}(e.name) CONTAINS w)"])
     rows = self._q(f"MATCH (e:Entity) {where}RETURN e.id, e.name", {"ws": list(words)})
     return rank_names(rows, words, limit)
+
+
+class ViewsHost(CypherHost, Protocol):
+    """A backend that reads fact views per id, its own way."""
+
+    def _views_per_id(
+        self, ids: Sequence[str], match: str, conds: Sequence[str], params: dict[str, Any]
+    ) -> list[FactView]:
+        """At most ``$lim`` views of ``match`` under ``conds`` per id, in the order of ``ids``.
+
+        ``match`` writes the id as ``{i}``; each id's views come newest ``recorded_at`` first,
+        then by id.
+        """
+        ...
+
+
+def facts_from(
+    self: ViewsHost, ids: Sequence[str], *, known_at: dt.datetime, limit: int = 2000
+) -> list[FactView]:
+    """Return the versions whose subject is one of ``ids``, as believed at ``known_at``.
+
+    Every valid time is returned (the subjects' timelines: the caller picks what is valid at
+    its ``valid_at`` and reads replaced values from the rest). At most ``limit`` rows per
+    subject, newest ``recorded_at`` first, then id; rows follow the order of ``ids``.
+    """
+    if limit <= 0:
+        return []
+    return self._views_per_id(
+        ids,
+        "MATCH (a:Entity {{id: {i}}})-[r:Fact]->()",
+        [KNOWN_AT_K],
+        {"k": self.dialect.to_db(known_at), "lim": int(limit)},
+    )
+
+
+def facts_to(
+    self: ViewsHost,
+    ids: Sequence[str],
+    *,
+    known_at: dt.datetime,
+    valid_at: dt.datetime,
+    limit: int = 50,
+) -> list[FactView]:
+    """Return the versions pointing at ``ids``, valid at ``valid_at`` and known at ``known_at``.
+
+    At most ``limit`` rows per id (newest ``recorded_at`` first, then id), so a hub with a huge
+    in-degree costs one bounded query.
+    """
+    if limit <= 0:
+        return []
+    d = self.dialect
+    return self._views_per_id(
+        ids,
+        "MATCH (a:Entity)-[r:Fact]->(b:Entity {{id: {i}}})",
+        [KNOWN_AT_K, VALID_AT_V],
+        {"k": d.to_db(known_at), "v": d.to_db(valid_at), "lim": int(limit)},
+    )

@@ -51,14 +51,10 @@ __all__ = ["COLD_FTS_MIN", "ENTITY_INDEX_DDL", "LINE_INDEX_DDL", "FalkorSearch"]
 ENTITY_INDEX_DDL = "CALL db.idx.fulltext.createNodeIndex('Entity', 'name')"
 
 
-_VIEW = (
-    "a.id, a.name, r.fid, r.predicate, r.object, r.valid_from, r.valid_to, r.recorded_at, "
-    "r.statement, r.kind, r.importance, r.access_count, r.pinned, r.source, r.scope"
-)
+_VIEW = shared_search.VIEW
 _VIEW_AS = ", ".join(f"{c} AS c{i}" for i, c in enumerate(_VIEW.split(", ")))
 _VIEW_COLS = ", ".join(f"c{i}" for i in range(len(_VIEW.split(", "))))
-_KNOWN = "r.recorded_at <= $k AND (r.expired_at IS NULL OR $k < r.expired_at)"
-_VALID = "r.valid_from <= $v AND (r.valid_to IS NULL OR $v < r.valid_to)"
+_KNOWN = shared_search.KNOWN_AT_K
 
 
 def _view(via: str, r: Sequence[Any]) -> FactView:
@@ -138,14 +134,16 @@ class FalkorSearch(FalkorLines):
         """Return whether any fact version is stored."""
         return bool(self._q("MATCH ()-[r:Fact]->() RETURN r.fid LIMIT 1"))
 
-    def _per_id(
-        self, ids: Sequence[str], match: str, where: str, params: dict[str, Any]
+    def _views_per_id(
+        self, ids: Sequence[str], match: str, conds: Sequence[str], params: dict[str, Any]
     ) -> list[FactView]:
+        """One query for all ids (``UNWIND`` into a ``CALL`` subquery: a limit per id)."""
         wanted = list(dict.fromkeys(ids))
         if not wanted:
             return []
         rows = self._q(
-            f"UNWIND $ids AS i CALL {{ WITH i {match} WHERE {where} RETURN {_VIEW_AS} "
+            f"UNWIND $ids AS i CALL {{ WITH i {match.format(i='i')} WHERE {' AND '.join(conds)} "
+            f"RETURN {_VIEW_AS} "
             f"ORDER BY c7 DESC, c2 LIMIT $lim }} RETURN i, {_VIEW_COLS}",
             {"ids": wanted, **params},
         )
@@ -155,44 +153,6 @@ class FalkorSearch(FalkorLines):
         for views in found.values():
             views.sort(key=_newest_first)
         return [v for i in ids for v in found.get(i, ())]
-
-    def facts_from(
-        self, ids: Sequence[str], *, known_at: dt.datetime, limit: int = 2000
-    ) -> list[FactView]:
-        """Return the versions whose subject is one of ``ids``, as believed at ``known_at``.
-
-        Every valid time; at most ``limit`` rows per subject, newest ``recorded_at`` first,
-        then id; rows follow the order of ``ids``.
-        """
-        if limit <= 0:
-            return []
-        return self._per_id(
-            ids,
-            "MATCH (a:Entity {id: i})-[r:Fact]->()",
-            _KNOWN,
-            {"k": to_db(known_at), "lim": int(limit)},
-        )
-
-    def facts_to(
-        self,
-        ids: Sequence[str],
-        *,
-        known_at: dt.datetime,
-        valid_at: dt.datetime,
-        limit: int = 50,
-    ) -> list[FactView]:
-        """Return the versions pointing at ``ids``, valid at ``valid_at``, known at ``known_at``.
-
-        At most ``limit`` per id, newest ``recorded_at`` first, then id.
-        """
-        if limit <= 0:
-            return []
-        return self._per_id(
-            ids,
-            "MATCH (a:Entity)-[r:Fact]->(b:Entity {id: i})",
-            f"{_KNOWN} AND {_VALID}",
-            {"k": to_db(known_at), "v": to_db(valid_at), "lim": int(limit)},
-        )
 
     def facts_of_sessions(
         self, session_ids: Sequence[str], *, known_at: dt.datetime, expired: bool = False

@@ -9,9 +9,11 @@ string order is code-point order whatever the server does. The import itself is 
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from graphmem.store.cypher.walk import breadth_first
 from graphmem.store.falkordb.codec import FACT_RETURN, fact_from_row, from_db, to_db
 from graphmem.store.falkordb.connection import FalkorBase
 from graphmem.store.records import Edge
@@ -75,18 +77,14 @@ class FalkorTransfer(FalkorBase):
             return None
         params: dict[str, Any] = {"v": to_db(valid_at), "k": to_db(known_at)}
         nodes: dict[str, list[Any]] = {r[0]: list(r) for r in center}
-        seen, frontier = set(nodes), set(nodes)
-        rows: dict[str, list[Any]] = {}  # by version id
-        for _ in range(hops):
-            reached: set[str] = set()
-            for query in (_OUT, _IN):
-                for row in self._q(query, {**params, "ids": sorted(frontier)}):
-                    rows[row[3]] = row
-                    reached.update(n for n in row[:2] if n not in seen)
-            seen |= reached
-            frontier = reached
-            if not frontier:
-                break
+        seen, frontier, rows = breadth_first(
+            nodes,
+            hops,
+            lambda ids: itertools.chain.from_iterable(
+                self._q(q, {**params, "ids": ids}) for q in (_OUT, _IN)
+            ),
+            key=3,  # rows: [subject id, object id, subject name, *columns]
+        )
         if frontier:
             # Edges among the nodes at the radius (self-loops when hops=0).
             for row in self._q(_OUT, {**params, "ids": sorted(frontier)}):

@@ -42,6 +42,7 @@ from typing import Any
 
 from graphmem.errors import InvalidInput
 from graphmem.store.cypher import search as shared_search
+from graphmem.store.kuzu.codec import KUZU
 from graphmem.store.kuzu.engine import KuzuStore
 from graphmem.store.records import FactView, SessionClaim
 from graphmem.timeutil import from_store, to_store
@@ -51,14 +52,8 @@ __all__ = ["ENTITY_INDEX", "KuzuSearch"]
 #: Name of the FTS index over ``Entity.name``.
 ENTITY_INDEX = "graphmem_entity_fts"
 
-# Only the columns context needs: on Kuzu 0.11.3 each returned rel column costs ~0.1 ms a query.
-_VIEW = (
-    "a.id, a.name, r.fid, r.predicate, r.object, r.valid_from, r.valid_to, r.recorded_at, "
-    "r.statement, r.kind, r.importance, r.access_count, r.pinned, r.source, r.scope"
-)
-_KNOWN = "r.recorded_at <= $k AND (r.expired_at IS NULL OR $k < r.expired_at)"
-_VALID = "r.valid_from <= $v AND (r.valid_to IS NULL OR $v < r.valid_to)"
-_ORDER = " ORDER BY r.recorded_at DESC, r.fid LIMIT $lim"
+_VIEW = shared_search.VIEW
+_KNOWN = shared_search.KNOWN_AT_K
 
 
 def _view(via: str | None, r: Sequence[Any]) -> FactView:
@@ -205,40 +200,17 @@ class KuzuSearch(KuzuStore):
         """Return whether any fact version is stored."""
         return bool(self.run("MATCH ()-[r:Fact]->() RETURN r.fid LIMIT 1"))
 
-    def facts_from(
-        self, ids: Sequence[str], *, known_at: dt.datetime, limit: int = 2000
+    def _views_per_id(
+        self, ids: Sequence[str], match: str, conds: Sequence[str], params: dict[str, Any]
     ) -> list[FactView]:
-        """Return the versions whose subject is one of ``ids``, as believed at ``known_at``.
+        """One query per id.
 
-        Every valid time is returned (the subjects' timelines: the caller picks what is valid at
-        its ``valid_at`` and reads replaced values from the rest). At most ``limit`` rows per
-        subject, newest ``recorded_at`` first. One query per id: on Kuzu 0.11.3 ``UNWIND $ids ...
-        MATCH (a {id: i})-[r]->()`` scans every edge (177 ms at 100k facts vs 2-4 ms a lookup).
+        On Kuzu 0.11.3 ``UNWIND $ids ... MATCH (a {id: i})-[r]->()`` scans every edge (177 ms
+        at 100k facts against 2-4 ms a lookup).
         """
-        params: dict[str, Any] = {"k": to_store(known_at), "lim": limit}
         query = (
-            f"MATCH (a:Entity {{id: $i}})-[r:Fact]->() WITH a, r WHERE {_KNOWN} "
-            f"RETURN {_VIEW}{_ORDER}"
-        )
-        return [_view(i, r) for i in ids for r in self.run(query, {"i": i, **params})]
-
-    def facts_to(
-        self,
-        ids: Sequence[str],
-        *,
-        known_at: dt.datetime,
-        valid_at: dt.datetime,
-        limit: int = 50,
-    ) -> list[FactView]:
-        """Return the versions pointing at ``ids``, valid at ``valid_at`` and known at ``known_at``.
-
-        At most ``limit`` rows per id (newest ``recorded_at`` first, then id), so a hub with a huge
-        in-degree costs one bounded query. One query per id (see :meth:`facts_from`).
-        """
-        params: dict[str, Any] = {"k": to_store(known_at), "v": to_store(valid_at), "lim": limit}
-        query = (
-            "MATCH (a:Entity)-[r:Fact]->(b:Entity {id: $i}) "
-            f"WITH a, r WHERE {_KNOWN} AND {_VALID} RETURN {_VIEW}{_ORDER}"
+            f"{match.format(i='$i')} {KUZU.where('a, r', conds)}RETURN {shared_search.VIEW}"
+            " ORDER BY r.recorded_at DESC, r.fid LIMIT $lim"
         )
         return [_view(i, r) for i in ids for r in self.run(query, {"i": i, **params})]
 

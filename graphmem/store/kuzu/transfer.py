@@ -47,10 +47,12 @@ there, a 3-hop ball 2.4k-4.7k.
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from graphmem.models import Predicate
+from graphmem.store.cypher.walk import breadth_first
 from graphmem.store.kuzu.codec import _COLS, _RETURN, _fact_from_row
 from graphmem.store.kuzu.lines import KuzuLines
 from graphmem.store.records import Edge
@@ -165,20 +167,14 @@ class KuzuTransfer(KuzuLines):
             return None
         params: dict[str, Any] = {"v": to_store(valid_at), "k": to_store(known_at)}
         nodes = {row[0]: row[1:] for row in center}  # offset -> [id, name, kind]
-        seen = set(nodes)
-        frontier = set(nodes)
-        rows: dict[str, list[Any]] = {}  # by version id: [subject offset, object offset, *columns]
-        for _ in range(hops):
-            # Every edge at a node closer than the radius ends inside the ball: keep it.
-            reached: set[int] = set()
-            for query in (_OUT_EDGES, _IN_EDGES):
-                for row in self.run(query, {**params, "ids": sorted(frontier)}):
-                    rows[row[2]] = row
-                    reached.update(n for n in row[:2] if n not in seen)
-            seen |= reached
-            frontier = reached
-            if not frontier:
-                break
+        seen, frontier, rows = breadth_first(
+            nodes,
+            hops,
+            lambda ids: itertools.chain.from_iterable(
+                self.run(q, {**params, "ids": ids}) for q in (_OUT_EDGES, _IN_EDGES)
+            ),
+            key=2,  # rows: [subject offset, object offset, *columns]
+        )
         if frontier:
             # Edges among the nodes at the radius (the entity's self-loops when hops=0) complete the
             # induced subgraph: find the few nodes that have one, then read only their edges.
