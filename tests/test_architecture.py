@@ -203,3 +203,42 @@ def test_the_text_write_path_passes_no_callbacks(name: str) -> None:
                 if a.arg in {"planner", "also"} or "Callable" in text or "Planner" in text:
                     bad.append(f"{node.name}({a.arg}: {text}) at line {node.lineno}")
     assert not bad, f"graphmem.{name} passes callbacks down the write path: {bad}"
+
+
+#: Test files that open an in-memory embedded memory on purpose: reference memories of the
+#: crash loops, engine-specific checks, subprocess scripts and the corpus tools.
+_EMBEDDED_ON_PURPOSE = {
+    "backends.py",
+    "test_crash.py",
+    "test_purge_bytes.py",
+    "test_engines.py",
+    "test_readers.py",
+    "test_trust.py",
+    "rot_eval.py",
+    "text_eval.py",
+}
+
+
+def test_fresh_memories_come_from_the_backend_of_the_run() -> None:
+    """``gm.open()`` without a path or a store would pin a test to the embedded engine and hide
+    it from ``pytest --backend falkordb``: tests take ``mem`` or ``tests.backends.memory()``
+    (docs/concepts/storage.md#tests-on-every-backend)."""
+    found = []
+    for path in sorted((ROOT.parent / "tests").rglob("*.py")):
+        if path.name in _EMBEDDED_ON_PURPOSE:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "open"
+                and isinstance(node.func.value, ast.Name)
+                and node.func.value.id == "gm"
+                and (
+                    not node.args
+                    or (isinstance(node.args[0], ast.Constant) and node.args[0].value is None)
+                )
+                and not any(k.arg == "store" for k in node.keywords)
+            ):
+                found.append(f"{path.name}:{node.lineno}")
+    assert not found, f"fresh memories opened with gm.open(), not tests.backends.memory(): {found}"

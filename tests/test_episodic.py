@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import importlib
 import json
-import os
 import re
 from typing import Any
 
@@ -437,9 +436,7 @@ def test_export_import_rebuilds_lines(mem: gm.Memory, clock: ManualClock) -> Non
 
     _chats(mem, clock)
     _api_sessions(mem, clock)
-    with gm.open(
-        clock=ManualClock("2026-06-10"), engine=os.environ.get("GRAPHMEM_ENGINE", "kuzu")
-    ) as copy:
+    with backends.memory(clock=ManualClock("2026-06-10")) as copy:
         from_records(copy, to_records(mem))
         assert copy._store.line_counts() == mem._store.line_counts()
         assert [(i.id, i.score) for i in copy.search("support group")] == [

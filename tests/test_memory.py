@@ -8,6 +8,7 @@ import pytest
 
 import graphmem as gm
 from graphmem.timeutil import ManualClock
+from tests import backends
 
 UTC = dt.timezone.utc
 
@@ -151,7 +152,10 @@ def test_clock_check_survives_reopen(db_path):
 
 
 def test_naive_clock_is_rejected():
-    with gm.open(clock=lambda: dt.datetime(2026, 1, 1)) as m, pytest.raises(gm.InvalidInput):
+    with (
+        backends.memory(clock=lambda: dt.datetime(2026, 1, 1)) as m,
+        pytest.raises(gm.InvalidInput),
+    ):
         m.add_fact("a", "uses", "b")
 
 

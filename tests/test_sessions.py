@@ -645,7 +645,7 @@ def test_a_blank_session_text_is_refused_and_nothing_written(mem: gm.Memory, tex
 @settings(max_examples=30, deadline=None)
 @given(text=st.text(alphabet=st.sampled_from(" \t\n\r\x0b\x0c\u00a0\u2003\u3000"), max_size=40))
 def test_any_whitespace_only_text_is_refused(text: str) -> None:
-    with gm.open(engine=ENGINE, clock=ManualClock("2026-06-10")) as mem:
+    with backends.memory(clock=ManualClock("2026-06-10")) as mem:
         with pytest.raises(InvalidInput, match="is blank"):
             mem.add_session(text, started_at="2026-06-01")
         assert mem.sessions() == []

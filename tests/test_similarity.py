@@ -9,7 +9,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-import graphmem as gm
 from graphmem.contradiction import decide_text, normalize_text
 from graphmem.errors import InvalidInput
 from graphmem.models import Decision
@@ -331,5 +330,5 @@ def test_memory_default_is_wordllama_and_plugs_out() -> None:
     with backends.memory() as mem:
         assert isinstance(mem.similarity, DefaultSimilarity)
         assert mem.similarity.name == "wordllama"
-    with gm.open(similarity=text_similarity) as mem:
+    with backends.memory(similarity=text_similarity) as mem:
         assert mem.similarity is text_similarity

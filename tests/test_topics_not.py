@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 import graphmem as gm
 from graphmem.hotness import Band
 from graphmem.timeutil import ManualClock
+from tests import backends
 
 ENGINE = os.environ.get("GRAPHMEM_ENGINE", "kuzu")
 NAMES = ["Alice", "Bob", "Carol", "Kim", "Priya"]
@@ -20,7 +21,7 @@ TOPICS = ["Kuzu", "Redis", "Postgres", "Berlin", "Acme"]
 
 
 def _open() -> gm.Memory:
-    return gm.open(engine=ENGINE, clock=ManualClock("2026-06-10T12:00:00Z"))
+    return backends.memory(clock=ManualClock("2026-06-10T12:00:00Z"))
 
 
 def test_speakers_are_not_mentions_of_their_session() -> None:
