@@ -347,6 +347,14 @@ SLOT_PREDICATES = {
     "favourite": "prefers",
 }
 
+#: A thing that is one of the owner's settings: one or two lower-case words and a head noun
+#: naming a setting ("default region", "email provider", "billing plan").
+SLOT_THING = re.compile(
+    r"(?:[a-z][a-z-]*\s+){0,2}(?:region|zone|provider|vendor|plan|tier|registry|timezone|"
+    r"domain|cdn|dns|broker|queue|bus|backend|runtime|cadence|schedule|venue|room|budget|"
+    r"quota|retention|limit)"
+)
+
 #: Relations whose values are people: a technical change ("migrated X to Go") never fills them.
 PEOPLE_SLOTS = frozenset(
     {"owner", "team_lead", "reports_to", "married_to", "role", "email", "phone", "knows"}

@@ -189,8 +189,9 @@ def unclip(text: str) -> str:
 #: "Postmortem draft, INC-517 (...)" (docs/concepts/text.md#records). Two digits at least:
 #: "GPT-4" names a thing, not a record.
 _RECORD = re.compile(
-    r"^\W{0,3}(?:[A-Za-z]+(?: [A-Za-z]+){0,2},\s+|(?i:jira|linear|ticket|issue|bug|case)\s+)?"
-    r"#?(?P<key>[A-Za-z][A-Za-z0-9]{1,9}-\d{2,7})"
+    r"^\W{0,3}(?:[A-Za-z]+(?: [A-Za-z]+){0,2},\s+|"
+    r"(?i:jira|linear|ticket|issue|bug|case|incident|postmortem|request|task|story)\s+)?"
+    r"#?(?P<key>[A-Za-z][A-Za-z0-9]{1,9}-\d{2,7}(?:-\d{1,7})?)"
     r"(?=$|[\s:,.(\]—–-])"
 )
 #: A record named by a label on a text's first line: "Account: Brightline Logistics",
@@ -212,7 +213,8 @@ _RECORD_FIELDS = frozenset(
     sprint epic milestone due eta duration impact cause commander ic on-call service host
     cluster plan tier budget contact vendor stage deadline estimate effort platform os browser
     device asset location outcome result amount value arr mrr seats renewal probability
-    champion industry phone mobile email address website company title""".split()  # noqa: SIM905
+    champion industry phone mobile email address website company title scribe responder
+    sponsor driver""".split()  # noqa: SIM905
 )
 #: A tracker's fields of two words (Jira's "Affects Version/s", "Fix Version/s", ...).
 _TRACKER_FIELDS = frozenset(

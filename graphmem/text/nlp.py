@@ -358,6 +358,49 @@ _TITLED = re.compile(r"^\s*#+\s+[^:]+:\s*([\w.-]+(?:\s[\w.-]+){0,2})\s*(?:\([^)]
 _GENERIC_HEADERS = frozenset(["field", "key", "setting", "name", "property", "item", "what"])
 
 
+#: A record's fields written on one line: "Status: Open | Priority: P3 | Assignee: hamid.s".
+_FIELD = re.compile(r"[A-Z][\w .#/&-]{0,30}:\s+\S.*")
+_PIPE = re.compile(r"\s+\|\s+")
+_LETTER_LABEL = re.compile(r"^(\s*[-*•]\s*)[A-Za-z]:\s+")
+
+
+#: Who was there, with their roles: "Present: Kofi (EM), Hiroshi, Pam (QA)".
+_ATTENDEES = re.compile(
+    r"(?i)^\W{0,3}(?:present|attendees|attending|participants|in attendance|on the call)\s*:\s*"
+    r"(?P<items>.+)$"
+)
+_WITH_ROLE = re.compile(
+    r"(?P<name>[A-Z][\w'’.-]*(?: [A-Z][\w'’.-]*){0,2}) \((?P<role>[^(),]{2,30})\)"
+)
+
+
+def _fields(lines: list[str]) -> list[str]:
+    """Fields and roles written inline, as lines of their own.
+
+    Each field of a line of "Key: value | Key: value" fields goes on a line of its own; the
+    roles in a list of who was there ("Present: Kofi (EM), Pam (QA)") become statements.
+
+    >>> _fields(["Severity: SEV2 | Incident commander: Olu", "a | b"])
+    ['Severity: SEV2', 'Incident commander: Olu', 'a | b']
+    >>> _fields(["Present: Kofi (EM), Hiroshi, Pam (QA)"])[1:]
+    ['', 'Kofi is the EM.', 'Pam is the QA.']
+    """
+    out: list[str] = []
+    for line in lines:
+        line = _LETTER_LABEL.sub(r"\1", line)  # a standup's "- y:" / "- t:": no setting
+        parts = _PIPE.split(line.strip())
+        if len(parts) > 1 and all(_FIELD.fullmatch(p) for p in parts):
+            out.extend(parts)
+            continue
+        out.append(line)
+        who = _ATTENDEES.match(line.strip())
+        roles = [m for m in _WITH_ROLE.finditer(who.group("items"))] if who else []
+        if roles:  # a paragraph of their own, after the list
+            out.append("")
+            out.extend(f"{m.group('name')} is the {m.group('role').strip()}." for m in roles)
+    return out
+
+
 def _tables(lines: list[str]) -> list[str]:
     """A markdown table's rows as statements (docs/concepts/text.md#log-formats).
 
@@ -406,7 +449,7 @@ def _turns(text: str) -> list[tuple[str | None, str]]:
     a header ending with a colon and a line after one that ends a sentence start a new piece;
     other lines continue the paragraph they wrap.
     """
-    lines = [_BOLD.sub(r"\1", line) for line in _tables(text.splitlines())]
+    lines = [_BOLD.sub(r"\1", line) for line in _tables(_fields(text.splitlines()))]
     sender, opens = mail_sender(lines)  # an e-mail's body is its sender's turn
     lines = lines[opens:]
     chat = _chat_labels(lines)

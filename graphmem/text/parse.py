@@ -38,7 +38,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from graphmem.text.lexicon import attribute
-from graphmem.text.parse_values import count_of, meeting_time
+from graphmem.text.parse_values import count_of, meeting_time, runs_software
 from graphmem.text.parse_words import (
     _CLOCK,
     _DATEISH,
@@ -683,8 +683,12 @@ def _is_a(verb: Token, subject: str, attr: Token, negated: bool) -> list[Open]:
     ):
         thing, slot = _slot_phrase(subj)  # "project Aurora lead is Sarah Chen"
         return [Open(thing, slot, phrase(attr))]
+    value = phrase(attr)
+    if runs_software(subj, value):
+        # "orders-db is PostgreSQL 14": what a thing runs (docs/concepts/text.md#versions)
+        return [Open(subject, "runs", value)]
     # "the Pro plan is $24", "Enterprise SLA is 99.95%": a quantity of a named thing
-    quantity = any(ch.isdigit() for ch in phrase(attr)) and len(list(subj.subtree)) > 1
+    quantity = any(ch.isdigit() for ch in value) and len(list(subj.subtree)) > 1
     if (not _common(subj) and not quantity) or any(c.dep_ == "poss" for c in subj.children):
         return []  # names and "our X is Y" are the rule forms' (docs/concepts/text.md)
     if dets & {"a", "an", "no", "some"} or attr.pos_ in ("ADJ", "PRON") or _is_pronoun(attr.text):

@@ -1,17 +1,20 @@
-"""Values a parse names beside a verb's relation: counts and the time a thing is held.
+"""Values a parse names beside a verb's relation: counts, the time a thing is held, software.
 
-See docs/concepts/text.md#counts and docs/concepts/text.md#schedules.
+See docs/concepts/text.md#counts, docs/concepts/text.md#schedules and
+docs/concepts/text.md#versions.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-from graphmem.text.parse_words import _CLOCK, _PRESENT, _WEEKDAYS, NOT_PARTS
+from graphmem.text.lexicon import category
+from graphmem.text.parse_words import _CLOCK, _PRESENT, _PRONOUNS, _WEEKDAYS, NOT_PARTS
 
 Token = Any  # a spaCy Token (duck-typed: this module imports no parser)
 
-__all__ = ["count_of", "meeting_time"]
+__all__ = ["count_of", "meeting_time", "runs_software"]
 
 
 def _children(tok: Token, *deps: str) -> list[Token]:
@@ -51,3 +54,21 @@ def meeting_time(verb: Token, attrs: list[Token]) -> str | None:
             if p.lower_ == "at" and _CLOCK.fullmatch(o.text) and any(c.isdigit() for c in o.text):
                 return f"{day.text} at {o.text}" if day is not None else str(o.text)
     return None
+
+
+#: A product and its version: "PostgreSQL 14", "Kong 3.4", "Elasticsearch 7.10", "Node v20".
+_PRODUCT_VERSION = re.compile(r"([A-Za-z][\w.+-]*) (v?\d+(?:\.\d+){0,2})")
+
+
+def runs_software(subj: Token, value: str) -> bool:
+    """Whether "<subj> is <value>" names the software a thing runs.
+
+    The value is a known product with a version ("PostgreSQL 14") or a capitalised name with a
+    dotted one ("Kong 3.4"); the subject a thing written in lower case ("orders-db",
+    "users-mongo"), never a person's name ("the plan is Pro 2" stays the plan's value).
+    """
+    found = _PRODUCT_VERSION.fullmatch(value)
+    if found is None or not subj.text.islower() or subj.lower_ in _PRONOUNS:
+        return False
+    name, version = found.groups()
+    return category(name) is not None or ("." in version and name[:1].isupper())

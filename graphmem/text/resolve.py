@@ -645,6 +645,9 @@ class Resolver:
             and v.valid_from <= start
             and set(words) <= set(v.predicate.split("_")[1:])  # the verb is no thing
         }
+        if not hits and lexicon.SLOT_THING.fullmatch(" ".join(words)) and c.subject.islower():
+            # "we moved the default region to X", nothing stored: the owner's slot it names
+            return [self._act("assert", c, self.owner, " ".join(words), new, start)]
         if len(hits) != 1:
             return None
         v = next(iter(hits.values()))

@@ -33,6 +33,10 @@ _ROLE_RE = re.compile(
 )
 
 
+#: A role that names its employer last: "tech lead for the checkout team at Verdant".
+_AT_ORG = re.compile(r"(?P<v>.+?\s+(?:for|of)\s+.+?)\s+at\s+(?P<org>[A-Z][\w&.' -]*)$")
+
+
 def _update_mine(
     r: Reader, c: str, neg: bool, prev: str | None, spk: str | None
 ) -> list[Claim] | None:
@@ -174,13 +178,22 @@ def _copular(r: Reader, c: str, neg: bool, prev: str | None, spk: str | None) ->
             )
         ):  # "head of design", "VP of Sales": part of the title
             value, org = f"{value} {m.group('prep')} {org}", None
+        at = _AT_ORG.match(value) if org is None else None
+        if at:  # "the tech lead for the checkout team at Verdant": the team's, at the employer
+            value, org = at.group("v"), at.group("org")
         article = (m.group("art") or "").strip().casefold()
-        lead = value.casefold().endswith("lead") and article in ("a", "an", "")
-        if not possessive and (_is_role(value) or (lead and len(value.split()) <= 3)):
+        title = re.split(r"(?i)\s+(?:for|of)\s+", value, maxsplit=1)[0]  # "lead for the X team"
+        # "the new team lead" is the owner's; "the tech lead for the checkout team", a role
+        lead = title.casefold().endswith("lead") and (
+            article in ("a", "an", "") or (article == "the" and title != value)
+        )
+        lead = lead and len(value.split()) <= 7
+        if not possessive and (_is_role(value) or (lead and len(title.split()) <= 3)):
             subject = _subj(r, subject_raw, prev, spk)
             if not subject:
                 return []
-            out = [Claim(subject, "role", r.value(value) or value, polarity=not neg)]
+            role = r.value(value, keep_prepositions=True) or value
+            out = [Claim(subject, "role", role, polarity=not neg)]
             if org and not neg:
                 out.append(Claim(subject, "works_at", r.value(org) or org))
             return out

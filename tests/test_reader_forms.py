@@ -1,0 +1,173 @@
+"""Forms of the ninth reader round (docs/concepts/text.md#ninth-round), through the public API.
+
+Fields written on one line of a record, the roles in a list of who was there, the software a
+thing runs written as "X is PostgreSQL 14", a role with its team and employer, and a setting of
+the owner's that moved with nothing stored before.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import graphmem as gm
+from graphmem.timeutil import ManualClock
+from tests import backends
+
+
+def _current(mem: gm.Memory) -> set[tuple[str, str, str]]:
+    return {(f.subject, f.predicate, f.object) for f in mem.facts() if f.predicate != "note"}
+
+
+def test_a_records_fields_on_one_line_are_each_the_records(clock: ManualClock) -> None:
+    # docs/concepts/text.md#records
+    clock.set("2026-02-02")
+    with backends.memory(clock=clock) as mem:
+        mem.remember(
+            "OPS-311: Document on-call escalation path\n"
+            "Status: Open | Priority: P3 | Assignee: hamid.s\nReporter: li.na",
+            at="2026-02-01",
+        )
+        assert {
+            ("OPS-311", "status", "Open"),
+            ("OPS-311", "priority", "P3"),
+            ("OPS-311", "assignee", "hamid.s"),
+        } <= _current(mem)
+        clock.set("2026-02-10")
+        mem.remember(
+            "OPS-311: Document on-call escalation path\nStatus: In Progress | Assignee: hamid.s",
+            at="2026-02-09",
+        )
+        now = _current(mem)
+        assert ("OPS-311", "status", "In Progress") in now
+        assert ("OPS-311", "status", "Open") not in now
+    with backends.memory(clock=clock) as mem:
+        mem.remember(
+            "INCIDENT INC-2026-017 — Search latency degradation\n"
+            "Severity: SEV2 | Incident commander: Olu",
+            at="2026-02-09",
+        )
+        assert {
+            ("INC-2026-017", "severity", "SEV2"),
+            ("INC-2026-017", "incident_commander", "Olu"),
+        } <= _current(mem)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "| name | value |",  # a table row, not fields
+        "Deploys: Argo | we still babysit them",  # one part is no field
+        "a | b | c",
+    ],
+)
+def test_pipes_that_are_not_fields_stay_one_line(line: str, clock: ManualClock) -> None:
+    with backends.memory(clock=clock) as mem:
+        mem.remember(line, at="2026-01-01")
+        assert not any(p in ("deploys", "name") for _, p, _ in _current(mem))
+
+
+def test_the_roles_in_a_list_of_who_was_there(clock: ManualClock) -> None:
+    clock.set("2026-01-06")
+    with backends.memory(clock=clock) as mem:
+        mem.add_session(
+            "Garden club minutes — 5 Jan\n"
+            "Present: Helen (chair), Walt (treasurer), Aiko (secretary), Bernard\n"
+            "- Dues stay as they are",
+            started_at="2026-01-05",
+        )
+        roles = {(s, o) for s, p, o in _current(mem) if p == "role"}
+        assert roles == {("Helen", "chair"), ("Walt", "treasurer"), ("Aiko", "secretary")}
+
+
+def test_a_standups_day_labels_are_no_settings(clock: ManualClock) -> None:
+    clock.set("2026-01-21")
+    with backends.memory(clock=clock) as mem:
+        mem.add_session(
+            "Daily standup\nWei (team lead):\n- y: reviewed refund PRs\n- t: sprint planning prep",
+            started_at="2026-01-20",
+        )
+        assert not any(p in ("y", "t") for _, p, _ in _current(mem))
+
+
+@pytest.mark.parametrize(
+    ("sentence", "fact"),
+    [
+        ("orders-db is PostgreSQL 14.", ("orders-db", "runs", "PostgreSQL 14")),
+        (
+            "orders-db is PostgreSQL 14, primary in eu-west-1, replica in eu-central-1",
+            ("orders-db", "runs", "PostgreSQL 14"),
+        ),
+        ("users-mongo is MongoDB 5.0, 3-node replica set", ("users-mongo", "runs", "MongoDB 5.0")),
+        ("api-gw is Kong 3.4.", ("api-gw", "runs", "Kong 3.4")),
+    ],
+)
+def test_a_thing_that_is_a_product_and_version_runs_it(
+    sentence: str, fact: tuple[str, str, str], clock: ManualClock
+) -> None:
+    # docs/concepts/text.md#versions
+    with backends.memory(clock=clock) as mem:
+        mem.remember(sentence, at="2026-01-01")
+        assert fact in _current(mem)
+
+
+@pytest.mark.parametrize(
+    "sentence", ["the plan is Pro 2.", "Alice is Bob 2.", "it is Postgres 14."]
+)
+def test_a_name_with_a_number_is_no_software(sentence: str, clock: ManualClock) -> None:
+    with backends.memory(clock=clock) as mem:
+        mem.remember(sentence, at="2026-01-01")
+        assert not any(p == "runs" for _, p, _ in _current(mem))
+
+
+def test_a_role_with_its_team_and_employer(clock: ManualClock) -> None:
+    with backends.memory(clock=clock) as mem:
+        mem.remember("I'm the tech lead for the checkout team at Verdant.", at="2026-01-01")
+        assert {
+            ("self", "role", "tech lead for the checkout team"),
+            ("self", "works_at", "Verdant"),
+        } <= _current(mem)
+        # "the new team lead" is still the owner's team lead, not a role of Carmen's
+        clock.set("2026-01-03")
+        mem.remember("Carmen is the new team lead.", at="2026-01-02")
+        assert ("self", "team_lead", "Carmen") in _current(mem)
+
+
+def test_a_setting_that_moved_with_nothing_stored_is_the_owners(clock: ManualClock) -> None:
+    clock.set("2026-03-02")
+    with backends.memory(clock=clock) as mem:
+        mem.remember("we moved the default region to eu-central-1 as of today.", at="2026-03-01")
+        mem.remember("we switched the email provider to Postmark.", at="2026-03-01")
+        mem.remember("we moved the billing service to AWS.", at="2026-03-01")
+        assert {
+            ("self", "default_region", "eu-central-1"),
+            ("self", "email_provider", "Postmark"),
+            ("billing service", "hosted_on", "AWS"),
+        } <= _current(mem)
+
+
+_FIELDS = ["Status", "Priority", "Assignee", "Severity", "Owner"]
+_VALUES = ["Open", "P2", "dana", "SEV3", "In Review", "Closed", "kim.l", "P1"]
+
+
+@given(
+    rounds=st.lists(
+        st.dictionaries(st.sampled_from(_FIELDS), st.sampled_from(_VALUES), min_size=2),
+        min_size=1,
+        max_size=3,
+    )
+)
+@settings(max_examples=15, deadline=None)
+def test_the_last_value_of_each_inline_field_is_current(rounds: list[dict[str, str]]) -> None:
+    # docs/concepts/text.md#records: one line of fields, written again as the ticket moves
+    clock = ManualClock("2026-01-01T12:00:00Z")
+    last: dict[str, str] = {}
+    with backends.memory(clock=clock) as mem:
+        for i, fields in enumerate(rounds):
+            clock.set(f"2026-01-{i + 2:02d}T12:00:00Z")
+            line = " | ".join(f"{k}: {v}" for k, v in fields.items())
+            mem.remember(f"OPS-742: Rotate keys\n{line}", at=f"2026-01-{i + 2:02d}")
+            last.update(fields)
+            now = {(p, o) for s, p, o in _current(mem) if s == "OPS-742"}
+            assert now == {(k.casefold(), v) for k, v in last.items()}
