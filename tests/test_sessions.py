@@ -649,3 +649,39 @@ def test_any_whitespace_only_text_is_refused(text: str) -> None:
         with pytest.raises(InvalidInput, match="is blank"):
             mem.add_session(text, started_at="2026-06-01")
         assert mem.sessions() == []
+
+
+def test_topic_groups_forget_a_purged_entity() -> None:
+    """A purged entity is no topic of the groups hotness reads.
+
+    Kuzu 0.11.3 still grouped its deleted node when rows were counted whole
+    (docs/concepts/storage.md#purged-group).
+    """
+    from graphmem.models import Entity, Session
+    from graphmem.store import open_store
+    from graphmem.store.base import ChangeSet, Purge
+
+    def at(hour: int) -> dt.datetime:
+        return dt.datetime(2026, 1, 1, hour, tzinfo=dt.timezone.utc)
+
+    url = backends.falkordb_url() if backends.on_falkordb() else None
+    store = open_store(url, engine=None if url else os.environ.get("GRAPHMEM_ENGINE", "kuzu"))
+    try:
+        names = {"e0": "alpha alpha alpha", "e1": "Alpha Alpha Beta", "e2": "alpha alpha run"}
+        store.apply(ChangeSet(at=at(0), entities=[Entity(id=i, name=n) for i, n in names.items()]))
+        store.apply(
+            ChangeSet(
+                at=at(2),
+                sessions=[
+                    (Session(id="s3", started_at=at(5)), {"e0": 2, "e1": 2}),
+                    (Session(id="s0", started_at=at(0)), {"e1": 1, "e0": 1, "e2": 1}),
+                ],
+            )
+        )
+        store.apply(ChangeSet(at=at(3), sessions=[(Session(id="s3", started_at=at(0)), {})]))
+        purge = Purge(entity_id="e1", names=["Alpha Alpha Beta"], audit_id="p1", detail={})
+        store.apply(ChangeSet(at=at(6), purge=purge))
+        groups = store.mention_groups(now=at(1), start=at(1) - dt.timedelta(hours=3))
+        assert [(g.hits, g.df, g.n_topics) for g in groups] == [(1, 1, 2)]
+    finally:
+        store.close()
