@@ -7,7 +7,7 @@ method of its own only where its engine measured differently (the Kuzu backend's
 
 from __future__ import annotations
 
-from graphmem.store.cypher import facts, lines, search, sessions
+from graphmem.store.cypher import facts, lines, search, sessions, transfer
 from graphmem.store.cypher.dialect import Dialect
 
 __all__ = ["CypherReads"]
@@ -47,3 +47,11 @@ class CypherReads:
     session_lines = lines.session_lines
     search_lines = lines.search_lines
     line_counts = lines.line_counts
+    # whole-memory reads (export, import checks)
+    entity_rows = transfer.entity_rows
+    all_entities = transfer.all_entities
+    content_counts = transfer.content_counts
+    all_meta = transfer.all_meta
+    all_facts = transfer.all_facts
+    all_sessions = transfer.all_sessions
+    all_audit = transfer.all_audit

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from graphmem.store.cypher.walk import breadth_first
-from graphmem.store.falkordb.codec import FACT_RETURN, fact_from_row, from_db, to_db
+from graphmem.store.falkordb.codec import FACT_RETURN, fact_from_row, to_db
 from graphmem.store.falkordb.connection import FalkorBase
 from graphmem.store.records import Edge
 
@@ -103,75 +103,3 @@ class FalkorTransfer(FalkorBase):
             for eid, name, kind in sorted(nodes.values(), key=lambda n: n[0])
         ]
         return entities, edges
-
-    def entity_rows(self, ids: Sequence[str] | None = None) -> list[dict[str, Any]]:
-        """Entities as ``{id, name, kind, aliases}`` dicts sorted by id (all when ``None``)."""
-        if ids is None:
-            rows = self._q("MATCH (e:Entity) RETURN e.id, e.name, e.kind, e.aliases")
-        elif not ids:
-            return []
-        else:
-            rows = self._q(
-                "UNWIND $ids AS i MATCH (e:Entity {id: i}) RETURN e.id, e.name, e.kind, e.aliases",
-                {"ids": sorted(set(ids))},
-            )
-        return [
-            {"id": r[0], "name": r[1], "kind": r[2], "aliases": list(r[3] or [])}
-            for r in sorted(rows, key=lambda r: r[0])
-        ]
-
-    def content_counts(self) -> dict[str, int]:
-        """How many entities, facts, sessions and audit records the store holds."""
-        queries = {
-            "entities": "MATCH (e:Entity) RETURN count(e)",
-            "facts": "MATCH ()-[r:Fact]->() RETURN count(r)",
-            "sessions": "MATCH (s:Session) RETURN count(s)",
-            "audit": "MATCH (x:Audit) RETURN count(x)",
-        }
-        return {name: int(self._q(q)[0][0]) for name, q in queries.items()}
-
-    def all_meta(self) -> dict[str, str]:
-        """Every metadata key and value, by key."""
-        rows = self._q("MATCH (m:Meta) RETURN m.key, m.value")
-        return {r[0]: r[1] for r in sorted(rows, key=lambda r: r[0])}
-
-    def all_entities(self) -> list[dict[str, Any]]:
-        """Every entity (see :meth:`entity_rows`)."""
-        return self.entity_rows()
-
-    def all_facts(self) -> list[Edge]:
-        """Every fact version, current and closed, ordered by system time then id."""
-        rows = self._q(f"MATCH (a:Entity)-[r:Fact]->(b:Entity) RETURN {_EDGE}")
-        return sorted(_edges(rows), key=lambda e: (e[2].recorded_at, e[2].id))
-
-    def all_sessions(self) -> list[dict[str, Any]]:
-        """Every session with its fields and ``mentions`` as ``{entity id: count}``."""
-        rows = self._q(
-            "MATCH (s:Session) OPTIONAL MATCH (s)-[m:MENTIONS]->(e:Entity) "
-            "RETURN s.id, s.started_at, s.ended_at, s.title, s.text, s.summary, s.source, "
-            "collect({e: e.id, n: m.count}), s.recorded_at, s.scope"
-        )
-        out = []
-        for r in sorted(rows, key=lambda r: (r[1] if r[1] is not None else -(2**63), r[0])):
-            mentions = {m["e"]: int(m["n"]) for m in r[7] or () if m.get("e") is not None}
-            out.append(
-                {
-                    "id": r[0],
-                    "started_at": from_db(r[1]),
-                    "ended_at": from_db(r[2]),
-                    "title": r[3],
-                    "text": r[4],
-                    "summary": r[5],
-                    "source": r[6],
-                    "mentions": dict(sorted(mentions.items())),
-                    "recorded_at": from_db(r[8]),
-                    "scope": r[9] or "",
-                }
-            )
-        return out
-
-    def all_audit(self) -> list[dict[str, Any]]:
-        """Every audit record ``{id, at, action, detail}``, oldest first."""
-        rows = self._q("MATCH (x:Audit) RETURN x.id, x.at, x.action, x.detail")
-        rows.sort(key=lambda r: (r[1] if r[1] is not None else -(2**63), r[0]))
-        return [{"id": r[0], "at": from_db(r[1]), "action": r[2], "detail": r[3]} for r in rows]

@@ -56,7 +56,7 @@ from graphmem.store.cypher.walk import breadth_first
 from graphmem.store.kuzu.codec import _COLS, _RETURN, _fact_from_row
 from graphmem.store.kuzu.lines import KuzuLines
 from graphmem.store.records import Edge
-from graphmem.timeutil import from_store, to_store
+from graphmem.timeutil import to_store
 
 __all__ = ["EXPORTED_TABLES", "KuzuTransfer"]
 
@@ -196,81 +196,6 @@ class KuzuTransfer(KuzuLines):
             for eid, name, kind in sorted(nodes.values(), key=lambda n: n[0])
         ]
         return entities, edges
-
-    def entity_rows(self, ids: Sequence[str] | None = None) -> list[dict[str, Any]]:
-        """Return entities as ``{id, name, kind, aliases}`` dicts, sorted by id (all when ``None``).
-
-        Values are returned as stored: ``name`` and ``kind`` may be ``None`` for an entity created
-        only as the target of a session mention.
-        """
-        if ids is None:
-            rows = self.run("MATCH (e:Entity) RETURN e.id, e.name, e.kind, e.aliases ORDER BY e.id")
-        elif not ids:
-            return []
-        else:
-            rows = self.run(
-                "UNWIND $ids AS i MATCH (e:Entity {id: i}) RETURN e.id, e.name, e.kind, e.aliases "
-                "ORDER BY e.id",
-                {"ids": sorted(set(ids))},
-            )
-        return [{"id": r[0], "name": r[1], "kind": r[2], "aliases": list(r[3] or [])} for r in rows]
-
-    def content_counts(self) -> dict[str, int]:
-        """Return how many entities, facts, sessions and audit records the store holds."""
-        queries = {
-            "entities": "MATCH (e:Entity) RETURN count(e)",
-            "facts": "MATCH ()-[r:Fact]->() RETURN count(r)",
-            "sessions": "MATCH (s:Session) RETURN count(s)",
-            "audit": "MATCH (x:Audit) RETURN count(x)",
-        }
-        return {name: int(self.run(q)[0][0]) for name, q in queries.items()}
-
-    def all_meta(self) -> dict[str, str]:
-        """Return every metadata key and value."""
-        return {r[0]: r[1] for r in self.run("MATCH (m:Meta) RETURN m.key, m.value ORDER BY m.key")}
-
-    def all_entities(self) -> list[dict[str, Any]]:
-        """Return every entity (see :meth:`entity_rows`)."""
-        return self.entity_rows()
-
-    def all_facts(self) -> list[Edge]:
-        """Return every fact version, current and closed, ordered by system time then id."""
-        rows = self.run(
-            f"MATCH (a:Entity)-[r:Fact]->(b:Entity) RETURN a.id, b.id, {_RETURN} "
-            "ORDER BY r.recorded_at, r.fid"
-        )
-        return _edges(rows)
-
-    def all_sessions(self) -> list[dict[str, Any]]:
-        """Return every session with its fields and ``mentions`` as ``{entity id: count}``."""
-        rows = self.run(
-            "MATCH (s:Session) OPTIONAL MATCH (s)-[m:MENTIONS]->(e:Entity) "
-            "RETURN s.id, s.started_at, s.ended_at, s.title, s.text, s.summary, s.source, "
-            "collect({e: e.id, n: m.count}), s.recorded_at, s.scope ORDER BY s.started_at, s.id"
-        )
-        out = []
-        for r in rows:
-            mentions = {m["e"]: int(m["n"]) for m in r[7] or () if m.get("e") is not None}
-            out.append(
-                {
-                    "id": r[0],
-                    "started_at": from_store(r[1]),
-                    "ended_at": from_store(r[2]),
-                    "title": r[3],
-                    "text": r[4],
-                    "summary": r[5],
-                    "source": r[6],
-                    "mentions": dict(sorted(mentions.items())),
-                    "recorded_at": from_store(r[8]),
-                    "scope": r[9] or "",
-                }
-            )
-        return out
-
-    def all_audit(self) -> list[dict[str, Any]]:
-        """Return every audit record ``{id, at, action, detail}``, oldest first."""
-        rows = self.run("MATCH (x:Audit) RETURN x.id, x.at, x.action, x.detail ORDER BY x.at, x.id")
-        return [{"id": r[0], "at": from_store(r[1]), "action": r[2], "detail": r[3]} for r in rows]
 
     def import_meta(self, values: Mapping[str, str]) -> None:
         """Set metadata keys."""
