@@ -2,11 +2,10 @@
 
 :class:`FalkorFacts` is a mixin of :class:`~graphmem.store.falkordb.FalkorStore`; its write,
 :meth:`~graphmem.store.falkordb.writes.FalkorWrites.apply`, commits a change set as one query
-(:mod:`graphmem.store.falkordb.writes`). Semantics are those of
-:class:`graphmem.store.kuzu.engine.KuzuStore`: same filters, closed-open intervals on both time
-axes (``valid_from <= v < valid_to``, ``recorded_at <= k < expired_at``, an absent end is
-open), ``query_facts`` ordered by subject name, predicate, valid_from, recorded_at, id. Times
-are INT64 microseconds UTC (:mod:`~graphmem.store.falkordb.codec`).
+(:mod:`graphmem.store.falkordb.writes`). The reads both backends share (``query_facts``,
+``changed_between``, entities, predicates) are in :mod:`graphmem.store.cypher.facts`; here are
+the ones FalkorDB answers its own way. Times are INT64 microseconds UTC
+(:mod:`~graphmem.store.falkordb.codec`).
 
 Query shapes (FalkorDB 4, measured at 100k versions): an edge-property lookup must leave the
 far node unlabeled, ``MATCH (a)-[r:Fact {fid: x}]->()``, so the plan starts from the edge

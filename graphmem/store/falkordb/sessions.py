@@ -1,20 +1,9 @@
-"""SessionStore on FalkorDB: session reads, mention and fact aggregates, the audit trail.
+"""The FalkorDB-only session reads: mention counts and the newest activity of entities.
 
-:class:`FalkorSessions` is a mixin of :class:`~graphmem.store.falkordb.FalkorStore`; it only
-reads, through ``self._q`` (:class:`~graphmem.store.falkordb.connection.FalkorBase`). The
-graph is the one of ``falkordb_schema``: ``(:Session)-[:MENTIONS {count}]->(:Entity)``,
-``(:Entity)-[:Fact]->(:Entity)`` one edge per version, times as INT64 microseconds UTC
-(:mod:`~graphmem.store.falkordb.codec`), an absent property for NULL.
-
-Semantics are those of the Kuzu functions in :mod:`graphmem.store.kuzu.sessions` and
-:mod:`graphmem.store.kuzu.audit` (same filters, same edge cases). Ordering: where Kuzu orders
-(sessions by ``started_at, id``, fact ids, audit records by ``at, id``) the rows are sorted
-here in Python, so string order is code-point order whatever the server's collation. Where the
-Kuzu query has no ``ORDER BY`` (:meth:`mention_counts`, :meth:`mention_groups`,
-:meth:`fact_activity`: the order of a hash aggregate) the rows here are sorted by entity id
-(groups by ``hits, df``) and a ``FactActivity``'s statements are the subject side's, then the
-object side's, each by fact id; callers and the comparison tests treat those as sets.
-:meth:`newest_activity` is keyed by entity id (one ``UNWIND`` over the Entity.id index).
+The reads both backends share are in :mod:`graphmem.store.cypher.sessions`. Here:
+:meth:`mention_counts` (rows sorted by entity id) and :meth:`newest_activity` (keyed by entity
+id, one ``UNWIND`` over the Entity.id index), and the session starts of ids, in their order.
+Times are INT64 microseconds UTC (:mod:`~graphmem.store.falkordb.codec`).
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
-"""Store operations of the audit trail: privacy purge, audit records, session lookups, rate seed.
+"""Store operations of the audit trail on Kuzu: the privacy purge and the audit records it writes.
 
-Functions over a :class:`~graphmem.store.kuzu.engine.KuzuStore` (only ``graphmem/store/`` holds
-Cypher). Query shapes follow docs/concepts/storage.md#with-barrier: filters on rel properties sit
-behind ``WITH``, ``UNWIND`` only ever matches one node by primary key, and node lookups go through
-the index.
+Audit records and sessions by id are read by the shared Cypher
+(:mod:`graphmem.store.cypher.sessions`). Query shapes follow
+docs/concepts/storage.md#with-barrier: filters on rel properties sit behind ``WITH``,
+``UNWIND`` only ever matches one node by primary key, and node lookups go through the index.
 """
 
 from __future__ import annotations

@@ -1,22 +1,15 @@
-"""Session storage and the topic aggregates behind hotness and triage (Cypher lives here).
+"""Session writes and the Kuzu-only topic reads behind hotness and triage.
 
-Functions over a :class:`~graphmem.store.kuzu.engine.KuzuStore`; the logic that uses them is in
-:mod:`graphmem.sessions`. Sessions are ``Session`` nodes with ``MENTIONS {count}`` edges to
-``Entity`` nodes; a fact's ``source`` property names the session it came from.
+The reads both backends share (sessions, counts, ``fact_activity``, ``mention_groups``) are in
+:mod:`graphmem.store.cypher.sessions`; this module writes sessions and their ``MENTIONS``
+edges, and keeps the reads that Kuzu answers its own way: ``mention_counts`` remembers node
+offsets that ``newest_activity`` then reads by, and session starts are looked up one by one
+(docs/concepts/storage.md#one-cypher-core).
 
-Query shapes follow the Kuzu 0.11.3 traps (docs/concepts/storage.md#engine-facts): filters on rel
-properties sit behind a ``WITH`` barrier; no ``UNWIND ... MATCH (a {id}), (b {id})``; big batches
-use one ``UNWIND``
-statement per table, never ``COPY`` (:meth:`write_sessions`: COPY mixed with logged writes is
-torn by a crash). Session texts are also stored line by line (:mod:`graphmem.store.kuzu.lines`).
-Three more traps, measured while writing this module:
-
-- A boolean projected with ``WITH (x IS NULL OR $p < x) AS cur`` and then used in
-  ``CASE WHEN cur`` inside an aggregate gives wrong counts in Kuzu 0.11.3, so every ``CASE``
-  below repeats its condition inline.
-- ``collect()`` of nothing but NULLs is ``[]`` in Kuzu and ``NULL`` in ladybug.
-- A ``COPY`` that hits a duplicate primary key crashes ladybug 0.22 inside a transaction (one
-  more reason not to copy sessions).
+Big batches use one ``UNWIND`` statement per table, never ``COPY`` (:meth:`write_sessions`: COPY
+mixed with logged writes is torn by a crash, and a ``COPY`` that hits a duplicate primary key
+crashes ladybug 0.22 inside a transaction). Session texts are also stored line by line
+(:mod:`graphmem.store.kuzu.lines`).
 """
 
 from __future__ import annotations
