@@ -11,13 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import graphmem as gm
 from graphmem.timeutil import ManualClock
 from tests import backends
-
-
-def _current(mem: gm.Memory) -> set[tuple[str, str, str]]:
-    return {(f.subject, f.predicate, f.object) for f in mem.facts() if f.predicate != "note"}
+from tests.test_readers import _current
 
 
 def test_a_records_fields_on_one_line_are_each_the_records(clock: ManualClock) -> None:

@@ -394,7 +394,7 @@ def _fields(lines: list[str]) -> list[str]:
             continue
         out.append(line)
         who = _ATTENDEES.match(line.strip())
-        roles = [m for m in _WITH_ROLE.finditer(who.group("items"))] if who else []
+        roles = list(_WITH_ROLE.finditer(who.group("items"))) if who else []
         if roles:  # a paragraph of their own, after the list
             out.append("")
             out.extend(f"{m.group('name')} is the {m.group('role').strip()}." for m in roles)

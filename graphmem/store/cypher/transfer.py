@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from graphmem.store.cypher.dialect import CypherHost
+from graphmem.store.cypher.dialect import CypherHost, Dialect
 from graphmem.store.records import Edge
 
 __all__ = [
@@ -19,6 +19,7 @@ __all__ = [
     "all_meta",
     "all_sessions",
     "content_counts",
+    "edges",
     "entity_rows",
 ]
 
@@ -28,6 +29,11 @@ _COUNTS = {
     "sessions": "MATCH (s:Session) RETURN count(s)",
     "audit": "MATCH (x:Audit) RETURN count(x)",
 }
+
+
+def edges(d: Dialect, rows: Sequence[Sequence[Any]]) -> list[Edge]:
+    """Fact versions with their endpoint ids from rows of ``a.id, b.id, <fact_return>``."""
+    return [(r[0], r[1], d.fact_from_row(r[2:])) for r in rows]
 
 
 def _timed(row: Sequence[Any]) -> tuple[bool, Any, str]:
@@ -76,8 +82,7 @@ def all_facts(self: CypherHost) -> list[Edge]:
     """Return every fact version with its endpoint ids, ordered by system time then id."""
     d = self.dialect
     rows = self._q(f"MATCH (a:Entity)-[r:Fact]->(b:Entity) RETURN a.id, b.id, {d.fact_return}")
-    edges = [(r[0], r[1], d.fact_from_row(r[2:])) for r in rows]
-    return sorted(edges, key=lambda e: (e[2].recorded_at, e[2].id))
+    return sorted(edges(d, rows), key=lambda e: (e[2].recorded_at, e[2].id))
 
 
 def all_sessions(self: CypherHost) -> list[dict[str, Any]]:

@@ -51,10 +51,8 @@ __all__ = ["COLD_FTS_MIN", "ENTITY_INDEX_DDL", "LINE_INDEX_DDL", "FalkorSearch"]
 ENTITY_INDEX_DDL = "CALL db.idx.fulltext.createNodeIndex('Entity', 'name')"
 
 
-_VIEW = shared_search.VIEW
-_VIEW_AS = ", ".join(f"{c} AS c{i}" for i, c in enumerate(_VIEW.split(", ")))
-_VIEW_COLS = ", ".join(f"c{i}" for i in range(len(_VIEW.split(", "))))
-_KNOWN = shared_search.KNOWN_AT_K
+_VIEW_AS = ", ".join(f"{c} AS c{i}" for i, c in enumerate(shared_search.VIEW.split(", ")))
+_VIEW_COLS = ", ".join(f"c{i}" for i in range(len(shared_search.VIEW.split(", "))))
 
 
 def _view(via: str, r: Sequence[Any]) -> FactView:
@@ -168,7 +166,7 @@ class FalkorSearch(FalkorLines):
         when = (
             "r.recorded_at <= $k AND r.expired_at IS NOT NULL AND r.expired_at <= $k"
             if expired
-            else _KNOWN
+            else shared_search.KNOWN_AT_K
         )
         rows = self._q(
             "MATCH (a)-[r:Fact]->() WHERE r.source IN $ids AND r.statement IS NOT NULL "
@@ -197,7 +195,7 @@ class FalkorSearch(FalkorLines):
             return []
         rows = self._q(
             "UNWIND $pairs AS p MATCH (a:Entity {id: p[0]})-[r:Fact]->() "
-            f"WHERE r.predicate = p[1] AND {_KNOWN} RETURN {_VIEW}",
+            f"WHERE r.predicate = p[1] AND {shared_search.KNOWN_AT_K} RETURN {shared_search.VIEW}",
             {"pairs": [list(p) for p in wanted], "k": to_db(known_at)},
         )
         found: dict[tuple[str, str], list[FactView]] = {}

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import datetime as dt
 import itertools
-from collections.abc import Iterable, Sequence
 from typing import Any
 
+from graphmem.store.cypher import transfer as shared_transfer
 from graphmem.store.cypher.walk import breadth_first
-from graphmem.store.falkordb.codec import FACT_RETURN, fact_from_row, to_db
+from graphmem.store.falkordb.codec import FACT_RETURN, FALKOR, fact_from_row, to_db
 from graphmem.store.falkordb.connection import FalkorBase
 from graphmem.store.records import Edge
 
@@ -34,10 +34,6 @@ _IN = (
     "UNWIND $ids AS i MATCH (a:Entity)-[r:Fact]->(b:Entity {id: i}) "
     f"WHERE {_SNAPSHOT} RETURN {_EDGE}"
 )
-
-
-def _edges(rows: Iterable[Sequence[Any]]) -> list[Edge]:
-    return [(r[0], r[1], fact_from_row(r[2:])) for r in rows]
 
 
 def _fact_order(edge: Edge) -> tuple[Any, ...]:
@@ -61,7 +57,7 @@ class FalkorTransfer(FalkorBase):
             head = "MATCH (a:Entity {id: $s})-[r:Fact]->(b:Entity) "
             params["s"] = subject_id
         rows = self._q(f"{head}WHERE {_SNAPSHOT} RETURN {_EDGE}", params)
-        return sorted(_edges(rows), key=_fact_order)
+        return sorted(shared_transfer.edges(FALKOR, rows), key=_fact_order)
 
     def ball(
         self, entity_id: str, hops: int, *, valid_at: dt.datetime, known_at: dt.datetime

@@ -52,9 +52,6 @@ __all__ = ["ENTITY_INDEX", "KuzuSearch"]
 #: Name of the FTS index over ``Entity.name``.
 ENTITY_INDEX = "graphmem_entity_fts"
 
-_VIEW = shared_search.VIEW
-_KNOWN = shared_search.KNOWN_AT_K
-
 
 def _view(via: str | None, r: Sequence[Any]) -> FactView:
     return FactView.from_row(via, r, from_store)
@@ -256,7 +253,8 @@ class KuzuSearch(KuzuStore):
         """Return every version of the ``(subject id, predicate)`` pairs known at ``known_at``."""
         query = (
             "MATCH (a:Entity {id: $s})-[r:Fact]->() "
-            f"WITH a, r WHERE r.predicate = $p AND {_KNOWN} RETURN {_VIEW}"
+            f"WITH a, r WHERE r.predicate = $p AND {shared_search.KNOWN_AT_K} "
+            f"RETURN {shared_search.VIEW}"
         )
         k = to_store(known_at)
         return [

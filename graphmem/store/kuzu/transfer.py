@@ -48,12 +48,13 @@ from __future__ import annotations
 
 import datetime as dt
 import itertools
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from graphmem.models import Predicate
+from graphmem.store.cypher import transfer as shared_transfer
 from graphmem.store.cypher.walk import breadth_first
-from graphmem.store.kuzu.codec import _COLS, _RETURN, _fact_from_row
+from graphmem.store.kuzu.codec import _COLS, _RETURN, KUZU, _fact_from_row
 from graphmem.store.kuzu.lines import KuzuLines
 from graphmem.store.records import Edge
 from graphmem.timeutil import to_store
@@ -85,10 +86,6 @@ def _snapshot_where(valid_at: dt.datetime, known_at: dt.datetime, params: dict[s
     return f"WITH a, r, b WHERE {_SNAPSHOT} "
 
 
-def _edges(rows: Iterable[Sequence[Any]]) -> list[Edge]:
-    return [(r[0], r[1], _fact_from_row(r[2:])) for r in rows]
-
-
 # Neighbourhood queries name entities by their row offset in the Entity table, never by id
 # (module docstring). The filtered node comes first in each pattern.
 _EDGE_COLUMNS = "offset(ID(a)), offset(ID(b)), " + ", ".join(f"r.{c}" for c in _COLS)
@@ -107,9 +104,6 @@ _LINKED = (
     f"WITH a, r, b WHERE offset(ID(b)) IN $far AND {_SNAPSHOT} RETURN DISTINCT offset(ID(a))"
 )
 _NODES = "MATCH (e:Entity) WHERE offset(ID(e)) IN $ids RETURN offset(ID(e)), e.id, e.name, e.kind"
-
-
-# -- whole-store dump ---------------------------------------------------------------------------
 
 
 # -- restore (into an empty store, inside the caller's transaction) ----------------------------
@@ -141,7 +135,7 @@ class KuzuTransfer(KuzuLines):
             "ORDER BY subject, r.predicate, r.valid_from, r.recorded_at, r.fid",
             params,
         )
-        return _edges(rows)
+        return shared_transfer.edges(KUZU, rows)
 
     def ball(
         self,

@@ -184,10 +184,11 @@ def _copular(r: Reader, c: str, neg: bool, prev: str | None, spk: str | None) ->
         article = (m.group("art") or "").strip().casefold()
         title = re.split(r"(?i)\s+(?:for|of)\s+", value, maxsplit=1)[0]  # "lead for the X team"
         # "the new team lead" is the owner's; "the tech lead for the checkout team", a role
-        lead = title.casefold().endswith("lead") and (
-            article in ("a", "an", "") or (article == "the" and title != value)
+        lead = (
+            title.casefold().endswith("lead")
+            and (article in ("a", "an", "") or (article == "the" and title != value))
+            and len(value.split()) <= 7
         )
-        lead = lead and len(value.split()) <= 7
         if not possessive and (_is_role(value) or (lead and len(title.split()) <= 3)):
             subject = _subj(r, subject_raw, prev, spk)
             if not subject:
