@@ -16,6 +16,7 @@ import graphmem as gm
 from graphmem.cli import cli
 from graphmem.sessions import add_sessions
 from graphmem.text.claims import Claim
+from graphmem.text.logforms import _NOT_RECORDS
 from graphmem.text.nlp import _said, sentences
 from graphmem.text.readers import BuiltinReader, Reader
 from graphmem.timeutil import ManualClock
@@ -715,7 +716,11 @@ def test_a_person_in_a_ticket_still_speaks() -> None:
 
 
 @given(
-    key=st.from_regex(r"[A-Z]{2,5}-[0-9]{2,5}", fullmatch=True),
+    # keys that name a standard or a version ("ISO-8601", "WIN-10") open no record by rule
+    # (docs/concepts/text.md#records), so the property is over the others
+    key=st.from_regex(r"[A-Z]{2,5}-[0-9]{2,5}", fullmatch=True).filter(
+        lambda k: k.split("-")[0].casefold() not in _NOT_RECORDS
+    ),
     field=st.sampled_from(["Assignee", "Priority", "Severity", "Root cause", "Owner", "Stage"]),
     value=st.sampled_from(["Jonas", "P2", "SEV3", "Mei Tan", "Discovery"]),
 )
