@@ -383,9 +383,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--json", action="store_true", help="write the figures to stdout as JSON")
     ap.add_argument("--data", type=Path, default=DEFAULT_DATA, help=f"default {DEFAULT_DATA}")
     ap.add_argument("--misses", type=Path, default=None, help="write the differing questions")
+    ap.add_argument(
+        "--folder",
+        type=Path,
+        default=None,
+        help="conversations in LoCoMo's format in this folder instead of DATA/locomo (e.g. "
+        "benchmarks/conversations, graphmem's own: docs/benchmarks.md#own-conversations)",
+    )
     a = ap.parse_args(argv)
     budgets = tuple(int(x) for x in a.budgets.split(",") if x.strip())
-    folder = a.data / LOCOMO_DIR
+    folder = a.folder or a.data / LOCOMO_DIR
     files = sorted(folder.glob("*.json"), key=lambda p: p.stem)[: a.conversations]
     if not files:
         print(

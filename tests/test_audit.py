@@ -196,13 +196,13 @@ def test_classify_close(reason, by, action):
 # -- purge --------------------------------------------------------------------------------------
 
 
-def _everything(mem) -> str:
+def _everything(mem, store) -> str:
     """Every answer a user can get, as one string."""
     parts = [mem.facts(), mem.facts(valid_at="2020-01-01"), mem.changes(since="0001-01-01")]
     for s in ("bob", "acme", "self"):
         parts.append(mem.history(s, include_expired=True))
     parts.append(mem.sessions())
-    parts.append([e for e in (mem._store.get_entity(k) for k in ("bob", "acme"))])
+    parts.append([e for e in (store.get_entity(k) for k in ("bob", "acme"))])
     text = json.dumps(
         [
             [p.model_dump(mode="json") if hasattr(p, "model_dump") else p for p in part]
@@ -216,7 +216,7 @@ def _everything(mem) -> str:
     return text.casefold()
 
 
-def test_purge_leaves_no_trace_of_the_content(mem, clock):
+def test_purge_leaves_no_trace_of_the_content(mem, mem_store, clock):
     mem.define_entity("Alice Liddell", kind="person", aliases=["Ally"])
     mem.add_fact("Alice Liddell", "works_at", "Acme", valid_from="2020-01-01", source="s-1")
     mem.add_fact("Alice Liddell", "email", "alice.liddell@example.com")
@@ -232,7 +232,7 @@ def test_purge_leaves_no_trace_of_the_content(mem, clock):
     clock.advance(days=1)
     mem.add_fact("Alice Liddell", "works_at", "Globex")
     before = mem.count_versions()
-    assert "liddell" in _everything(mem)
+    assert "liddell" in _everything(mem, mem_store)
     gone = [f.id for f in mem.history("Alice Liddell", include_expired=True)]
 
     clock.advance(days=1)
@@ -242,7 +242,7 @@ def test_purge_leaves_no_trace_of_the_content(mem, clock):
     assert summary.mentions == 1
     assert summary.sessions_redacted == 1
     assert mem.count_versions() == 1
-    text = _everything(mem)
+    text = _everything(mem, mem_store)
     for needle in ("liddell", "ally", "hazelnut", "alice.liddell@example.com", "globex"):
         assert needle not in text, needle
     assert "[purged]" in text

@@ -9,7 +9,6 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
-from collections.abc import Iterator
 
 import pytest
 from click.testing import CliRunner
@@ -20,6 +19,8 @@ import graphmem as gm
 from graphmem.check import CODES, CheckReport, Problem, check, check_rows
 from graphmem.cli import cli
 from graphmem.errors import GraphmemError, IntegrityError
+from graphmem.store import open_store
+from graphmem.store.base import Store
 from graphmem.timeutil import ManualClock, to_store, to_utc
 from tests import backends
 
@@ -27,22 +28,24 @@ ENGINE = os.environ.get("GRAPHMEM_ENGINE", "kuzu")
 
 
 @pytest.fixture
-def built(clock: ManualClock) -> Iterator[gm.Memory]:
-    """A memory with supersessions, a retraction, a noop and an identity replacement."""
-    with backends.memory(clock=clock) as mem:
-        mem.add_fact("api", "runs_on", "Laravel", valid_from="2024-01-01")
-        clock.advance(days=1)
-        mem.add_fact("api", "runs_on", "Go", valid_from="2025-06-01")
-        clock.advance(days=1)
-        mem.add_fact("api", "runs_on", "Go", valid_from="2025-07-01")  # noop
-        mem.define_predicate("uses", cardinality="many")
-        mem.add_fact("api", "uses", "Redis")
-        mem.add_fact("api", "uses", "Postgres", source_ref="db")
-        clock.advance(days=1)
-        mem.add_fact("api", "uses", "MySQL", source_ref="db")
-        clock.advance(days=1)
-        mem.retract("api", "uses", "Redis", reason="replaced by a queue")
-        yield mem
+def built(mem: gm.Memory, clock: ManualClock) -> gm.Memory:
+    """A memory with supersessions, a retraction, a noop and an identity replacement.
+
+    It is ``mem``: a test corrupts it through ``mem_store``, the store under it.
+    """
+    mem.add_fact("api", "runs_on", "Laravel", valid_from="2024-01-01")
+    clock.advance(days=1)
+    mem.add_fact("api", "runs_on", "Go", valid_from="2025-06-01")
+    clock.advance(days=1)
+    mem.add_fact("api", "runs_on", "Go", valid_from="2025-07-01")  # noop
+    mem.define_predicate("uses", cardinality="many")
+    mem.add_fact("api", "uses", "Redis")
+    mem.add_fact("api", "uses", "Postgres", source_ref="db")
+    clock.advance(days=1)
+    mem.add_fact("api", "uses", "MySQL", source_ref="db")
+    clock.advance(days=1)
+    mem.retract("api", "uses", "Redis", reason="replaced by a queue")
+    return mem
 
 
 def _fid(mem: gm.Memory, subject: str, predicate: str, *, current: bool = True) -> str:
@@ -52,9 +55,9 @@ def _fid(mem: gm.Memory, subject: str, predicate: str, *, current: bool = True) 
     return rows[0].id
 
 
-def _set(mem: gm.Memory, fid: str, assignment: str, **params: object) -> None:
-    """Corrupt one version: ``SET r.<assignment>`` with parameters."""
-    mem._store.run(
+def _set(store: Store, fid: str, assignment: str, **params: object) -> None:
+    """Corrupt one version in ``store``: ``SET r.<assignment>`` with parameters."""
+    store.run(
         f"MATCH ()-[r:Fact]->() WHERE r.fid = $fid SET r.{assignment}",
         {"fid": fid, **params},
     )
@@ -88,9 +91,9 @@ def test_same_instant_replacement_is_info_not_error(mem: gm.Memory) -> None:
     assert info[0].severity == "info"
 
 
-def test_overlapping_current_versions(built: gm.Memory) -> None:
+def test_overlapping_current_versions(built: gm.Memory, mem_store: Store) -> None:
     old = [f for f in built.history("api", "runs_on") if f.object == "Laravel"][0]
-    _set(built, old.id, "valid_to = NULL")  # Laravel open-ended again, overlapping Go
+    _set(mem_store, old.id, "valid_to = NULL")  # Laravel open-ended again, overlapping Go
     report = check(built)
     assert not report.ok
     assert "overlap-single-valued" in _codes(report)
@@ -100,13 +103,13 @@ def test_overlapping_current_versions(built: gm.Memory) -> None:
 
 
 @pytest.mark.embedded
-def test_overlap_in_the_past_is_caught(built: gm.Memory) -> None:
+def test_overlap_in_the_past_is_caught(built: gm.Memory, mem_store: Store) -> None:
     # Corrupt a closed version: at its system time it overlapped what was then believed.
     closed = [f for f in built.history("api", "runs_on", include_expired=True) if f.expired_at]
     laravel_v1 = [f for f in closed if f.object == "Laravel" and f.valid_to is None][0]
     go = [f for f in built.history("api", "runs_on") if f.object == "Go"][0]
     _set(
-        built,
+        mem_store,
         go.id,
         "recorded_at = $t",
         t=to_store(laravel_v1.recorded_at),
@@ -116,49 +119,53 @@ def test_overlap_in_the_past_is_caught(built: gm.Memory) -> None:
 
 
 @pytest.mark.embedded
-def test_expired_before_recorded(built: gm.Memory) -> None:
+def test_expired_before_recorded(built: gm.Memory, mem_store: Store) -> None:
     fid = _fid(built, "api", "runs_on", current=False)
-    _set(built, fid, "expired_at = $t", t=dt.datetime(2000, 1, 1))
+    _set(mem_store, fid, "expired_at = $t", t=dt.datetime(2000, 1, 1))
     assert "system-interval" in _codes(check(built))
 
 
-def test_valid_to_not_after_valid_from(built: gm.Memory) -> None:
+def test_valid_to_not_after_valid_from(built: gm.Memory, mem_store: Store) -> None:
     fid = _fid(built, "api", "runs_on")
-    _set(built, fid, "valid_to = r.valid_from")
+    _set(mem_store, fid, "valid_to = r.valid_from")
     report = check(built)
     assert "valid-interval" in _codes(report)
     assert not report.ok
 
 
-def test_dangling_and_self_superseded_by(built: gm.Memory) -> None:
+def test_dangling_and_self_superseded_by(built: gm.Memory, mem_store: Store) -> None:
     closed = [f for f in built.history("api", include_expired=True) if f.superseded_by]
-    _set(built, closed[0].id, "superseded_by = 'fnothere'")
-    _set(built, closed[1].id, "superseded_by = $me", me=closed[1].id)
+    _set(mem_store, closed[0].id, "superseded_by = 'fnothere'")
+    _set(mem_store, closed[1].id, "superseded_by = $me", me=closed[1].id)
     codes = _codes(check(built))
     assert {"superseded-by-dangling", "superseded-by-self"} <= codes
 
 
-def test_current_version_with_successor(built: gm.Memory) -> None:
+def test_current_version_with_successor(built: gm.Memory, mem_store: Store) -> None:
     current = built.history("api", "runs_on")[0]
     other = built.history("api", "uses")[0]
-    _set(built, current.id, "superseded_by = $o", o=other.id)
+    _set(mem_store, current.id, "superseded_by = $o", o=other.id)
     assert "superseded-current" in _codes(check(built))
 
 
 @pytest.mark.embedded
-def test_successor_recorded_at_another_instant(built: gm.Memory, clock: ManualClock) -> None:
+def test_successor_recorded_at_another_instant(
+    built: gm.Memory, mem_store: Store, clock: ManualClock
+) -> None:
     closed = [f for f in built.history("api", include_expired=True) if f.superseded_by]
     succ, expired = closed[0].superseded_by, closed[0].expired_at
     assert succ is not None
     assert expired is not None
-    _set(built, succ, "recorded_at = $t", t=to_store(expired - dt.timedelta(hours=1)))
+    _set(mem_store, succ, "recorded_at = $t", t=to_store(expired - dt.timedelta(hours=1)))
     assert "successor-time" in _codes(check(built))
 
 
 @pytest.mark.embedded
-def test_system_time_after_last_write(built: gm.Memory, clock: ManualClock) -> None:
+def test_system_time_after_last_write(
+    built: gm.Memory, mem_store: Store, clock: ManualClock
+) -> None:
     closed = [f for f in built.history("api", include_expired=True) if f.expired_at][0]
-    _set(built, closed.id, "expired_at = $t", t=to_store(clock() + dt.timedelta(days=30)))
+    _set(mem_store, closed.id, "expired_at = $t", t=to_store(clock() + dt.timedelta(days=30)))
     report = check(built)
     assert "system-time-future" in _codes(report)
     assert not report.ok
@@ -168,11 +175,12 @@ def test_marker_behind_one_bulk_insert_is_a_warning(db_path: str) -> None:
     # A crash between a COPY-only commit and its marker commit: inserts at one instant, later
     # than the marker. Legit (repaired by the next open for writing), unlike anything else late.
     clock = ManualClock("2026-01-01")
-    with gm.open(db_path, clock=clock, engine=ENGINE) as mem:
+    store = open_store(db_path, engine=ENGINE)
+    with gm.open(store=store, clock=clock) as mem:
         mem.add_fact("api", "runs_on", "Go")
         clock.advance(days=1)
         mem.add_facts([{"subject": f"s{i}", "predicate": "p", "object": "o"} for i in range(3)])
-        mem._store.run(
+        store.run(
             "MATCH (m:Meta) WHERE m.key = 'last_write' SET m.value = $v",
             {"v": "2026-01-01T00:00:00+00:00"},
         )
@@ -187,29 +195,31 @@ def test_marker_behind_one_bulk_insert_is_a_warning(db_path: str) -> None:
 
 
 @pytest.mark.embedded
-def test_two_late_instants_are_an_error(built: gm.Memory, clock: ManualClock) -> None:
+def test_two_late_instants_are_an_error(
+    built: gm.Memory, mem_store: Store, clock: ManualClock
+) -> None:
     a, b = built.history("api", "uses")[:2]
-    _set(built, a.id, "recorded_at = $t", t=to_store(clock() + dt.timedelta(days=30)))
-    _set(built, b.id, "recorded_at = $t", t=to_store(clock() + dt.timedelta(days=31)))
+    _set(mem_store, a.id, "recorded_at = $t", t=to_store(clock() + dt.timedelta(days=30)))
+    _set(mem_store, b.id, "recorded_at = $t", t=to_store(clock() + dt.timedelta(days=31)))
     assert "system-time-future" in _codes(check(built))
 
 
-def test_missing_last_write_marker(built: gm.Memory) -> None:
-    built._store.run("MATCH (m:Meta) WHERE m.key = $k DELETE m", {"k": "last_write"})
+def test_missing_last_write_marker(built: gm.Memory, mem_store: Store) -> None:
+    mem_store.run("MATCH (m:Meta) WHERE m.key = $k DELETE m", {"k": "last_write"})
     assert "last-write-missing" in _codes(check(built))
 
 
-def test_duplicate_fid(built: gm.Memory) -> None:
+def test_duplicate_fid(built: gm.Memory, mem_store: Store) -> None:
     a = built.history("api", "runs_on")[0].id
     b = built.history("api", "uses")[0].id
-    _set(built, b, "fid = $a", a=a)
+    _set(mem_store, b, "fid = $a", a=a)
     report = check(built)
     assert "fid-duplicate" in _codes(report)
     assert not report.ok
 
 
-def test_empty_fid(built: gm.Memory) -> None:
-    _set(built, _fid(built, "api", "uses"), "fid = ''")
+def test_empty_fid(built: gm.Memory, mem_store: Store) -> None:
+    _set(mem_store, _fid(built, "api", "uses"), "fid = ''")
     assert "fid-missing" in _codes(check(built))
 
 
@@ -218,25 +228,27 @@ def test_empty_fid(built: gm.Memory) -> None:
     [("kind = $v", "bogus"), ("importance = $v", 99.0), ("confidence = $v", float("nan"))],
 )
 @pytest.mark.embedded
-def test_unreadable_version(built: gm.Memory, assignment: str, value: object) -> None:
-    _set(built, _fid(built, "api", "uses"), assignment, v=value)
+def test_unreadable_version(
+    built: gm.Memory, mem_store: Store, assignment: str, value: object
+) -> None:
+    _set(mem_store, _fid(built, "api", "uses"), assignment, v=value)
     report = check(built)
     assert "unreadable-version" in _codes(report)
     assert not report.ok
 
 
-def test_schema_version(built: gm.Memory) -> None:
-    built._store.run(
+def test_schema_version(built: gm.Memory, mem_store: Store) -> None:
+    mem_store.run(
         "MATCH (m:Meta) WHERE m.key = $k SET m.value = $v", {"k": "schema_version", "v": "99"}
     )
     assert "schema-version" in _codes(check(built))
 
 
-def test_invalid_cardinality_and_undefined_predicate(built: gm.Memory) -> None:
-    built._store.run(
+def test_invalid_cardinality_and_undefined_predicate(built: gm.Memory, mem_store: Store) -> None:
+    mem_store.run(
         "MATCH (p:Predicate) WHERE p.name = $n SET p.cardinality = 'several'", {"n": "uses"}
     )
-    built._store.run("MATCH (p:Predicate) WHERE p.name = $n DELETE p", {"n": "runs_on"})
+    mem_store.run("MATCH (p:Predicate) WHERE p.name = $n DELETE p", {"n": "runs_on"})
     report = check(built)
     codes = _codes(report)
     assert "predicate-invalid" in codes
@@ -244,15 +256,15 @@ def test_invalid_cardinality_and_undefined_predicate(built: gm.Memory) -> None:
     assert next(p for p in report.problems if p.code == "predicate-undefined").severity == "warning"
 
 
-def test_alias_conflict(mem: gm.Memory) -> None:
+def test_alias_conflict(mem: gm.Memory, mem_store: Store) -> None:
     mem.define_entity("Acme Corp", aliases=["acme"])
     mem.define_entity("Globex")
-    mem._store.run("MATCH (e:Entity) WHERE e.id = $i SET e.aliases = ['acme']", {"i": "globex"})
+    mem_store.run("MATCH (e:Entity) WHERE e.id = $i SET e.aliases = ['acme']", {"i": "globex"})
     assert "alias-conflict" in _codes(check(mem))
 
 
-def test_raise_if_broken(built: gm.Memory) -> None:
-    _set(built, _fid(built, "api", "uses"), "valid_to = r.valid_from")
+def test_raise_if_broken(built: gm.Memory, mem_store: Store) -> None:
+    _set(mem_store, _fid(built, "api", "uses"), "valid_to = r.valid_from")
     with pytest.raises(IntegrityError, match="valid-interval"):
         check(built).raise_if_broken()
     assert issubclass(IntegrityError, GraphmemError)
@@ -300,9 +312,10 @@ def test_cli_check_ok_and_broken(db_path: str) -> None:
     ok = runner.invoke(cli, ["--db", db_path, "--engine", ENGINE, "check"])
     assert ok.exit_code == 0, ok.output
     assert "OK" in ok.output
-    with gm.open(db_path, engine=ENGINE) as mem:
+    store = open_store(db_path, engine=ENGINE)
+    with gm.open(store=store) as mem:
         laravel = [f for f in mem.history("api", "runs_on") if f.object == "Laravel"][0]
-        _set(mem, laravel.id, "valid_to = NULL")
+        _set(store, laravel.id, "valid_to = NULL")
     bad = runner.invoke(cli, ["--db", db_path, "--engine", ENGINE, "check"])
     assert bad.exit_code == 1
     assert "overlap-single-valued" in bad.output
@@ -317,10 +330,9 @@ def test_cli_check_ok_and_broken(db_path: str) -> None:
 
 def test_cli_check_schema_version(db_path: str) -> None:
     _disk_store(db_path)
-    with gm.open(db_path, engine=ENGINE) as mem:
-        mem._store.run(
-            "MATCH (m:Meta) WHERE m.key = $k SET m.value = '99'", {"k": "schema_version"}
-        )
+    store = open_store(db_path, engine=ENGINE)
+    with gm.open(store=store):
+        store.run("MATCH (m:Meta) WHERE m.key = $k SET m.value = '99'", {"k": "schema_version"})
     result = CliRunner().invoke(cli, ["--db", db_path, "--engine", ENGINE, "check", "--json"])
     assert result.exit_code == 1
     data, _ = json.JSONDecoder().raw_decode(result.output)
@@ -420,10 +432,10 @@ def test_sessions_and_mentions_that_agree_pass(mem: gm.Memory) -> None:
     assert "entity-orphan" not in _codes(report)
 
 
-def test_a_duplicate_mention_edge_is_an_error(mem: gm.Memory) -> None:
+def test_a_duplicate_mention_edge_is_an_error(mem: gm.Memory, mem_store: Store) -> None:
     # What a session write applied twice, or a rewrite whose DELETE was lost, leaves.
     _sessions(mem)
-    mem._store.run(
+    mem_store.run(
         "MATCH (s:Session {id: 's1'}) MATCH (e:Entity {id: 'kubernetes'}) "
         "CREATE (s)-[:MENTIONS {count: 2}]->(e)"
     )
@@ -435,9 +447,9 @@ def test_a_duplicate_mention_edge_is_an_error(mem: gm.Memory) -> None:
 
 @pytest.mark.parametrize("count", ["0", "NULL"])
 @pytest.mark.embedded
-def test_a_bad_mention_count_is_an_error(mem: gm.Memory, count: str) -> None:
+def test_a_bad_mention_count_is_an_error(mem: gm.Memory, mem_store: Store, count: str) -> None:
     _sessions(mem)
-    mem._store.run(
+    mem_store.run(
         f"MATCH (:Session {{id: 's2'}})-[m:MENTIONS]->() SET m.count = cast({count} AS INT64)"
     )
     report = check(mem)
@@ -446,20 +458,22 @@ def test_a_bad_mention_count_is_an_error(mem: gm.Memory, count: str) -> None:
 
 
 @pytest.mark.embedded
-def test_a_session_without_a_start_is_an_error(mem: gm.Memory) -> None:
+def test_a_session_without_a_start_is_an_error(mem: gm.Memory, mem_store: Store) -> None:
     _sessions(mem)
-    mem._store.run("MATCH (s:Session {id: 's2'}) SET s.started_at = cast(NULL AS TIMESTAMP)")
+    mem_store.run("MATCH (s:Session {id: 's2'}) SET s.started_at = cast(NULL AS TIMESTAMP)")
     report = check(mem)
     assert "session-invalid" in _codes(report)
     assert not report.ok
 
 
-def test_entities_left_by_a_torn_session_write_are_reported(mem: gm.Memory) -> None:
+def test_entities_left_by_a_torn_session_write_are_reported(
+    mem: gm.Memory, mem_store: Store
+) -> None:
     # A bulk session write torn on a crash kept the topic entities it merged
     # and lost the sessions and mentions that named them.
     _sessions(mem)
-    mem._store.run("MATCH (s:Session {id: 's1'})-[m:MENTIONS]->() DELETE m")
-    mem._store.run("MATCH (s:Session {id: 's1'}) DELETE s")
+    mem_store.run("MATCH (s:Session {id: 's1'})-[m:MENTIONS]->() DELETE m")
+    mem_store.run("MATCH (s:Session {id: 's1'}) DELETE s")
     report = check(mem)
     assert report.ok  # a warning: a rewritten session or a purge leaves them legitimately too
     orphans = [p for p in report.problems if p.code == "entity-orphan"]

@@ -19,7 +19,7 @@ import pytest
 import graphmem as gm
 from graphmem.check import check
 from graphmem.errors import StoreError
-from graphmem.store import locks
+from graphmem.store import locks, open_store
 from graphmem.store.kuzu import checkpoint
 from graphmem.store.kuzu.guard import SEAL_SUFFIX
 
@@ -69,8 +69,9 @@ def test_replay_error_is_recognised() -> None:
 def test_a_killed_checkpoint_is_restored_from_its_copy(tmp_path: Path) -> None:
     path = str(tmp_path / "m.kuzu")
     _, subjects = _torn(path)
-    with gm.open(path) as mem:
-        note = mem._store.recovered
+    store = open_store(path)
+    with gm.open(store=store) as mem:
+        note = store.recovered
         assert note is not None
         assert "copy taken before that checkpoint was put back" in note
         stored = {f.subject for f in mem.facts(predicate="tag")}
@@ -82,8 +83,9 @@ def test_a_killed_checkpoint_is_restored_from_its_copy(tmp_path: Path) -> None:
     # The close checkpointed: the copy is gone, the file is whole and sealed.
     assert not os.path.exists(path + checkpoint.BASE_SUFFIX)
     assert not os.path.exists(path + ".wal")
-    with gm.open(path, read_only=True) as mem:
-        assert mem._store.recovered is None
+    store = open_store(path, read_only=True)
+    with gm.open(store=store) as mem:
+        assert store.recovered is None
         assert len(mem.facts(predicate="tag")) == 63
 
 
@@ -105,8 +107,9 @@ def test_a_copy_with_an_empty_log_is_dropped(tmp_path: Path) -> None:
     Path(path + checkpoint.BASE_SUFFIX).write_bytes(b"stale")  # a finished checkpoint's copy
     Path(path + checkpoint.BASE_SUFFIX + ".tmp").write_bytes(b"half")  # a killed copy
     Path(path + ".graphmem-restore.tmp").write_bytes(b"half")  # a killed restore
-    with gm.open(path) as mem:
-        assert mem._store.recovered is None
+    store = open_store(path)
+    with gm.open(store=store) as mem:
+        assert store.recovered is None
         assert len(mem.facts(subject="a")) == 1
     assert not os.path.exists(path + checkpoint.BASE_SUFFIX)
     assert not os.path.exists(path + checkpoint.BASE_SUFFIX + ".tmp")
@@ -116,9 +119,9 @@ def test_a_copy_with_an_empty_log_is_dropped(tmp_path: Path) -> None:
 def test_each_checkpoint_copies_first_and_drops_the_copy(tmp_path: Path) -> None:
     path = str(tmp_path / "m.kuzu")
     seen: list[bool] = []
-    with gm.open(path) as mem:
+    store = open_store(path)
+    with gm.open(store=store) as mem:
         mem.add_facts(_rows("x", 5))
-        store = mem._store
         conn = store._conn
 
         def ckpt() -> None:
@@ -135,9 +138,10 @@ def test_each_checkpoint_copies_first_and_drops_the_copy(tmp_path: Path) -> None
 
 def test_a_failed_checkpoint_keeps_its_copy_unrefreshed(tmp_path: Path) -> None:
     path = str(tmp_path / "m.kuzu")
-    with gm.open(path) as mem:
+    store = open_store(path)
+    with gm.open(store=store) as mem:
         mem.add_facts(_rows("x", 5))
-        ckpt = mem._store._ckpt
+        ckpt = store._ckpt
         assert ckpt is not None
         base = path + checkpoint.BASE_SUFFIX
 
@@ -187,8 +191,9 @@ def test_no_restore_while_another_process_holds_the_file(tmp_path: Path) -> None
         holder.communicate(b"")
     assert Path(path).read_bytes() == data
     assert Path(path + ".wal").read_bytes() == wal
-    with gm.open(path) as mem:  # once it is free, the copy is put back
-        assert mem._store.recovered is not None
+    store = open_store(path)  # once it is free, the copy is put back
+    with gm.open(store=store):
+        assert store.recovered is not None
 
 
 # -- the gate (docs/concepts/storage.md#the-gate) ----------------------------------------------
@@ -221,11 +226,12 @@ def test_checkpoint_and_close_hold_the_gate(
         run(self, ckpt)
 
     monkeypatch.setattr(checkpoint.Checkpointer, "run", spy)
-    with gm.open(path) as mem:
+    store = open_store(path)
+    with gm.open(store=store) as mem:
         mem.define_predicate("tag", cardinality="many")
         mem.add_facts(_rows("a"))
         assert _gate_free(path)  # between calls, another process may open (and be refused)
-        mem._store.checkpoint()
+        store.checkpoint()
         mem.add_facts(_rows("b"))
     assert seen == [("checkpoint", False), ("checkpoint", False)]  # explicit, then the close's
     assert _gate_free(path)

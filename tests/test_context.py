@@ -17,6 +17,7 @@ import pytest
 
 import graphmem as gm
 from graphmem.context import CHARS_PER_TOKEN, estimate_tokens
+from graphmem.store.base import Store
 from graphmem.timeutil import ManualClock
 from tests import backends
 
@@ -205,10 +206,12 @@ def test_read_only_memory_uses_fallback_and_writes_nothing(db_path: str, engine:
         assert all(f.access_count == 0 for f in ro.facts(subject="api"))
 
 
-def test_full_text_index_and_scan_fallback_agree(mem: gm.Memory, engine: str) -> None:
+def test_full_text_index_and_scan_fallback_agree(
+    mem: gm.Memory, mem_store: Store, engine: str
+) -> None:
     mem.add_fact("ops", "note", "we deploy with Docker Compose")
     mem.add_fact("ops", "note", "Kubernetes is on the roadmap")
-    store = mem._store
+    store = mem_store
     scan = store.search_entities(["docker", "compose"], use_index=False)
     assert [name for _, name, _ in scan][:1] == ["we deploy with Docker Compose"]
     if store.ensure_entity_index():
@@ -224,20 +227,23 @@ def test_full_text_index_and_scan_fallback_agree(mem: gm.Memory, engine: str) ->
 # the NUL name (docs/concepts/storage.md#fts-nul): so the scenario runs in a child process.
 _NUL_CHILD = """
 import graphmem as gm
+from graphmem.store import open_store
 from graphmem.timeutil import ManualClock
 
 clock = ManualClock("2026-01-01")
-with gm.open(clock=clock, engine="kuzu") as mem:  # a NUL name before the first context()
+store = open_store(None, engine="kuzu")
+with gm.open(store=store, clock=clock) as mem:  # a NUL name before the first context()
     mem.add_fact("Carol", "likes", "green\\x00tea")
     assert "Carol likes green" in mem.context("what does Carol like")
-    print(mem._store.entity_index_exists())
+    print(store.entity_index_exists())
     clock.advance(seconds=1)
     mem.purge("Carol", reason="regression")
-with gm.open(clock=clock, engine="kuzu") as mem:  # a NUL name after it: indexed row by row
+store = open_store(None, engine="kuzu")
+with gm.open(store=store, clock=clock) as mem:  # a NUL name after it: indexed row by row
     mem.add_fact("Dave", "likes", "coffee")
     mem.context("what does Dave like")
     mem.add_fact("Dave", "likes", "black\\x00coffee")
-    print(mem._store.entity_index_exists())
+    print(store.entity_index_exists())
     clock.advance(seconds=1)
     mem.purge("Dave", reason="regression")
 """

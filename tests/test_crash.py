@@ -30,6 +30,8 @@ import graphmem as gm
 from graphmem.admission import AdmissionPolicy
 from graphmem.check import check, versions
 from graphmem.cli import cli
+from graphmem.store import open_store
+from graphmem.store.base import Store
 from graphmem.timeutil import ManualClock
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -188,9 +190,12 @@ def test_kill_rounds(db_path: str) -> None:
 
 
 @pytest.mark.slow
-def test_kill_rounds_many(db_path: str) -> None:
-    stats = kill_rounds(db_path, rounds=200, seed=int(time.time()))
-    assert stats["rounds"] == 200
+@pytest.mark.parametrize("part", range(4))
+def test_kill_rounds_many(db_path: str, part: int) -> None:
+    # 200 rounds as four stores of 50: every round compares the whole store with its replay,
+    # so four small stores take half the time of one big one, and the parts run in parallel.
+    stats = kill_rounds(db_path, rounds=50, seed=int(time.time()) + part)
+    assert stats["rounds"] == 50
     _cli_check(db_path)
     print(f"crash: survived {stats}")
 
@@ -240,11 +245,10 @@ def test_batch_times_are_exact() -> None:
 _UNLIMITED = AdmissionPolicy.unlimited()
 
 
-def _state(mem: gm.Memory) -> tuple[Any, ...]:
+def _state(mem: gm.Memory, store: Store) -> tuple[Any, ...]:
     """Everything a write may change, without random ids: versions, sessions, ontology,
-    entities and audit records."""
+    entities and audit records (``store``: the one ``mem`` runs on)."""
 
-    store = mem._store
     sessions = sorted(
         (s["id"], s["started_at"], s["ended_at"], s["title"], s["text"], s["source"])
         + (tuple(sorted(s["mentions"].items())),)
@@ -311,22 +315,24 @@ class _StoreKind:
     def __init__(self, kind: str, path: str) -> None:
         self.kind = kind
         self.clock = ManualClock(crash_child.op_time(0))
-        self.ref = gm.open(clock=self.clock, engine=ENGINE, admission=_UNLIMITED)
+        self.ref_store = open_store(None, engine=ENGINE)
+        self.ref = gm.open(store=self.ref_store, clock=self.clock, admission=_UNLIMITED)
         crash_child.prepare(self.ref, kind)
         self.at = -1  # the reference has applied operations 0..at
-        self.snapshot = _state(self.ref)
+        self.snapshot = _state(self.ref, self.ref_store)
 
     def _advance(self, n: int) -> None:
         while self.at < n:
             self.at += 1
             self.clock.set(crash_child.op_time(self.at))
             crash_child.apply(self.ref, self.kind, self.at, "")
-        self.snapshot = _state(self.ref)
+        self.snapshot = _state(self.ref, self.ref_store)
 
     def verify(self, path: str, top: int, folder: str) -> str:
         """Return ``whole`` (the acked state), ``extra`` (one more op), or ``torn``."""
-        with gm.open(path, engine=ENGINE) as mem:  # writable: recovery runs, as a user's would
-            have = _state(mem)
+        store = open_store(path, engine=ENGINE)  # writable: recovery runs, as a user's would
+        with gm.open(store=store) as mem:
+            have = _state(mem, store)
             report = check(mem)
         assert report.ok, report.format()
         self._advance(top)
@@ -346,11 +352,12 @@ class _StoreKind:
 
 
 def _export_state(path: str) -> tuple[Any, ...]:
-    with gm.open(None, engine=ENGINE) as mem:
+    store = open_store(None, engine=ENGINE)
+    with gm.open(store=store) as mem:
         from graphmem.export import import_memory
 
         import_memory(mem, path)
-        return _state(mem)
+        return _state(mem, store)
 
 
 def _file_verdict(kind: str, path: str, work: str, top: int, want: Any) -> str:
@@ -361,14 +368,16 @@ def _file_verdict(kind: str, path: str, work: str, top: int, want: Any) -> str:
         return "whole" if _export_state(target) == want else "torn"
     if kind == "import":
         for n in range(top + 1):
-            with gm.open(os.path.join(work, f"import-{n}.kuzu"), engine=ENGINE) as mem:
-                if _state(mem) != want:
+            store = open_store(os.path.join(work, f"import-{n}.kuzu"), engine=ENGINE)
+            with gm.open(store=store) as mem:
+                if _state(mem, store) != want:
                     return "lost"
         nxt = os.path.join(work, f"import-{top + 1}.kuzu")
         if not os.path.exists(nxt):
             return "whole"
-        with gm.open(nxt, engine=ENGINE) as mem:
-            have = _state(mem)
+        store = open_store(nxt, engine=ENGINE)
+        with gm.open(store=store) as mem:
+            have = _state(mem, store)
             if mem.count_versions() == 0 and not have[1]:
                 shutil.rmtree(nxt, ignore_errors=True) if os.path.isdir(nxt) else os.remove(nxt)
                 return "whole"
@@ -423,10 +432,10 @@ def kill_every_write(
     path = os.path.join(folder, "mem.kuzu")
     work = os.path.join(folder, "work")
     os.makedirs(work, exist_ok=True)
-    prep = {"engine": ENGINE, "clock": ManualClock(crash_child.BASE), "admission": _UNLIMITED}
-    with gm.open(path, **prep) as mem:
+    store = open_store(path, engine=ENGINE)
+    with gm.open(store=store, clock=ManualClock(crash_child.BASE), admission=_UNLIMITED) as mem:
         crash_child.prepare(mem, kind)
-        want = _state(mem)
+        want = _state(mem, store)
         if kind == "import":
             from graphmem.export import export_memory
 
@@ -556,10 +565,11 @@ def kill_inside_checkpoint(
                 proc.kill()
                 proc.communicate()
         top = done + 2 + sum(1 for x in out.decode().split("\n")[:-1] if x.startswith("c "))
-        with gm.open(path, engine=ENGINE) as mem:
+        store = open_store(path, engine=ENGINE)
+        with gm.open(store=store) as mem:
             stored = mem.count_versions()
             report = check(mem)
-            recovered = mem._store.recovered
+            recovered = store.recovered
             subjects = Counter(f.subject for f in versions(mem))
         assert report.ok, f"round {r}:\n{report.format()}"
         assert stored % size == 0, f"round {r}: {stored} versions, a batch is partial"

@@ -25,7 +25,9 @@ SCENARIO = textwrap.dedent(
     """
     import datetime as dt, json, sys
     import graphmem as gm
-    from graphmem.demo import demo_schedule
+    from graphmem.datasets import sample
+    from graphmem.demo import learning_schedule
+    from graphmem.store import open_store
     from graphmem.timeutil import ManualClock
 
     UTC = dt.timezone.utc
@@ -44,10 +46,11 @@ SCENARIO = textwrap.dedent(
             rows.append(d)
         return sorted(rows, key=lambda d: json.dumps(d, sort_keys=True))
 
-    with gm.open(engine=sys.argv[1], clock=clock) as mem:
+    store = open_store(None, engine=sys.argv[1])
+    with gm.open(store=store, clock=clock) as mem:
         # 1. Part of the bundled sample, learned year by year (small batches, row by row).
         decisions = {}
-        for day, batch in demo_schedule()[:90]:
+        for day, batch in learning_schedule(sample())[:90]:
             clock.set(day)
             for r in mem.add_facts(batch):
                 decisions[r.decision.value] = decisions.get(r.decision.value, 0) + 1
@@ -68,7 +71,7 @@ SCENARIO = textwrap.dedent(
         ]
         # 4. Answers.
         out["count"] = mem.count_versions()
-        out["all"] = canon(mem._store.query_facts())
+        out["all"] = canon(store.query_facts())
         out["asof"] = [
             canon(mem.facts(subject=s, valid_at=v, known_at=k))
             for s in ("s1", "s2", "s3", "Jerzy Buzek")
@@ -76,7 +79,7 @@ SCENARIO = textwrap.dedent(
             for k in ("2029-12-31", "2030-03-01")
         ]
         out["history"] = canon(mem.history("s1", include_expired=True))
-        out["changes"] = canon(mem._store.changed_between(
+        out["changes"] = canon(store.changed_between(
             dt.datetime(2030, 1, 1, tzinfo=UTC), None))
     print(json.dumps(out, sort_keys=True))
     """

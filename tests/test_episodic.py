@@ -17,6 +17,8 @@ from hypothesis import strategies as st
 import graphmem as gm
 from graphmem.context import CHARS_PER_TOKEN, estimate_tokens
 from graphmem.episodic import Context, SearchItem
+from graphmem.store import open_store
+from graphmem.store.base import Store
 from graphmem.store.textlines import MAX_LINE, split_lines, terms
 from graphmem.timeutil import ManualClock
 from tests import backends
@@ -121,16 +123,18 @@ def test_duplicate_lines_are_shown_once(mem: gm.Memory, clock: ManualClock) -> N
     assert len([i for i in mem.search("backup job", kinds=("line",))]) == 1
 
 
-def test_readding_a_session_replaces_its_lines(mem: gm.Memory, clock: ManualClock) -> None:
+def test_readding_a_session_replaces_its_lines(
+    mem: gm.Memory, mem_store: Store, clock: ManualClock
+) -> None:
     mem.add_session("We talked about kayaks.", started_at="2025-01-01", session_id="x")
     assert mem.search("kayaks", kinds=("line",))[0].id == "x#1"
     mem.add_session("We talked about bicycles.", started_at="2025-01-01", session_id="x")
     assert mem.search("kayaks", kinds=("line",)) == []
     assert [i.id for i in mem.search("bicycles", kinds=("line",))] == ["x#1"]
-    assert mem._store.line_counts() == {"x": 1}
+    assert mem_store.line_counts() == {"x": 1}
 
 
-def test_bulk_sessions_write_lines(mem: gm.Memory) -> None:
+def test_bulk_sessions_write_lines(mem: gm.Memory, mem_store: Store) -> None:
     from graphmem.sessions import add_sessions
 
     mem.add_session("old words about zebras", started_at="2025-01-01", session_id="b0")
@@ -139,7 +143,7 @@ def test_bulk_sessions_write_lines(mem: gm.Memory) -> None:
         for i in range(80)
     ]
     add_sessions(mem, rows, extract=False)
-    counts = mem._store.line_counts()
+    counts = mem_store.line_counts()
     assert len(counts) == 80
     assert set(counts.values()) == {2}
     assert mem.search("zebras", kinds=("line",)) == []
@@ -215,7 +219,9 @@ def test_aliases_expand_the_line_query(mem: gm.Memory, clock: ManualClock) -> No
     assert "Alice: I started learning the cello." in mem.context("what is Ali learning?")
 
 
-def test_purge_removes_its_lines_from_the_index(mem: gm.Memory, clock: ManualClock) -> None:
+def test_purge_removes_its_lines_from_the_index(
+    mem: gm.Memory, mem_store: Store, clock: ManualClock
+) -> None:
     mem.add_fact("Qwzx Person", "works_at", "Acme")
     mem.add_session(
         "Qwzx Person said the deadline moved.",
@@ -228,7 +234,7 @@ def test_purge_removes_its_lines_from_the_index(mem: gm.Memory, clock: ManualClo
     mem.purge("Qwzx Person", reason="erasure request")
     assert mem.search("qwzx", kinds=("line",)) == []
     assert "Qwzx" not in mem.context("deadline moved")
-    texts = [r[0] for r in mem._store.run("MATCH (l:SessionLine) RETURN l.text + ' ' + l.terms")]
+    texts = [r[0] for r in mem_store.run("MATCH (l:SessionLine) RETURN l.text + ' ' + l.terms")]
     assert texts
     assert not any("qwzx" in t.casefold() for t in texts)
     # The sentence naming the subject goes whole (docs/concepts/time.md#rule-1), not only the name.
@@ -267,20 +273,24 @@ FTS_SYNTAX = [
 
 
 @pytest.mark.parametrize("query", FTS_SYNTAX)
-def test_query_syntax_never_raises(mem: gm.Memory, clock: ManualClock, query: str) -> None:
+def test_query_syntax_never_raises(
+    mem: gm.Memory, mem_store: Store, clock: ManualClock, query: str
+) -> None:
     _chats(mem, clock)
     mem.add_fact("api", "runs_on", "Go")
     ctx = mem.context(query)
     assert isinstance(ctx, str)
     assert isinstance(mem.search(query), list)
-    store = mem._store
+    store = mem_store
     words = terms(query)
     assert isinstance(store.search_lines(words, use_index=False), list)
     if store.ensure_line_index():
         assert isinstance(store.search_lines(words, use_index=True), list)
 
 
-def test_full_text_index_and_in_memory_index_agree(mem: gm.Memory, clock: ManualClock) -> None:
+def test_full_text_index_and_in_memory_index_agree(
+    mem: gm.Memory, mem_store: Store, clock: ManualClock
+) -> None:
     _chats(mem, clock)
     for i in range(30):
         mem.add_session(
@@ -289,7 +299,7 @@ def test_full_text_index_and_in_memory_index_agree(mem: gm.Memory, clock: Manual
             session_id=f"g{i}",
             extract=False,
         )
-    store = mem._store
+    store = mem_store
     if not store.ensure_line_index():
         pytest.skip("no full-text extension in this engine (ladybug offline)")
     for query in ("garden tomatoes", "Caroline adoption", "water beans sunrise", "kids camping"):
@@ -431,14 +441,15 @@ def test_mcp_context_tool_matches(mem: gm.Memory, clock: ManualClock) -> None:
     assert text == str(mem.context("What does the API run on?"))
 
 
-def test_export_import_rebuilds_lines(mem: gm.Memory, clock: ManualClock) -> None:
+def test_export_import_rebuilds_lines(mem: gm.Memory, mem_store: Store, clock: ManualClock) -> None:
     from graphmem.export import from_records, to_records
 
     _chats(mem, clock)
     _api_sessions(mem, clock)
-    with backends.memory(clock=ManualClock("2026-06-10")) as copy:
+    copy_store = backends.store()
+    with gm.open(store=copy_store, clock=ManualClock("2026-06-10")) as copy:
         from_records(copy, to_records(mem))
-        assert copy._store.line_counts() == mem._store.line_counts()
+        assert copy_store.line_counts() == mem_store.line_counts()
         assert [(i.id, i.score) for i in copy.search("support group")] == [
             (i.id, i.score) for i in mem.search("support group")
         ]
@@ -469,8 +480,9 @@ def test_schema_1_database_is_upgraded(db_path: str, engine: str) -> None:
     db.close()
     with pytest.raises(gm.SchemaVersionError, match="without read_only"):
         gm.open(db_path, engine=engine, read_only=True)
-    with gm.open(db_path, engine=engine, clock=ManualClock("2026-01-01")) as mem:
-        assert mem._store.get_meta("schema_version") == "4"
+    store = open_store(db_path, engine=engine)
+    with gm.open(store=store, clock=ManualClock("2026-01-01")) as mem:
+        assert store.get_meta("schema_version") == "4"
         assert "- [2 Feb 2022] Kim: the boiler was repaired on Tuesday." in mem.context("boiler")
         assert mem.search("boiler", known_at="2022-02-02")[0].id == "old#1"
     with gm.open(db_path, engine=engine, read_only=True) as ro:

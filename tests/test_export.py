@@ -24,6 +24,8 @@ from graphmem.cli import cli
 from graphmem.datasets import sample
 from graphmem.demo import learning_schedule
 from graphmem.normalize import entity_key
+from graphmem.store import open_store
+from graphmem.store.base import Store
 from graphmem.store.kuzu.engine import COPY_THRESHOLD
 from graphmem.store.kuzu.schema import DDL
 from graphmem.store.kuzu.transfer import EXPORTED_TABLES
@@ -102,9 +104,11 @@ def edge_facts(G: nx.MultiDiGraph) -> list[gm.Fact]:
     return sorted((gm.Fact(**d) for _, _, d in G.edges(data=True)), key=lambda f: f.id)
 
 
-def fresh(clock_start: str = "2025-01-01") -> tuple[gm.Memory, ManualClock]:
+def fresh(clock_start: str = "2025-01-01") -> tuple[gm.Memory, Store, ManualClock]:
+    """A fresh memory on the run's backend, the store it runs on (it owns it), and its clock."""
     clock = ManualClock(clock_start)
-    return backends.memory(clock=clock), clock
+    store = backends.store()
+    return gm.open(store=store, clock=clock), store, clock
 
 
 # -- to_networkx ------------------------------------------------------------------------------
@@ -113,7 +117,7 @@ def fresh(clock_start: str = "2025-01-01") -> tuple[gm.Memory, ManualClock]:
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(script=ops)
 def test_snapshot_edges_equal_facts(script: list[tuple[Any, ...]]) -> None:
-    mem, clock = fresh()
+    mem, _, clock = fresh()
     with mem:
         times = build(mem, clock, script)
         for v, k in probes(times):
@@ -251,13 +255,16 @@ def test_historic_snapshot(mem: gm.Memory) -> None:
 # -- export / import --------------------------------------------------------------------------
 
 
-def roundtrip(mem: gm.Memory, fmt: str, *, start: str = "1000-01-01") -> tuple[gm.Memory, str]:
+def roundtrip(
+    mem: gm.Memory, fmt: str, *, start: str = "1000-01-01"
+) -> tuple[gm.Memory, Store, str]:
+    """Export ``mem`` and import it into a fresh memory: the copy, its store and the text."""
     buf = io.StringIO()
     ex.export_memory(mem, buf, format=fmt)
-    copy, _ = fresh(start)
+    copy, copy_store, _ = fresh(start)
     report = ex.import_memory(copy, io.StringIO(buf.getvalue()))
     assert report.format == fmt
-    return copy, buf.getvalue()
+    return copy, copy_store, buf.getvalue()
 
 
 def same_export(a: gm.Memory, b: gm.Memory) -> None:
@@ -267,14 +274,17 @@ def same_export(a: gm.Memory, b: gm.Memory) -> None:
     assert ra == rb
 
 
-def subjects(mem: gm.Memory) -> list[str]:
-    return sorted({f.subject for f in mem._store.query_facts()})
+def subjects(store: Store) -> list[str]:
+    return sorted({f.subject for f in store.query_facts()})
 
 
-def assert_same_memory(a: gm.Memory, b: gm.Memory, times: list[dt.datetime]) -> None:
+def assert_same_memory(
+    a: gm.Memory, a_store: Store, b: gm.Memory, times: list[dt.datetime]
+) -> None:
+    """``b`` answers as ``a`` does (``a_store``: the store under ``a``)."""
     for v, k in probes(times):
         assert a.facts(valid_at=v, known_at=k) == b.facts(valid_at=v, known_at=k)
-    for s in subjects(a):
+    for s in subjects(a_store):
         assert a.history(s, include_expired=True) == b.history(s, include_expired=True)
         assert a.history(s) == b.history(s)
     assert a.count_versions() == b.count_versions()
@@ -285,13 +295,13 @@ def assert_same_memory(a: gm.Memory, b: gm.Memory, times: list[dt.datetime]) -> 
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(script=ops, fmt=st.sampled_from(ex.FORMATS))
 def test_roundtrip_random_store(script: list[tuple[Any, ...]], fmt: str) -> None:
-    mem, clock = fresh()
+    mem, store, clock = fresh()
     with mem:
         times = build(mem, clock, script)
-        copy, _ = roundtrip(mem, fmt)
+        copy, _, _ = roundtrip(mem, fmt)
         with copy:
-            assert_same_memory(mem, copy, times)
-            assert copy._kernel.uow.last_write == mem._store.max_system_time()
+            assert_same_memory(mem, store, copy, times)
+            assert copy._kernel.uow.last_write == store.max_system_time()
 
 
 @pytest.fixture(scope="module")
@@ -311,7 +321,7 @@ def demo_memory() -> Iterator[tuple[gm.Memory, list[dt.datetime]]]:
 @pytest.mark.parametrize("fmt", ex.FORMATS)
 def test_roundtrip_demo_data(demo_memory: tuple[gm.Memory, list[dt.datetime]], fmt: str) -> None:
     mem, times = demo_memory
-    copy, _ = roundtrip(mem, fmt)
+    copy, _, _ = roundtrip(mem, fmt)
     with copy:
         for v in times:
             for k in times:
@@ -326,9 +336,9 @@ def test_roundtrip_demo_data(demo_memory: tuple[gm.Memory, list[dt.datetime]], f
         assert copy.facts(subject="Einstein", **at) == mem.facts(subject="Einstein", **at) != []
 
 
-def rich_memory() -> tuple[gm.Memory, ManualClock]:
+def rich_memory() -> tuple[gm.Memory, Store, ManualClock]:
     """Every kind of content: sessions + mentions, audit, meta, pins, counters, odd text."""
-    mem, clock = fresh("2026-01-01T08:30:00.123456Z")
+    mem, store, clock = fresh("2026-01-01T08:30:00.123456Z")
     mem.define_predicate("uses", cardinality="many", aliases=["relies_on"], description="tools")
     mem.define_entity("Alice Smith", kind="person", aliases=["Ali", "A. Smith"])
     mem.add_session(
@@ -361,23 +371,23 @@ def rich_memory() -> tuple[gm.Memory, ManualClock]:
     mem.add_fact("Bob", "knows", "Alice Smith", valid_from="2020-01-01")
     clock.advance(days=1)
     mem.purge("Bob", reason="asked to be forgotten")
-    mem._store.set_meta("custom_marker", "kept verbatim")
-    return mem, clock
+    store.set_meta("custom_marker", "kept verbatim")
+    return mem, store, clock
 
 
 @pytest.mark.parametrize("fmt", ex.FORMATS)
 @pytest.mark.embedded
 def test_roundtrip_everything(fmt: str) -> None:
-    mem, clock = rich_memory()
+    mem, store, clock = rich_memory()
     with mem:
-        copy, text = roundtrip(mem, fmt)
+        copy, copy_store, text = roundtrip(mem, fmt)
         with copy:
-            assert_same_memory(mem, copy, [clock(), gm.to_utc("2026-01-01T13:00:00Z")])
+            assert_same_memory(mem, store, copy, [clock(), gm.to_utc("2026-01-01T13:00:00Z")])
             assert copy.sessions() == mem.sessions()
             assert [s.mentions for s in copy.sessions()][0] == {"Kuzu": 3, "Alice Smith": 1}
-            assert copy._store.all_audit() == mem._store.all_audit() != []
-            assert copy._store.all_entities() == mem._store.all_entities()
-            assert copy._store.all_meta() == mem._store.all_meta()
+            assert copy_store.all_audit() == store.all_audit() != []
+            assert copy_store.all_entities() == store.all_entities()
+            assert copy_store.all_meta() == store.all_meta()
             pinned = [f for f in copy.history("Ali", include_expired=True) if f.pinned][0]
             assert pinned.statement == "  leading spaces,\ttabs,\r\nCRLF and ünïcode ✓  "
             assert pinned.valid_from == dt.datetime(1490, 3, 4, tzinfo=UTC)
@@ -419,14 +429,14 @@ def _export(mem: gm.Memory, fmt: str) -> str:
 def test_import_restores_the_clock_guard(mem: gm.Memory, clock: ManualClock) -> None:
     clock.set("2026-05-01")
     mem.add_fact("Alice", "works_at", "Acme")
-    copy, clock2 = fresh("2026-04-01")
+    copy, copy_store, clock2 = fresh("2026-04-01")
     with copy:
         ex.import_memory(copy, io.StringIO(_export(mem, "jsonl")))
         with pytest.raises(gm.ClockError):
             copy.add_fact("Alice", "works_at", "Globex")
         clock2.set("2026-05-02")
         assert copy.add_fact("Alice", "works_at", "Globex").decision == "supersede"
-        assert copy._store.max_system_time() == gm.to_utc("2026-05-02")
+        assert copy_store.max_system_time() == gm.to_utc("2026-05-02")
 
 
 def test_import_refuses_a_non_empty_memory(mem: gm.Memory) -> None:
@@ -459,11 +469,11 @@ def test_import_refuses_a_non_empty_memory(mem: gm.Memory) -> None:
 def test_import_rejects_bad_files(mem: gm.Memory, mutate: Any, message: str) -> None:
     mem.add_fact("Alice", "works_at", "Acme", valid_from="2020-01-01")
     lines = _export(mem, "jsonl").splitlines()
-    copy, _ = fresh()
+    copy, copy_store, _ = fresh()
     with copy:
         with pytest.raises(gm.InvalidInput, match=message):
             ex.import_memory(copy, io.StringIO("\n".join(mutate(lines))), format="jsonl")
-        assert copy._store.content_counts() == dict.fromkeys(
+        assert copy_store.content_counts() == dict.fromkeys(
             ("entities", "facts", "sessions", "audit"), 0
         )
         ex.import_memory(copy, io.StringIO("\n".join(lines)))  # still empty: works
@@ -477,7 +487,7 @@ def test_duplicate_fact_ids_rejected(mem: gm.Memory) -> None:
     header = json.loads(lines[0])
     header["counts"]["facts"] = 2
     text = "\n".join([json.dumps(header), *lines[1:], fact])
-    copy, _ = fresh()
+    copy, _, _ = fresh()
     with copy, pytest.raises(gm.InvalidInput, match="appears twice"):
         ex.import_memory(copy, io.StringIO(text))
 
@@ -497,7 +507,7 @@ def test_unknown_format(mem: gm.Memory, tmp_path: Any) -> None:
 
 def test_from_records(mem: gm.Memory) -> None:
     mem.add_fact("Alice", "works_at", "Acme")
-    copy, _ = fresh()
+    copy, _, _ = fresh()
     with copy:
         report = ex.from_records(copy, ex.to_records(mem))
         assert (report.facts, report.entities) == (1, 2)
@@ -514,12 +524,12 @@ def test_exported_tables_cover_the_schema() -> None:
 
 def test_bare_session_roundtrip() -> None:
     """A session with no mentions and no optional fields survives too."""
-    mem, _ = fresh()
+    mem, store, _ = fresh()
     with mem:
         mem.add_session(started_at="2024-02-29", session_id="bare")
-        copy, _ = roundtrip(mem, "graphml")
+        copy, copy_store, _ = roundtrip(mem, "graphml")
         with copy:
-            assert copy._store.all_sessions() == mem._store.all_sessions()
+            assert copy_store.all_sessions() == store.all_sessions()
             assert copy.sessions()[0].mentions == {}
 
 
@@ -626,13 +636,13 @@ def test_import_refuses_broken_history(
     records = _history_records(mem, clock)
     mutate(records)
     text = "\n".join(json.dumps(r) for r in records)
-    copy, _ = fresh()
+    copy, copy_store, _ = fresh()
     with copy:
         with pytest.raises(gm.InvalidInput, match=rf"^line \d+: broken history \({code}") as err:
             ex.import_memory(copy, io.StringIO(text))
         assert "nothing imported" in str(err.value)
         assert copy.count_versions() == 0
-        assert copy._store.content_counts() == dict.fromkeys(
+        assert copy_store.content_counts() == dict.fromkeys(
             ("entities", "facts", "sessions", "audit"), 0
         )
 
@@ -674,9 +684,10 @@ def test_import_never_trusts_meta_from_the_file(
     message = rf"line 2: a meta record sets '{key}'"
     with gm.open(path, engine=ENGINE) as copy, pytest.raises(gm.InvalidInput, match=message):
         ex.import_memory(copy, io.StringIO("\n".join(lines)))
-    with gm.open(path, engine=ENGINE) as copy:  # still opens: nothing was written
+    copy_store = open_store(path, engine=ENGINE)
+    with gm.open(store=copy_store) as copy:  # still opens: nothing was written
         assert copy.count_versions() == 0
-        assert copy._store.all_meta()["schema_version"] != "999"
+        assert copy_store.all_meta()["schema_version"] != "999"
     doc = json.loads(_export(mem, "node-link"))
     doc["graph"]["meta"][key] = "999"
     with backends.memory() as copy, pytest.raises(gm.InvalidInput, match="meta"):
@@ -691,7 +702,7 @@ def test_deeply_nested_json_is_invalid_input(mem: gm.Memory, tmp_path: os.PathLi
     mem.add_fact("Alice", "works_at", "Acme")
     lines = _export(mem, "jsonl").splitlines()
     text = "\n".join([*lines[:2], _deep(200_000), *lines[2:]])
-    copy, _ = fresh()
+    copy, _, _ = fresh()
     with copy, pytest.raises(gm.InvalidInput, match="line 3: the JSON is nested too deeply"):
         ex.import_memory(copy, io.StringIO(text))
     with backends.memory() as copy, pytest.raises(gm.InvalidInput, match="too deep"):

@@ -1,7 +1,8 @@
 """The memory-level suites on a FalkorDB server: the same tests, ``mem`` opened by URL.
 
 The tests of the modules below that take the ``mem`` fixture (and no database path) are
-collected here again with ``mem = gm.open(falkordb_url, clock=clock)``: the bi-temporal
+collected here again with ``mem`` opened on a store of its own on the server (``mem_store``,
+``open_store(falkordb_url)``, passed in with ``gm.open(store=...)``): the bi-temporal
 scenarios, sessions, the audit trail, episodic recall and context give the same answers on
 a server as on the embedded store.
 """
@@ -15,6 +16,8 @@ from collections.abc import Iterator
 import pytest
 
 import graphmem as gm
+from graphmem.store import open_store
+from graphmem.store.base import Store
 from graphmem.timeutil import ManualClock
 
 SUITES = (
@@ -30,9 +33,11 @@ _EMBEDDED = {"db_path", "tmp_path", "engine", "monkeypatch"}
 
 
 @pytest.fixture
-def mem(clock: ManualClock, falkordb_url: str) -> Iterator[gm.Memory]:
-    with gm.open(falkordb_url, clock=clock) as m:
-        yield m
+def mem_and_store(clock: ManualClock, falkordb_url: str) -> Iterator[tuple[gm.Memory, Store]]:
+    """Overrides conftest's: ``mem`` and ``mem_store`` are a graph of this test's own."""
+    store = open_store(falkordb_url)
+    with gm.open(store=store, clock=clock) as m:
+        yield m, store
 
 
 def _skipper(reason: str) -> object:

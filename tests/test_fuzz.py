@@ -187,17 +187,20 @@ def fmem() -> Iterator[gm.Memory]:
     """One memory for the whole run (check must pass on it at the end); in memory for speed
     (the on-disk path is fuzzed through the CLI)."""
     clock = ManualClock("2026-01-01")
-    with backends.memory(clock=clock) as mem:
+    store = backends.store()
+    with gm.open(store=store, clock=clock) as mem:
         mem.define_predicate("uses", cardinality="many")
         mem.add_fact("Alice", "works_at", "ACME", valid_from="2020-01-01")
         mem.add_fact("Alice", "uses", "Go", valid_from="2021-01-01")
         mem._fuzz_clock = clock  # type: ignore[attr-defined]
+        mem._fuzz_opened_store = store  # type: ignore[attr-defined]  # the store opened above
         yield mem
 
 
 def _snapshot(mem: gm.Memory) -> tuple[Any, ...]:
     """Row counts of every table and the state of every version (what a write may change)."""
-    return tuple(sorted(mem._store.counts().items())), mem._store.fact_states()
+    store = mem._fuzz_opened_store  # type: ignore[attr-defined]  # set by fmem
+    return tuple(sorted(store.counts().items())), store.fact_states()
 
 
 def attempt(mem: gm.Memory, api: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import graphmem as gm
-from graphmem.store import linefile
+from graphmem.store import linefile, open_store
 from graphmem.store.lineindex import LineIndex
 from graphmem.store.records import LineRow
 from graphmem.store.textlines import doc_terms, split_lines
@@ -73,13 +73,14 @@ def test_an_index_read_from_the_file_equals_a_rebuilt_one_after_any_writes(
     the file, it ranks as an index built from the store, scores bit for bit."""
     path = str(tmp_path_factory.mktemp("lines") / "mem.kuzu")
     clock = ManualClock(T0)
-    with gm.open(path, clock=clock, engine=engine) as mem:
+    store = open_store(path, engine=engine)
+    with gm.open(store=store, clock=clock) as mem:
         mem.add_session("Ann: heron and rain\nBo: tea", started_at=T0, session_id="s0")
-        mem._store.search_lines(["heron"], limit=3)
+        store.search_lines(["heron"], limit=3)
     for hour, writes in enumerate(rounds, start=1):
         clock.set(T0 + dt.timedelta(hours=hour))
-        with gm.open(path, clock=clock, engine=engine) as mem:
-            store = mem._store
+        store = open_store(path, engine=engine)
+        with gm.open(store=store, clock=clock) as mem:
             _same_as_built(store)  # the file (when the last process left one), else a build
             for sid, text in writes:
                 mem.add_session(text, started_at=T0, session_id=sid, extract=False)
@@ -91,29 +92,32 @@ def test_an_index_read_from_the_file_equals_a_rebuilt_one_after_any_writes(
 
 def test_the_file_is_read_by_the_next_process(tmp_path: Any, engine: str) -> None:
     path = str(tmp_path / "mem.kuzu")
-    with gm.open(path, clock=ManualClock("2025-01-02"), engine=engine) as mem:
+    store = open_store(path, engine=engine)
+    with gm.open(store=store, clock=ManualClock("2025-01-02")) as mem:
         for i in range(5):
             mem.add_session(f"Ann: the heron {i}\nBo: rain", started_at="2025-01-01", extract=False)
-        want = _hits(mem._store, ["heron", "rain"])
+        want = _hits(store, ["heron", "rain"])
         assert not os.path.exists(_file(path))  # written at the close, not by a search
     assert os.path.exists(_file(path))
-    with gm.open(path, clock=ManualClock("2025-01-02"), engine=engine, read_only=True) as ro:
-        assert _hits(ro._store, ["heron", "rain"]) == want
-        assert ro._store._lines_file_gen == ro._store.get_meta("lines_gen")  # read, not built
+    ro = open_store(path, engine=engine, read_only=True)
+    with gm.open(store=ro, clock=ManualClock("2025-01-02")):
+        assert _hits(ro, ["heron", "rain"]) == want
+        assert ro._lines_file_gen == ro.get_meta("lines_gen")  # read, not built
 
 
 def test_a_file_of_another_generation_or_damaged_is_not_used(tmp_path: Any, engine: str) -> None:
     path = str(tmp_path / "mem.kuzu")
-    with gm.open(path, clock=ManualClock("2025-01-02"), engine=engine) as mem:
+    store = open_store(path, engine=engine)
+    with gm.open(store=store, clock=ManualClock("2025-01-02")) as mem:
         mem.add_session("Ann: owl\nBo: heron", started_at="2025-01-01", extract=False)
-        mem._store.search_lines(["owl"], limit=3)
+        store.search_lines(["owl"], limit=3)
     old = str(tmp_path / "old-lines")
     shutil.copy(_file(path), old)
     with gm.open(path, clock=ManualClock("2025-01-02"), engine=engine) as mem:
         mem.add_session("Ann: owl again", started_at="2025-01-01", extract=False)
     shutil.copy(old, _file(path))  # a file left from before the write
-    with gm.open(path, clock=ManualClock("2025-01-02"), engine=engine) as mem:
-        store = mem._store
+    store = open_store(path, engine=engine)
+    with gm.open(store=store, clock=ManualClock("2025-01-02")):
         assert len(store.search_lines(["owl"], limit=5)) == 2
         assert store._lines_file_gen is None  # built from the store
     with open(_file(path), "r+b") as fh:  # the file the close wrote, one byte changed
@@ -121,27 +125,29 @@ def test_a_file_of_another_generation_or_damaged_is_not_used(tmp_path: Any, engi
         byte = fh.read(1)
         fh.seek(-1, os.SEEK_CUR)
         fh.write(bytes([byte[0] ^ 0xFF]))
-    with gm.open(path, clock=ManualClock("2025-01-02"), engine=engine) as mem:
-        store = mem._store
+    store = open_store(path, engine=engine)
+    with gm.open(store=store, clock=ManualClock("2025-01-02")):
         assert len(store.search_lines(["owl"], limit=5)) == 2
         assert store._lines_file_gen is None
 
 
 def test_a_purged_text_does_not_stay_in_the_file(tmp_path: Any, engine: str) -> None:
     path = str(tmp_path / "mem.kuzu")
-    with gm.open(path, clock=ManualClock("2025-01-02"), engine=engine) as mem:
+    store = open_store(path, engine=engine)
+    with gm.open(store=store, clock=ManualClock("2025-01-02")) as mem:
         mem.add_session("Ann: Zorblax works at Acme", started_at="2025-01-01")
         mem.add_session("Ann: the heron flew", started_at="2025-01-01", extract=False)
-        mem._store.search_lines(["heron"], limit=3)
+        store.search_lines(["heron"], limit=3)
     with open(_file(path), "rb") as fh:
         assert b"Zorblax" in fh.read()
-    with gm.open(path, clock=ManualClock("2025-01-03"), engine=engine) as mem:
-        mem._store.search_lines(["heron"], limit=3)  # read from the file
-        assert mem._store._warm_mapped
+    store = open_store(path, engine=engine)
+    with gm.open(store=store, clock=ManualClock("2025-01-03")) as mem:
+        store.search_lines(["heron"], limit=3)  # read from the file
+        assert store._warm_mapped
         mem.purge("Zorblax", reason="asked to forget")
         assert not os.path.exists(_file(path))
-        assert not mem._store._warm_mapped  # its pages let go
-        mem._store.search_lines(["heron"], limit=3)
+        assert not store._warm_mapped  # its pages let go
+        store.search_lines(["heron"], limit=3)
     if os.path.exists(_file(path)):
         with open(_file(path), "rb") as fh:
             assert b"Zorblax" not in fh.read()

@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import graphmem as gm
+from graphmem.store import open_store
 from graphmem.store.lineindex import LineDelta, LineIndex, _tokens_joined, _tokens_split
 from graphmem.store.records import LineRow
 from graphmem.store.textlines import doc_terms, split_lines, terms
@@ -146,7 +147,8 @@ def test_store_index_follows_this_and_another_writer(tmp_path: Any, engine: str)
     store (a delta) or by another process (a ``lines_gen`` this store has no delta for: the
     index is rebuilt from the store)."""
     path = str(tmp_path / "mem.kuzu")
-    with gm.open(path, clock=ManualClock("2025-01-02"), engine=engine) as mem:
+    store = open_store(path, engine=engine)
+    with gm.open(store=store, clock=ManualClock("2025-01-02")) as mem:
         for i in range(30):
             mem.add_session(
                 f"Ann: the heron {i} flew\nBo: rain again",
@@ -154,7 +156,6 @@ def test_store_index_follows_this_and_another_writer(tmp_path: Any, engine: str)
                 session_id=f"s{i}",
                 extract=False,
             )
-        store = mem._store
         assert len(store.search_lines(["heron"], limit=100)) == 30
         built = store.warm_index()
         assert built is not None
@@ -195,18 +196,20 @@ def _all_lines_reference(store: Any) -> LineIndex:
 
 def test_read_only_store_builds_the_same_index(tmp_path: Any, engine: str) -> None:
     path = str(tmp_path / "mem.kuzu")
-    with gm.open(path, clock=ManualClock("2025-01-02"), engine=engine) as mem:
+    store = open_store(path, engine=engine)
+    with gm.open(store=store, clock=ManualClock("2025-01-02")) as mem:
         for i in range(12):
             mem.add_session(
                 f"Ann: tea {i} and kites\nBo: kites in the rain {i % 3}",
                 started_at="2025-01-01",
                 extract=False,
             )
-        want = mem._store.search_lines(["kite", "rain"], limit=10)
-    with gm.open(path, clock=ManualClock("2025-01-02"), engine=engine, read_only=True) as ro:
-        assert ro._store.search_lines(["kite", "rain"], limit=10) == want
-        ro._store.line_index().wait()
-        assert ro._store.search_lines(["kite", "rain"], limit=10) == want  # grouped postings
+        want = store.search_lines(["kite", "rain"], limit=10)
+    ro = open_store(path, engine=engine, read_only=True)
+    with gm.open(store=ro, clock=ManualClock("2025-01-02")):
+        assert ro.search_lines(["kite", "rain"], limit=10) == want
+        ro.line_index().wait()
+        assert ro.search_lines(["kite", "rain"], limit=10) == want  # grouped postings
 
 
 def test_known_at_filters_after_scoring() -> None:

@@ -18,6 +18,8 @@ from hypothesis import strategies as st
 
 import graphmem as gm
 from graphmem.normalize import STOPWORDS, TERMS_VERSION, stem, terms
+from graphmem.store import open_store
+from graphmem.store.base import Store
 from graphmem.store.textlines import doc_terms
 from graphmem.timeutil import ManualClock
 
@@ -77,8 +79,8 @@ def test_stem_is_idempotent_on_plurals_and_keeps_three_letters(word: str) -> Non
         assert stem(word + "es") == stem(word + "e") == stem(word + "ed")
 
 
-def test_terms_version_is_recorded_on_a_new_store(mem: gm.Memory) -> None:
-    assert mem._store.get_meta("line_terms") == TERMS_VERSION
+def test_terms_version_is_recorded_on_a_new_store(mem: gm.Memory, mem_store: Store) -> None:
+    assert mem_store.get_meta("line_terms") == TERMS_VERSION
 
 
 # -- stores written with the old terms -------------------------------------------------------------
@@ -121,12 +123,13 @@ def test_old_kuzu_store_is_upgraded_on_open(db_path: str, engine: str) -> None:
         _write(mem)
     _kuzu_age(db_path, engine)
     # read-only: left as it is, searched through terms recomputed from the texts
-    with gm.open(db_path, engine=engine, read_only=True) as ro:
-        assert ro._store.get_meta("line_terms") is None
+    ro_store = open_store(db_path, engine=engine, read_only=True)
+    with gm.open(store=ro_store) as ro:
+        assert ro_store.get_meta("line_terms") is None
         assert _found(ro, "who liked it?")[:1] == ["s1#1"]
-        assert ro._store.search_lines(terms("likes"), use_index=True)[0].line.id == "s1#1"
-    with gm.open(db_path, engine=engine, clock=clock) as mem:
-        store = mem._store
+        assert ro_store.search_lines(terms("likes"), use_index=True)[0].line.id == "s1#1"
+    store = open_store(db_path, engine=engine)
+    with gm.open(store=store, clock=clock) as mem:
         assert store.get_meta("line_terms") == TERMS_VERSION
         assert _stored_terms(store) == {
             "s1#1": doc_terms("Caroline", "I really like hiking and she likes horses."),
@@ -172,17 +175,18 @@ def test_kuzu_terms_upgrade_is_one_change_set(
     assert not conn.execute("MATCH (m:Meta {key: 'line_terms'}) RETURN m.value").has_next()
     conn.close()
     db.close()
-    with gm.open(db_path, engine=engine) as mem:
-        assert mem._store.get_meta("line_terms") == TERMS_VERSION
+    store = open_store(db_path, engine=engine)
+    with gm.open(store=store):
+        assert store.get_meta("line_terms") == TERMS_VERSION
 
 
 def test_old_falkordb_graph_is_upgraded_on_open(falkordb_url: str) -> None:
     from graphmem.store.falkordb import FalkorStore
 
     clock = ManualClock("2026-01-01")
-    with gm.open(falkordb_url, clock=clock) as mem:
+    store = open_store(falkordb_url)
+    with gm.open(store=store, clock=clock) as mem:
         _write(mem)
-        store = mem._store
         rows = store._q("MATCH (l:SessionLine) RETURN l.id, l.speaker, l.text")
         for lid, speaker, text in rows:
             store._w(
@@ -196,8 +200,8 @@ def test_old_falkordb_graph_is_upgraded_on_open(falkordb_url: str) -> None:
         assert ro.search_lines(terms("liked"), use_index=True)[0].line.id == "s1#1"
     finally:
         ro.close()
-    with gm.open(falkordb_url, clock=clock) as mem:
-        store = mem._store
+    store = open_store(falkordb_url)
+    with gm.open(store=store, clock=clock) as mem:
         assert store.get_meta("line_terms") == TERMS_VERSION
         got = {r[0]: r[1] for r in store._q("MATCH (l:SessionLine) RETURN l.id, l.terms")}
         assert got["s1#1"] == doc_terms("Caroline", "I really like hiking and she likes horses.")

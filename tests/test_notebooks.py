@@ -18,7 +18,7 @@ pytest.importorskip("matplotlib")
 
 NOTEBOOKS = sorted((Path(__file__).parent.parent / "notebooks").glob("*.ipynb"))
 IDS = [p.stem for p in NOTEBOOKS]
-# Attribute access or imports of underscore names: gm._x, mem._store, from graphmem._x ...
+# Attribute access or imports of underscore names: gm._x, mem._kernel, from graphmem._x ...
 PRIVATE = re.compile(r"\.\s*_[a-zA-Z]|graphmem\.[\w.]*\._")
 
 

@@ -328,9 +328,9 @@ def test_redefinition_is_recorded_in_changes(mem, clock):
     assert [c.action for c in mem.changes(since="2026-01-04")] == ["defined"]
 
 
-def test_define_predicate_is_idempotent(mem, clock):
+def test_define_predicate_is_idempotent(mem, mem_store, clock):
     first = mem.define_predicate("employer", cardinality="one", aliases=["boss"])
-    versions, last_write = mem.count_versions(), mem._store.max_system_time()
+    versions, last_write = mem.count_versions(), mem_store.max_system_time()
     clock.advance(days=1)
     assert mem.define_predicate("employer", cardinality="one", aliases=["boss"]) == first
     assert mem.define_predicate("employer") == first  # nothing given: nothing changes
@@ -340,7 +340,7 @@ def test_define_predicate_is_idempotent(mem, clock):
         mem.define_predicate("works_at", cardinality="one")  # already so: no record, no write
     assert [c.action for c in mem.changes(since="2026-01-01")] == ["defined", "defined"]
     assert mem.count_versions() == versions
-    assert mem._store.max_system_time() > last_write  # only the one real change wrote
+    assert mem_store.max_system_time() > last_write  # only the one real change wrote
 
 
 def test_an_unchanged_definition_does_not_write(db_path, clock):

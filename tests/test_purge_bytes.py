@@ -13,6 +13,7 @@ import pytest
 
 import graphmem as gm
 from graphmem.check import check
+from graphmem.store import open_store
 from graphmem.timeutil import ManualClock
 
 ENGINE = os.environ.get("GRAPHMEM_ENGINE", "kuzu")
@@ -70,11 +71,12 @@ def test_purge_removes_the_bytes(tmp_path: Path) -> None:
     _build(path, clock)
     assert set(_found(directory, SECRETS)) == set(SECRETS)  # the probe sees them before
 
-    with gm.open(path, clock=clock, engine=ENGINE) as mem:
+    store = open_store(path, engine=ENGINE)
+    with gm.open(store=store, clock=clock) as mem:
         clock.advance(days=1)
         summary = mem.purge("Qwzx Purgeme", reason="erasure request")
         assert summary.versions >= 3
-        mem._store.checkpoint()
+        store.checkpoint()
         assert not mem.facts(subject="Qwzx Purgeme")
         assert check(mem).ok
         assert len(mem.facts(predicate="works_at")) == 30  # the rest is intact

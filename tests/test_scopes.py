@@ -15,6 +15,7 @@ from old_schema import make_old_schema
 
 import graphmem as gm
 from graphmem.scopes import ancestors, check_scope, within
+from graphmem.store import open_store
 from graphmem.timeutil import ManualClock
 from tests import backends
 
@@ -349,13 +350,15 @@ def test_mcp_tools_narrow_the_servers_scope(db_path: str, clock: ManualClock) ->
 def test_a_schema_3_database_is_upgraded_with_its_rows_in_the_root(
     db_path: str, clock: ManualClock, engine: str
 ) -> None:
-    with gm.open(db_path, clock=clock, engine=engine) as mem:
+    store = open_store(db_path, engine=engine)
+    with gm.open(store=store, clock=clock) as mem:
         mem.add_fact("api", "runs_on", "Go")
         mem.add_session("we run the api on Go", started_at="2025-12-01")
-        make_old_schema(mem._store, "3")  # no scope columns
+        make_old_schema(store, "3")  # no scope columns
     clock.set("2026-02-01")
-    with gm.open(db_path, clock=clock, engine=engine) as mem:
-        assert mem._store.get_meta("schema_version") == "4"
+    store = open_store(db_path, engine=engine)
+    with gm.open(store=store, clock=clock) as mem:
+        assert store.get_meta("schema_version") == "4"
         assert objects(mem, subject="api") == [("Go", "")]
         assert [s.scope for s in mem.sessions()] == [""]
         mem.add_fact("api", "runs_on", "Rust", scope="acme")

@@ -21,6 +21,7 @@ import pytest
 
 import graphmem as gm
 from graphmem.check import check
+from graphmem.store import open_store
 
 sys.path.insert(0, str(Path(__file__).parent))
 import session_crash_child as child  # noqa: E402
@@ -56,9 +57,10 @@ def _run(path: str, start: int, rng: random.Random) -> list[int]:
 
 def _verify(path: str, reported: set[int]) -> int:
     """Check that the store holds whole batches 0..m; return m (-1: none)."""
-    with gm.open(path, engine=ENGINE, read_only=True) as mem:
+    store = open_store(path, engine=ENGINE, read_only=True)
+    with gm.open(store=store) as mem:
         stored = {s.id: s for s in mem.sessions()}
-        counts = mem._store.line_counts()
+        counts = store.line_counts()
         report = check(mem)
     batches = {int(sid[1:].split("-")[0]) for sid in stored if sid.startswith("b")}
     top = max(batches, default=-1)

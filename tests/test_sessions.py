@@ -24,6 +24,7 @@ from graphmem.sessions import (
     session_facts,
 )
 from graphmem.sessions import triage as triage_of
+from graphmem.store.base import Store
 from graphmem.store.kuzu.sessions import COPY_MIN_SESSIONS
 from graphmem.timeutil import ManualClock, to_utc
 from graphmem.triage import Recommendation
@@ -526,14 +527,14 @@ def test_triage_recommends_archive_prune_update_keep(mem: gm.Memory, clock: Manu
     assert {t.topic for t in attention} == {"old project", "billing", "logs"}
 
 
-def test_triage_never_changes_data(mem: gm.Memory, clock: ManualClock) -> None:
+def test_triage_never_changes_data(mem: gm.Memory, mem_store: Store, clock: ManualClock) -> None:
     mem.define_predicate("line", cardinality="many")
     _triage_scenario(mem, clock)
     before = (
         mem.count_versions(),
         mem.sessions(),
         mem.history("kuzu", include_expired=True),
-        mem._store.max_system_time(),
+        mem_store.max_system_time(),
     )
     first = mem.triage(now=NOW, limit=None)
     mem.hot_topics(now=NOW)
@@ -542,7 +543,7 @@ def test_triage_never_changes_data(mem: gm.Memory, clock: ManualClock) -> None:
         mem.count_versions(),
         mem.sessions(),
         mem.history("kuzu", include_expired=True),
-        mem._store.max_system_time(),
+        mem_store.max_system_time(),
     )
     assert before == after
 

@@ -301,19 +301,21 @@ def test_reads_in_a_transaction_see_deferred_bulk_rows(store: KuzuStore) -> None
 def test_bulk_marker_follows_the_copy(tmp_path: Path) -> None:
     path = str(tmp_path / "m.kuzu")
     clock = ManualClock(NOW)
-    with gm.open(path, engine=ENGINE, clock=clock) as mem:
+    store = open_store(path, engine=ENGINE)
+    with gm.open(store=store, clock=clock) as mem:
         mem.add_facts(
             [{"subject": f"s{i}", "predicate": "tag", "object": f"o{i}"} for i in range(600)]
         )
-        assert mem._store.max_system_time() == NOW
+        assert store.max_system_time() == NOW
         # A crash between the COPY-only commit and the marker's commit leaves it behind ...
-        mem._store.run(
+        store.run(
             "MATCH (m:Meta {key: 'last_write'}) SET m.value = $v",
             {"v": "2000-01-01T00:00:00+00:00"},
         )
     # ... and the next writable open moves it up to the newest system time stored.
-    with gm.open(path, engine=ENGINE, clock=clock) as mem:
-        assert mem._store.max_system_time() == NOW
+    store = open_store(path, engine=ENGINE)
+    with gm.open(store=store, clock=clock):
+        assert store.max_system_time() == NOW
 
 
 # -- opening ----------------------------------------------------------------------------------
@@ -370,14 +372,16 @@ _CHILD = textwrap.dedent(
     import datetime as dt
     import sys
     import graphmem as gm
+    from graphmem.store import open_store
     from graphmem.timeutil import ManualClock
     path, engine, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
     base = dt.datetime(2030, 1, 1, tzinfo=dt.timezone.utc)
     clock = ManualClock(base)
-    with gm.open(path, engine=engine, clock=clock) as mem:
+    store = open_store(path, engine=engine)
+    with gm.open(store=store, clock=clock) as mem:
         mem.define_predicate("tag", cardinality="many")
         # Batches commit in order: the stored ones are 0 .. start-1.
-        start = len(mem._store.run("MATCH ()-[r:Fact]->() RETURN DISTINCT r.source"))
+        start = len(store.run("MATCH ()-[r:Fact]->() RETURN DISTINCT r.source"))
         print("ready", flush=True)
         for b in range(start, start + 1000):
             clock.set(base + dt.timedelta(seconds=b + 1))
@@ -415,12 +419,13 @@ def test_kill_during_bulk_copy_keeps_whole_batches(tmp_path: Path) -> None:
         proc.kill()
         out, _ = proc.communicate(timeout=60)
         reported |= {int(x) for x in out.split()}
-        with gm.open(path, engine=ENGINE) as mem:
+        opened = open_store(path, engine=ENGINE)
+        with gm.open(store=opened):
             counts = dict(
-                mem._store.run("MATCH ()-[r:Fact]->() RETURN r.source, count(r) ORDER BY r.source")
+                opened.run("MATCH ()-[r:Fact]->() RETURN r.source, count(r) ORDER BY r.source")
             )
-            marker = mem._store.max_system_time()
-            newest = mem._store.run("MATCH ()-[r:Fact]->() RETURN max(r.recorded_at)")[0][0]
+            marker = opened.max_system_time()
+            newest = opened.run("MATCH ()-[r:Fact]->() RETURN max(r.recorded_at)")[0][0]
         assert set(counts.values()) <= {n}, counts  # whole batches only
         assert {f"batch{b}" for b in reported} <= set(counts)  # reported ones were durable
         if newest is not None:

@@ -14,6 +14,7 @@ from old_schema import make_old_schema
 
 import graphmem as gm
 from graphmem.cli import cli
+from graphmem.store import open_store
 from graphmem.timeutil import ManualClock
 from graphmem.trust import NotDisputed, Trust, gate, is_disputed, is_open_dispute
 from tests import backends
@@ -353,12 +354,14 @@ def test_context_as_of_bumps_no_counter(mem: gm.Memory, clock: ManualClock) -> N
 
 
 def test_schema_2_database_is_upgraded_in_place(db_path: str, clock: ManualClock) -> None:
-    with gm.open(db_path, clock=clock, engine=ENGINE) as mem:
+    store = open_store(db_path, engine=ENGINE)
+    with gm.open(store=store, clock=clock) as mem:
         mem.add_fact("api", "runs_on", "Go")
-        make_old_schema(mem._store, "2")  # no source_type or scope columns
+        make_old_schema(store, "2")  # no source_type or scope columns
     clock.set("2026-02-01")
-    with gm.open(db_path, clock=clock, engine=ENGINE) as mem:
-        assert mem._store.get_meta("schema_version") == "4"
+    store = open_store(db_path, engine=ENGINE)
+    with gm.open(store=store, clock=clock) as mem:
+        assert store.get_meta("schema_version") == "4"
         assert [(f.object, f.source_type) for f in mem.facts()] == [("Go", None)]
         # an unranked version is not protected
         assert mem.add_fact("api", "runs_on", "Rust", source_type="agent").decision is (
@@ -438,12 +441,14 @@ def test_mcp_tools(clock: ManualClock) -> None:
 
 
 def test_falkordb_schema_2_graph_is_upgraded(falkordb_url: str, clock: ManualClock) -> None:
-    with gm.open(falkordb_url, clock=clock) as mem:
+    store = open_store(falkordb_url)
+    with gm.open(store=store, clock=clock) as mem:
         mem.add_fact("api", "runs_on", "Go")
-        mem._store._w("MATCH (m:Meta {key: 'schema_version'}) SET m.value = '2'", {})  # type: ignore[attr-defined]
+        store._w("MATCH (m:Meta {key: 'schema_version'}) SET m.value = '2'", {})  # type: ignore[attr-defined]
     clock.set("2026-02-01")
-    with gm.open(falkordb_url, clock=clock) as mem:
-        assert mem._store.get_meta("schema_version") == "4"
+    store = open_store(falkordb_url)
+    with gm.open(store=store, clock=clock) as mem:
+        assert store.get_meta("schema_version") == "4"
         assert [(f.object, f.source_type) for f in mem.facts()] == [("Go", None)]
         mem.add_fact("api", "runs_on", "Rust", source_type="agent", confidence=0.2)
         assert [d.object for d in mem.disputes()] == ["Rust"]

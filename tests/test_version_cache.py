@@ -25,7 +25,8 @@ from pydantic import ValidationError
 import graphmem as gm
 from graphmem.export import export_memory, import_memory
 from graphmem.models import Fact
-from graphmem.store.base import ChangeSet
+from graphmem.store import open_store
+from graphmem.store.base import ChangeSet, Store
 from graphmem.store.cache import FILL_BATCH, VersionCache
 from graphmem.store.kuzu.engine import COPY_THRESHOLD, SMALL_BATCH
 from graphmem.timeutil import ManualClock
@@ -141,21 +142,26 @@ def test_a_change_set_updates_cached_subjects() -> None:
 
 
 @pytest.mark.embedded
-def test_cached_versions_cannot_be_changed_by_callers(mem: gm.Memory) -> None:
+def test_cached_versions_cannot_be_changed_by_callers(mem: gm.Memory, mem_store: Store) -> None:
     mem.add_fact("api", "runs_on", "Go")
     first = mem.facts(subject="api")
     with pytest.raises(ValidationError):
         first[0].object = "Rust"  # type: ignore[misc]  # Fact is frozen
     first.clear()
     assert [f.object for f in mem.facts(subject="api")] == ["Go"]
-    assert mem._store.version_cache.hits > 0
+    assert mem_store.version_cache.hits > 0  # type: ignore[attr-defined]
 
 
 # -- cached answers equal the engine's -----------------------------------------------------------
 
 
-def answers(mem: gm.Memory, subjects: list[str], known: list[dt.datetime]) -> list[str]:
-    """Every read the cache serves, as JSON (types and time zones compared too)."""
+def answers(
+    mem: gm.Memory, store: Store, subjects: list[str], known: list[dt.datetime]
+) -> list[str]:
+    """Every read the cache serves, as JSON (types and time zones compared too).
+
+    ``store``: the one ``mem`` runs on.
+    """
     out: list[object] = []
     for s in subjects:
         out.append(mem.facts(subject=s))
@@ -166,7 +172,6 @@ def answers(mem: gm.Memory, subjects: list[str], known: list[dt.datetime]) -> li
                 mem.facts(subject=s, known_at=k, valid_at=dt.datetime(2010, 6, 1, tzinfo=UTC))
             )
             out.append(mem.facts(subject=s, predicate="likes", known_at=k, limit=2))
-    store = mem._store
     ids = [s.lower() for s in subjects]
     current = store.current_versions(ids)
     out.append({s: sorted(f.id for f in vs) for s, vs in current.items()})
@@ -182,11 +187,13 @@ def _dump(x: object) -> object:
     raise TypeError(type(x))
 
 
-def same_as_engine(mem: gm.Memory, subjects: list[str], known: list[dt.datetime]) -> list[str]:
-    cached = answers(mem, subjects, known)
-    again = answers(mem, subjects, known)  # now from the cache
-    with mem._store.uncached():  # type: ignore[attr-defined]
-        fresh = answers(mem, subjects, known)
+def same_as_engine(
+    mem: gm.Memory, store: Store, subjects: list[str], known: list[dt.datetime]
+) -> list[str]:
+    cached = answers(mem, store, subjects, known)
+    again = answers(mem, store, subjects, known)  # now from the cache
+    with store.uncached():  # type: ignore[attr-defined]
+        fresh = answers(mem, store, subjects, known)
     assert cached == fresh
     assert again == fresh
     return fresh
@@ -218,13 +225,15 @@ def rows(seed: int, n: int) -> list[dict[str, object]]:
     return out
 
 
-def open_mem(path: str | None = None, policy: str = "auto") -> tuple[gm.Memory, ManualClock]:
+def open_mem(path: str | None = None, policy: str = "auto") -> tuple[gm.Memory, Store, ManualClock]:
+    """A memory on a store of its own (the memory owns it), and the store, to look at."""
     clock = ManualClock(T0)
-    mem = gm.open(path, engine=ENGINE, clock=clock)
+    store = open_store(path, engine=ENGINE)
+    mem = gm.open(store=store, clock=clock)
     mem.define_predicate("works_at", cardinality="one")
     mem.define_predicate("likes", cardinality="many")
-    mem._store.copy_policy = policy  # type: ignore[attr-defined]  # which path big batches take
-    return mem, clock
+    store.copy_policy = policy  # type: ignore[attr-defined]  # which path big batches take
+    return mem, store, clock
 
 
 # Each example writes batches of up to hundreds of facts: few examples, no shrinking.
@@ -253,7 +262,8 @@ def step(mem: gm.Memory, op: str, seed: int, size: int) -> list[str]:
         return [r.decision.value for r in mem.add_facts(rows(seed, size))]
     s = rng.choice(SUBJECTS[:6])
     if op == "retract":
-        current = mem.facts(subject=s)
+        # the first in a fixed order: facts() may order a tie differently in each memory
+        current = sorted(mem.facts(subject=s), key=lambda f: (f.predicate, f.object))
         if current:
             return [mem.retract(s, current[0].predicate, current[0].object).decision.value]
         return []
@@ -261,10 +271,10 @@ def step(mem: gm.Memory, op: str, seed: int, size: int) -> list[str]:
     return []
 
 
-def stored(mem: gm.Memory) -> list[tuple]:
+def stored(store: Store) -> list[tuple]:
     """Every stored version without its random ids (successors as a flag)."""
-    with mem._store.uncached():  # type: ignore[attr-defined]
-        facts = mem._store.query_facts()
+    with store.uncached():  # type: ignore[attr-defined]
+        facts = store.query_facts()
     keys = ("subject", "predicate", "object", "valid_from", "valid_to", "recorded_at")
     keys += ("expired_at", "reason", "access_count")
     return sorted(
@@ -277,9 +287,9 @@ def stored(mem: gm.Memory) -> list[tuple]:
 @PROPS
 @given(steps, st.sampled_from(["auto", "always", "never"]))
 def test_cached_answers_equal_the_engine_and_never_change(steps: list, policy: str) -> None:
-    mem, clock = open_mem(policy=policy)
-    ref, ref_clock = open_mem(policy=policy)  # the same writes with the cache off
-    ref._store.version_cache.max_subjects = 0  # type: ignore[attr-defined]
+    mem, store, clock = open_mem(policy=policy)
+    ref, ref_store, ref_clock = open_mem(policy=policy)  # the same writes with the cache off
+    ref_store.version_cache.max_subjects = 0  # type: ignore[attr-defined]
     with mem, ref:
         seen: list[tuple[dt.datetime, list[list[tuple]]]] = []
         probe = SUBJECTS[:6]
@@ -288,21 +298,21 @@ def test_cached_answers_equal_the_engine_and_never_change(steps: list, policy: s
             clock.set(now)
             ref_clock.set(now)
             assert step(mem, op, seed, size) == step(ref, op, seed, size)
-            same_as_engine(mem, probe, [now])
+            same_as_engine(mem, store, probe, [now])
             seen.append((now, believed(mem, probe, now)))
             for known, before in seen:
                 # What a version asserts and when it was recorded; a later write may close it
                 # (expired_at after ``known``) or count an access, never change the answer.
                 assert believed(mem, probe, known) == before, known
-        assert stored(mem) == stored(ref)
-        assert mem._store.version_cache.hits > 0  # type: ignore[attr-defined]
-        assert ref._store.version_cache.hits == 0  # type: ignore[attr-defined]
+        assert stored(store) == stored(ref_store)
+        assert store.version_cache.hits > 0  # type: ignore[attr-defined]
+        assert ref_store.version_cache.hits == 0  # type: ignore[attr-defined]
 
 
 def test_every_write_path_keeps_the_cache_true(tmp_path) -> None:
     """Per-row inserts, COPY, closes, access counts, disputes, corrections, merges, purge."""
     path = os.path.join(tmp_path, "m.kuzu")
-    mem, clock = open_mem(path, policy="always")
+    mem, store, clock = open_mem(path, policy="always")
     subjects = ["s0", "s1", "s2", "Ana", "Acme", "api"]
     t = iter(range(1, 1000))
 
@@ -314,43 +324,42 @@ def test_every_write_path_keeps_the_cache_true(tmp_path) -> None:
     with mem:
         known = [tick()]
         mem.add_fact("Ana", "works_at", "Acme", source_type="user")
-        same_as_engine(mem, subjects, known)
+        same_as_engine(mem, store, subjects, known)
         tick()
         mem.add_facts(rows(1, COPY_THRESHOLD + 10))  # COPY (forced)
-        assert mem._store.write_paths  # type: ignore[attr-defined]
-        same_as_engine(mem, subjects, known)
-        mem._store.copy_policy = "never"  # type: ignore[attr-defined]
+        assert store.write_paths  # type: ignore[attr-defined]
+        same_as_engine(mem, store, subjects, known)
+        store.copy_policy = "never"  # type: ignore[attr-defined]
         known.append(tick())
         mem.add_facts(rows(2, SMALL_BATCH + 5))  # logged rows, closes among them
-        same_as_engine(mem, subjects, known)
+        same_as_engine(mem, store, subjects, known)
         tick()
         r = mem.add_fact("Ana", "works_at", "Acme", statement="Ana no longer works at Acme")
-        same_as_engine(mem, subjects, known)
+        same_as_engine(mem, store, subjects, known)
         if r.decision is gm.Decision.DISPUTE and r.fact is not None:
             tick()
             mem.resolve_dispute(r.fact.id, accept=False)  # a settle
-            same_as_engine(mem, subjects, known)
+            same_as_engine(mem, store, subjects, known)
         known.append(tick())
         victim = mem.facts(subject="s0")[0]
         mem.correct(victim.id, "o4-corrected")
-        same_as_engine(mem, subjects, known)
+        same_as_engine(mem, store, subjects, known)
         tick()
         mem.retract(fact_id=mem.facts(subject="s1")[0].id)
-        same_as_engine(mem, subjects, known)
+        same_as_engine(mem, store, subjects, known)
         tick()
         mem.add_fact("api", "runs_on", "Go")
         mem.context("what does api run on", budget_tokens=400)  # access counters ("out"/"in")
-        same_as_engine(mem, subjects, known)
+        same_as_engine(mem, store, subjects, known)
         tick()
         mem.merge_entities("s2", "s3")
-        same_as_engine(mem, [*subjects, "s3"], known)
+        same_as_engine(mem, store, [*subjects, "s3"], known)
         tick()
         mem.define_predicate("likes", aliases=["enjoys"])
-        same_as_engine(mem, subjects, known)
+        same_as_engine(mem, store, subjects, known)
         tick()
         mem.purge("s0", reason="asked to forget")  # vacuums the file too
-        same_as_engine(mem, subjects, known)
-        store = mem._store
+        same_as_engine(mem, store, subjects, known)
         assert store.version_cache.hits > 0  # type: ignore[attr-defined]
         # A write outside any change set (a repair, a test) drops the cache at once.
         mem.facts(subject="s1")
@@ -360,23 +369,24 @@ def test_every_write_path_keeps_the_cache_true(tmp_path) -> None:
         )
         assert len(store.version_cache) == 0  # type: ignore[attr-defined]
         assert {f.importance for f in mem.history("s1", include_expired=True)} == {9.5}
-        same_as_engine(mem, subjects, known)
+        same_as_engine(mem, store, subjects, known)
 
 
 def test_import_and_reopen_start_from_the_file(tmp_path) -> None:
-    src, clock = open_mem(policy="auto")
+    src, _, clock = open_mem(policy="auto")
     with src:
         src.add_facts(rows(3, 50))
         dump = os.path.join(tmp_path, "dump.jsonl")
         export_memory(src, dump)
         expected = [f.model_dump() for f in src.history("s1", include_expired=True)]
     path = os.path.join(tmp_path, "m.kuzu")
-    with gm.open(path, engine=ENGINE, clock=ManualClock(T0), ontology=None) as mem:
+    store = open_store(path, engine=ENGINE)
+    with gm.open(store=store, clock=ManualClock(T0), ontology=None) as mem:
         assert mem.facts(subject="s1") == []  # cached as empty
         import_memory(mem, dump)
         got = [f.model_dump() for f in mem.history("s1", include_expired=True)]
         assert got == expected
-        same_as_engine(mem, SUBJECTS[:5], [T0 + dt.timedelta(days=1)])
+        same_as_engine(mem, store, SUBJECTS[:5], [T0 + dt.timedelta(days=1)])
     with gm.open(path, engine=ENGINE, clock=ManualClock(T0 + dt.timedelta(days=1))) as mem:
         mem.add_fact("s1", "likes", "reopened")
     with gm.open(path, engine=ENGINE, clock=ManualClock(T0 + dt.timedelta(days=1))) as mem:
@@ -387,20 +397,21 @@ def test_a_read_only_store_caches_nothing(tmp_path) -> None:
     path = os.path.join(tmp_path, "m.kuzu")
     with gm.open(path, engine=ENGINE, clock=ManualClock(T0)) as mem:
         mem.add_fact("api", "runs_on", "Go")
-    with gm.open(path, engine=ENGINE, read_only=True) as reader:
+    store = open_store(path, engine=ENGINE, read_only=True)
+    with gm.open(store=store) as reader:
         for _ in range(2):
             assert [f.object for f in reader.facts(subject="api")] == ["Go"]
-        assert reader._store.version_cache.hits == 0  # type: ignore[attr-defined]
-        assert len(reader._store.version_cache) == 0  # type: ignore[attr-defined]
+        assert store.version_cache.hits == 0  # type: ignore[attr-defined]
+        assert len(store.version_cache) == 0  # type: ignore[attr-defined]
 
 
 @pytest.mark.embedded
-def test_a_bulk_plan_reads_many_subjects_without_filling(mem: gm.Memory) -> None:
+def test_a_bulk_plan_reads_many_subjects_without_filling(mem: gm.Memory, mem_store: Store) -> None:
     many = [
         {"subject": f"n{i}", "predicate": "likes", "object": "x"} for i in range(FILL_BATCH + 1)
     ]
     mem.add_facts(many)
-    assert len(mem._store.version_cache) <= FILL_BATCH  # type: ignore[attr-defined]
+    assert len(mem_store.version_cache) <= FILL_BATCH  # type: ignore[attr-defined]
 
 
 # -- lending -------------------------------------------------------------------------------------
@@ -432,14 +443,22 @@ def test_a_write_by_a_borrower_is_seen_by_the_lender(tmp_path, monkeypatch) -> N
     monkeypatch.setenv("XDG_RUNTIME_DIR", run)
     path = os.path.join(tmp_path, "m.kuzu")
     clock = ManualClock("2026-01-01")
-    lender = Lender(path, lambda: gm.open(path, engine=ENGINE, clock=clock))
+    opened: list[Store] = []  # the stores the lender's memories run on, newest last
+
+    def open_lent() -> gm.Memory:
+        store = open_store(path, engine=ENGINE)
+        mem = gm.open(store=store, clock=clock)
+        opened.append(store)
+        return mem
+
+    lender = Lender(path, open_lent)
     lender.start()
     try:
         with lender.use() as mem:
             mem.add_fact("api", "runs_on", "Go", valid_from="2026-01-01")
             assert [f.object for f in mem.facts(subject="api")] == ["Go"]
             assert [f.object for f in mem.facts(subject="api")] == ["Go"]  # cached now
-            assert mem._store.version_cache.hits > 0
+            assert opened[-1].version_cache.hits > 0  # type: ignore[attr-defined]
         env = {**os.environ, "XDG_RUNTIME_DIR": run, "PYTHONPATH": os.pathsep.join(sys.path)}
         proc = subprocess.run(
             [sys.executable, "-c", BORROWER, path, ENGINE],

@@ -26,6 +26,8 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 import graphmem as gm
+from graphmem.store import open_store
+from graphmem.store.base import Store
 from graphmem.store.kuzu.engine import COPY_THRESHOLD, SMALL_BATCH
 from graphmem.timeutil import ManualClock
 
@@ -68,25 +70,27 @@ def rows(seed: int, n: int) -> list[dict[str, object]]:
     return out
 
 
-def open_mem(policy: str, path: str | None = None) -> tuple[gm.Memory, ManualClock]:
+def open_mem(policy: str, path: str | None = None) -> tuple[gm.Memory, Store, ManualClock]:
+    """A memory on a store of its own (the memory owns it), and the store, to look at."""
     clock = ManualClock(T0)
-    mem = gm.open(path, engine=ENGINE, clock=clock)
+    store = open_store(path, engine=ENGINE)
+    mem = gm.open(store=store, clock=clock)
     mem.define_predicate("works_at", cardinality="one")
     mem.define_predicate("lives_in", cardinality="one")
     mem.define_predicate("likes", cardinality="many")
     mem.define_predicate("knows", cardinality="many")
-    mem._store.copy_policy = policy  # the seam: which path big batches take
-    return mem, clock
+    store.copy_policy = policy  # the seam: which path big batches take
+    return mem, store, clock
 
 
-def versions(mem: gm.Memory, known_at: dt.datetime | None = None) -> list[tuple]:
+def versions(store: Store, known_at: dt.datetime | None = None) -> list[tuple]:
     """Every stored version (or those known at ``known_at``) without its random ids.
 
     With ``known_at``, only what a version asserts and when it was recorded: a later write
     closes a version (``expired_at``, ``superseded_by``, ``reason``: after ``known_at``, so it
     stays in the answer) or reinforces it in place (the access counters, docs/concepts/hotness.md).
     """
-    facts = mem._store.query_facts(known_at=known_at)
+    facts = store.query_facts(known_at=known_at)
     if known_at is not None:
         return [t[:6] for t in versions_of(facts)]
     return versions_of(facts)
@@ -133,18 +137,18 @@ plans = st.lists(st.tuples(st.integers(0, 10_000), st.sampled_from(SIZES)), min_
 @PROPS
 @given(plans, st.sampled_from(["auto", "always"]))
 def test_known_at_answers_never_change(plan: list[tuple[int, int]], policy: str) -> None:
-    mem, clock = open_mem(policy)
+    mem, store, clock = open_mem(policy)
     with mem:
         seen: list[tuple[dt.datetime, list[tuple]]] = []
         for k, (seed, size) in enumerate(plan):
             clock.set(T0 + dt.timedelta(seconds=k + 1))
             mem.add_facts(rows(seed, size))
             now = T0 + dt.timedelta(seconds=k + 1)
-            seen.append((now, versions(mem, known_at=now)))
+            seen.append((now, versions(store, known_at=now)))
             for known, before in seen:
-                assert versions(mem, known_at=known) == before, (known, policy)
+                assert versions(store, known_at=known) == before, (known, policy)
             # single-valued predicates: one current object at any valid instant
-            current = mem._store.query_facts(current_only=True)
+            current = store.query_facts(current_only=True)
             for p in ("works_at", "lives_in"):
                 by_subject: dict[str, list] = {}
                 for f in current:
@@ -162,10 +166,10 @@ def test_known_at_answers_never_change(plan: list[tuple[int, int]], policy: str)
 def test_every_path_equals_logged_inserts(plan: list[tuple[int, int]]) -> None:
     results = {}
     for policy in ("never", "auto", "always"):
-        mem, clock = open_mem(policy)
+        mem, store, clock = open_mem(policy)
         with mem:
             decisions = write_all(mem, clock, plan)
-            results[policy] = (decisions, versions(mem))
+            results[policy] = (decisions, versions(store))
     assert results["auto"] == results["never"]
     assert results["always"] == results["never"]
 
@@ -179,13 +183,14 @@ def test_each_path_is_reached_and_agrees(tmp_path, on_disk: bool) -> None:
     paths = {}
     for policy in ("never", "always"):
         path = str(tmp_path / f"{policy}.kuzu") if on_disk else None
-        mem, clock = open_mem(policy, path)
+        mem, store, clock = open_mem(policy, path)
         with mem:
             decisions = write_all(mem, clock, plan)
-            out[policy] = (decisions, versions(mem))
-            paths[policy] = dict(mem._store.write_paths)
+            out[policy] = (decisions, versions(store))
+            paths[policy] = dict(store.write_paths)
         if on_disk:  # reopened from disk: the same versions
-            with gm.open(path, engine=ENGINE, clock=clock) as again:
+            again = open_store(path, engine=ENGINE)
+            with gm.open(store=again, clock=clock):
                 assert versions(again) == out[policy][1]
     assert out["always"] == out["never"]
     copied = paths["always"]
@@ -200,10 +205,10 @@ def test_each_path_is_reached_and_agrees(tmp_path, on_disk: bool) -> None:
 
 
 def test_auto_copies_into_an_empty_store_and_appends_small_batches_row_by_row() -> None:
-    mem, clock = open_mem("auto")
+    mem, store, clock = open_mem("auto")
     with mem:
         write_all(mem, clock, [(1, COPY_THRESHOLD + 150), (2, 3)])
-        paths = mem._store.write_paths
+        paths = store.write_paths
         assert paths.get("copy-empty", 0) == 1, paths
         assert paths.get("rows", 0) >= 1, paths
 
@@ -218,38 +223,41 @@ def test_crash_record_of_held_back_writes_is_applied_on_open(tmp_path) -> None:
     base = [(1, COPY_THRESHOLD + 150)]
     more = rows(2, COPY_THRESHOLD + 150)
     later = T0 + dt.timedelta(seconds=10)
-    ref, ref_clock = open_mem("always", str(tmp_path / "ref.kuzu"))
+    ref, ref_store, ref_clock = open_mem("always", str(tmp_path / "ref.kuzu"))
     with ref:  # the reference: the same writes, nothing interrupted
         write_all(ref, ref_clock, base)
         ref_clock.set(later)
         ref.add_facts(more)
-        want = versions(ref)
-        assert ref._store.write_paths.get("copy-append+ops", 0) == 1
-    mem, clock = open_mem("always", path)
+        want = versions(ref_store)
+        assert ref_store.write_paths.get("copy-append+ops", 0) == 1
+    mem, store, clock = open_mem("always", path)
     with mem:
         write_all(mem, clock, base)
         clock.set(later)
-        mem._store.fail_after_copy = True  # the seam: stop between the two commits
+        store.fail_after_copy = True  # the seam: stop between the two commits
         with pytest.raises(RuntimeError, match="after the copy"):
             mem.add_facts(more)
-    with gm.open(path, engine=ENGINE, clock=clock) as reopened:
+    reopened = open_store(path, engine=ENGINE)
+    with gm.open(store=reopened, clock=clock):  # the open applies the held-back closes
         assert versions(reopened) == want
-        assert reopened._store.get_meta("copy_pending") is None
+        assert reopened.get_meta("copy_pending") is None
 
 
 _CHILD = textwrap.dedent(
     """
     import datetime as dt, sys
     import graphmem as gm
+    from graphmem.store import open_store
     from graphmem.timeutil import ManualClock
 
     path, engine, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
     base = dt.datetime(2030, 1, 1, tzinfo=dt.timezone.utc)
     clock = ManualClock(base)
-    with gm.open(path, engine=engine, clock=clock) as mem:
+    store = open_store(path, engine=engine)
+    with gm.open(store=store, clock=clock) as mem:
         mem.define_predicate("works_at", cardinality="one")
-        mem._store.copy_policy = "always"
-        start = len({f.source for f in mem._store.query_facts(predicate="works_at")})
+        store.copy_policy = "always"
+        start = len({f.source for f in store.query_facts(predicate="works_at")})
         print("ready", flush=True)
         for b in range(start, start + 1000):
             clock.set(base + dt.timedelta(seconds=b + 1))
@@ -289,9 +297,10 @@ def test_kill_during_copy_with_closes_keeps_whole_calls(tmp_path) -> None:
         proc.kill()
         out, _ = proc.communicate(timeout=60)
         reported |= {int(x) for x in out.split()}
-        with gm.open(path, engine=ENGINE) as mem:
-            current = mem._store.query_facts(predicate="works_at", current_only=True)
-            assert mem._store.get_meta("copy_pending") is None
+        store = open_store(path, engine=ENGINE)
+        with gm.open(store=store) as mem:
+            current = store.query_facts(predicate="works_at", current_only=True)
+            assert store.get_meta("copy_pending") is None
             assert mem.check().ok
         open_ended = [f for f in current if f.valid_to is None]
         # whole calls only: one open-ended current version per subject, all from one call

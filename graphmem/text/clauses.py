@@ -15,7 +15,8 @@ from graphmem.text import lexicon, names
 from graphmem.text.names import _FIRST_PERSON, _PERSON_PRONOUNS, _THING_PRONOUNS, is_name_like
 
 _KEY_VALUE = re.compile(
-    r"^(?P<key>[A-Za-z][\w/&.-]*(?: [\w/&.-]+){0,2})\s*(?::|->|→|=>|=)\s*(?P<value>\S.{0,40})$"
+    r"^(?P<key>[A-Za-z][\w/&.-]*(?: [\w/&.-]+){0,2})\s*(?P<sep>:|->|→|=>|=)\s*"
+    r"(?P<value>\S.{0,40})$"
 )
 #: Words before a colon that head a note, not a setting ("Status: done", "feat: ...").
 _NOT_KEYS = frozenset(
@@ -25,7 +26,9 @@ _NOT_KEYS = frozenset(
     revert release changelog added removed changed fixed deprecated security breaking retro
     standup meeting minutes reminder heads warning important context background edit ps
     attendees owner owners goal goals risk risks idea ideas result results outcome yesterday
-    today tomorrow tonight doing planned wins learned progress""".split()  # noqa: SIM905
+    today tomorrow tonight doing planned wins learned progress author authors ref refs
+    signed-off-by co-authored-by reviewed-by acked-by cc bcc to from sent edited updated
+    modified created""".split()  # noqa: SIM905
 )
 #: Labels in capitals that head a note, not a setting ("TODO: Redis").
 _NOT_ACRONYM_KEYS = frozenset(["todo", "wip", "fyi", "re", "ps", "nb", "tldr", "faq", "ama"])
@@ -35,9 +38,12 @@ _VERBISH = re.compile(
 )
 
 
-def _is_key(key: str) -> bool:
-    # the head word decides: "Status: done" is a note, "status page: Statuspage" a setting
+def _is_key(key: str, sep: str = ":") -> bool:
+    # the head word decides: "Status: done" is a note, "status page: Statuspage" a setting;
+    # before an arrow ("Stage → Proposal") no label names who speaks
     words = key.casefold().split()
+    if sep != ":" and words[-1] not in _NOT_KEYS:
+        return True
     heading = words[-1] in _NOT_KEYS or words[0] in ("heads", "action", "next", "open", "follow")
     if lexicon.ACRONYM.fullmatch(key.strip()):  # "APM: Datadog", "CI: GitHub Actions"
         return words[0] not in _NOT_ACRONYM_KEYS

@@ -254,6 +254,14 @@ def _found(
     return tuple(_scan(text, wall.replace(tzinfo=zone, fold=fold)))
 
 
+#: Words before a date that say it is ahead or near, not past: "I start at Fernhill on April
+#: 6", "she will join on May 1" (docs/concepts/text.md#dates).
+_FORWARD = re.compile(
+    r"(?i)\b(?:will|'ll|shall|going to|gonna|start|starts|begin|begins|join|joins|moving|"
+    r"move in)\b"
+)
+
+
 def _scan(text: str, at: dt.datetime) -> Iterator[tuple[dt.datetime, str, tuple[int, int]]]:
     for m in DATE_PATTERN.finditer(text):
         expr = m.group("date")
@@ -268,7 +276,9 @@ def _scan(text: str, at: dt.datetime) -> Iterator[tuple[dt.datetime, str, tuple[
         if when is None:
             continue
         if (
-            prep.split(" ")[0] in ("starting", "effective", "beginning", "from") or prep == "as of"
+            prep.split(" ")[0] in ("starting", "effective", "beginning", "from")
+            or prep == "as of"
+            or _FORWARD.search(text[: m.start()])
         ) and re.fullmatch(
             rf"(?:{_MONTH}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?"
             rf"{_MONTH}|{_MONTH})",

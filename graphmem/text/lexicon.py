@@ -387,15 +387,15 @@ _NOT_SPEAKERS = frozenset(
 def is_setting(label: str, body: str) -> bool:
     """An acronym before a short name is a setting, not a speaker: "APM: Datadog".
 
-    >>> is_setting("APM", "Datadog"), is_setting("AJ", "we moved to Go")
-    (True, False)
+    >>> is_setting("APM", "Datadog"), is_setting("MRR", "$2,400/mo"), is_setting("AJ", "we moved")
+    (True, True, False)
     """
     words = body.split()
     return bool(
         ACRONYM.fullmatch(label.strip())
         and 0 < len(words) <= 3
         and not body.rstrip().endswith((".", "!", "?"))
-        and words[0][:1].isupper()
+        and (words[0][:1].isupper() or words[0][:1].isdigit() or words[0][:1] in "$€£")
     )
 
 

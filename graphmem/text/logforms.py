@@ -304,15 +304,19 @@ def without_aside(value: str) -> str:
 
 
 #: A field's old and new value: "Devraj → Hannah (out on leave)".
-_FIELD_MOVED = re.compile(r"^[^→>]{1,40}?\s*(?:→|->|=>)\s*(?P<new>[^→>(]+?)\s*(?:\(.*)?$")
+_FIELD_MOVED = re.compile(r"^[^→>]{1,40}?\s*(?:→|->|=>)\s*(?P<new>[^→>(,;]+?)\s*(?:[(,;].*)?$")
 
 
 def field_value(value: str) -> str:
-    """A record field's value as it stands now, without its aside.
+    """A field's or a setting's value as it stands now, without its aside.
 
     >>> field_value("Devraj → Hannah (Devraj out on leave)"), field_value("Done (in 3.9)")
     ('Hannah', 'Done')
+    >>> field_value("4 → 8, HPA max 16")
+    '8'
+
     """
+    value = re.sub(r"\s+#\s.*$", "", value)  # "debug  # temp": a config file's comment
     moved = _FIELD_MOVED.match(value)
     return moved.group("new") if moved else without_aside(value)
 

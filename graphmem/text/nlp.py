@@ -288,9 +288,10 @@ def _chat_labels(lines: list[str]) -> set[str]:
     return set(seen) if sum(words) / len(words) >= 4 else set()
 
 
-#: A list item "- Key: value" (docs/concepts/text.md#log-formats).
+#: A list item "- Key: value", or a line "Key: value" (docs/concepts/text.md#log-formats).
 _KEY_ITEM = re.compile(
-    r"^\s*(?:[-*•]|\d{1,3}[.)])\s+(?P<key>[A-Z][\w .'/-]{0,30}?)\s*:\s+(?P<value>\S.*)$"
+    r"^\s*(?P<item>(?:[-*•]|\d{1,3}[.)])\s+)?(?P<key>[A-Za-z][\w .'/-]{0,30}?)\s*:\s+"
+    r"(?P<value>\S.*)$"
 )
 
 
@@ -302,13 +303,30 @@ def _key_items(lines: list[str]) -> dict[int, tuple[str, str]]:
     A list whose items each start with a label before a colon is a card when every label is
     used once and every value is short and no question ("- Name: Tomás", "- City: Valencia",
     "- Job: data analyst at Mercadona"); two or more such items make one. The same labels in a
-    chat say who speaks: a speaker comes back, or says a sentence.
+    chat say who speaks: a speaker comes back, or says a sentence. Lines without a list
+    marker ("Seats: 40", "Retention: 30 days") are items too when no label of the text that
+    could name a speaker says a sentence: then the text is no chat
+    (docs/concepts/text.md#cards).
     """
     items: dict[int, tuple[str, str]] = {}
+    bare: list[int] = []
+    chat = False
     for i, line in enumerate(lines):
         m = _KEY_ITEM.match(line)
-        if m:
-            items[i] = (m.group("key").strip(), m.group("value").strip())
+        if m and m.group("item") is None and any(ch.isdigit() for ch in m.group("key")):
+            m = None  # "OPS-311: Document the on-call path" heads a record (logforms.record_key)
+        if not m:
+            turn = _TURN.match(line)
+            rest = line[turn.end() :] if turn else ""
+            chat = chat or bool(turn and _speakerish(turn.group("who")) and _spoken(rest))
+            continue
+        items[i] = (m.group("key").strip(), m.group("value").strip())
+        if m.group("item") is None:
+            bare.append(i)
+            chat = chat or (_speakerish(items[i][0]) and _spoken(items[i][1]))
+    if chat:
+        for i in bare:
+            del items[i]
     if len(items) < 2:
         return {}
     keys = [k.casefold() for k, _ in items.values()]
@@ -338,6 +356,22 @@ def _field(value: str) -> bool:
 _CLAUSE_WORD = re.compile(
     r"(?i)\b(?:is|are|was|were|will|can|has|have|had|do|does|did|not|it|this|that|i|we|you)\b"
 )
+
+
+def _speakerish(label: str) -> bool:
+    """Whether a label could name who speaks: "Caroline", or "kim" written in lower case."""
+    label = label.strip()
+    return is_speaker(label) or (label.islower() and is_speaker(label.capitalize()))
+
+
+def _spoken(value: str) -> bool:
+    """Whether a labelled line's words are something said: a sentence or a reply, no value."""
+    return bool(value.split()) and (
+        _said(value)
+        or len(value.split()) > 8
+        or value.rstrip().endswith(("?", "!"))
+        or _CLAUSE_WORD.search(value) is not None
+    )
 
 
 def _said(value: str) -> bool:

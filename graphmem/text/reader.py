@@ -37,7 +37,7 @@ from graphmem.text.clauses import (
 )
 from graphmem.text.cleanup import clean, denegate
 from graphmem.text.dates import find_dates
-from graphmem.text.logforms import commit_statement, unclip
+from graphmem.text.logforms import commit_statement, record_field, unclip
 from graphmem.text.modality import sentence_skipped, skipped
 from graphmem.text.names import (
     _FIRST_PERSON,
@@ -417,25 +417,25 @@ class Reader:
         )
         plain = text  # what the parser reads: the words as written ("Traefik does ingress")
         text = re.sub(r"(?i)(?<!so )(?<!as )\b(?:does|do|did)\s+(?!not\b)(?=[a-z]+\b)", "", text)
-        pair = _KEY_VALUE.match(text)
+        pair = _KEY_VALUE.match(logforms.without_aside(text))  # "Queue: Kafka (3 brokers)"
+        # "replicas: 4 → 8": now 8; "Champion: Kari Nystrøm, Head of Ops": Kari Nystrøm
+        said = re.split(r",\s", logforms.field_value(pair.group("value")))[0] if pair else ""
         key = pair.group("key") if pair else ""
-        keyed = bool(key) and (_is_key(key) or bool(self.record and logforms.record_field(key)))
-        said = pair.group("value") if pair else ""
-        said = logforms.field_value(said) if self.record else said
-        if pair and keyed and _is_value(said):
-            # "queue: SQS", "analytics events -> Segment": a list of settings
-            # (docs/concepts/text.md#log-formats)
-            value = self.value(said)
-            if value:
-                claim = Claim(
-                    self.record or self.owner,  # "Assignee: Jonas" in SUP-4412
-                    key.casefold(),
-                    value,
-                    valid_from=self._dates(text)[0],
-                    correction=correction,
-                    sentence=" ".join(sentence.split()),
-                )
-                return [claim]
+        if is_name_like(said):  # "New champion = Sven": the champion ("new job = new pay": no)
+            key = re.sub(r"(?i)^(?:new|current)\s+(?=\w)", "", key)
+        sep = pair.group("sep") if pair else ":"
+        keyed = bool(key) and (_is_key(key, sep) or bool(self.record and record_field(key)))
+        # "queue: SQS", "analytics events -> Segment": settings (docs/concepts/text.md#log-formats)
+        if pair and keyed and _is_value(said) and (value := self.value(said)):
+            claim = Claim(
+                self.record or self.owner,  # "Assignee: Jonas" in SUP-4412
+                key.casefold(),
+                value,
+                valid_from=self._dates(text)[0],
+                correction=correction,
+                sentence=" ".join(sentence.split()),
+            )
+            return [claim]
         topic = re.match(r"^(?P<topic>[^:]{2,40}?):\s+(?=\S)", text)
         slot_after_new = (
             re.search(r"(?i)\bnew\s+([\w -]+?)(?:\s+as of\s+\w+)?\s*$", topic.group("topic"))

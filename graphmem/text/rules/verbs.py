@@ -41,7 +41,9 @@ _VERBS: list[tuple[str, str, str]] = [
     ),
     (
         r"(?:joined|has joined|have joined|started at|started working at|started working for|"
-        r"began working at|got hired by|was hired by|got a job at|is hired by|signed with)\s+"
+        r"began working at|got hired by|was hired by|got a job at|is hired by|signed with|"
+        r"got the job at|landed (?:a|the) job at|accepted (?:a|the|an) (?:job|offer|role) "
+        r"(?:at|from|with)|start at|starts at|am starting at|is starting at)\s+"
         r"(?P<o>.+)",
         "works_at",
         "sp",

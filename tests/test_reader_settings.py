@@ -1,0 +1,127 @@
+"""Forms of the tenth reader round (docs/concepts/text.md#tenth-round), through the public API.
+
+Settings written as lines without a list marker ("Seats: 40") or in lower case ("replicas: 4"),
+a setting's move written with an arrow ("replicas: 4 → 8", "Stage → Proposal"), labels that
+name no setting (a commit's "Author:", a page's "Last edited:"), a new job said as "I got the
+job at X", and the year of a date said ahead ("I start on April 6").
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from graphmem.text.dates import find_dates
+from graphmem.timeutil import ManualClock
+from tests import backends
+from tests.test_readers import _current
+
+
+def _mine(mem: object) -> set[tuple[str, str]]:
+    return {(p, o) for s, p, o in _current(mem) if s == mem.owner}  # type: ignore[attr-defined]
+
+
+def test_lines_of_settings_without_list_markers(clock: ManualClock) -> None:
+    # docs/concepts/text.md#cards
+    clock.set("2026-02-02")
+    with backends.memory(clock=clock) as mem:
+        mem.remember("Seats: 40\nMRR: $2,400/mo\nRetention: 30 days", at="2026-02-01")
+        assert {("seats", "40"), ("mrr", "$2,400/mo"), ("retention", "30 days")} <= _mine(mem)
+
+
+def test_a_chat_with_the_same_shape_is_no_card(clock: ManualClock) -> None:
+    # one label says a sentence: the labels are people speaking
+    clock.set("2026-02-02")
+    with backends.memory(clock=clock) as mem:
+        mem.remember("Alice: Postgres\nBob: MySQL I think, we moved last year", at="2026-02-01")
+        assert not {p for p, _ in _mine(mem)} & {"alice", "bob"}
+
+
+def test_a_config_in_lower_case_and_its_moves(clock: ManualClock) -> None:
+    clock.set("2026-02-02")
+    with backends.memory(clock=clock) as mem:
+        mem.remember(
+            "replicas: 4\nmemory limit: 1Gi\nlogLevel: info  # was debug\n"
+            "feature flag provider: LaunchDarkly",
+            at="2026-02-01",
+        )
+        assert {("replicas", "4"), ("memory_limit", "1Gi"), ("loglevel", "info")} <= _mine(mem)
+        clock.set("2026-03-02")
+        mem.remember(
+            "- replicas: 4 → 8, HPA max 16\n- memory limit: 1Gi → 2Gi (OOMKills at p99)\n"
+            "- feature flag provider: LaunchDarkly → Unleash (self-hosted)",
+            at="2026-03-01",
+        )
+        now = _mine(mem)
+        assert {("replicas", "8"), ("memory_limit", "2Gi")} <= now
+        assert ("feature_flag_provider", "Unleash") in now
+        assert not {("replicas", "4"), ("memory_limit", "1Gi")} & now
+        old = mem.history(mem.owner, "replicas", include_expired=True)
+        assert {f.object for f in old if f.valid_to or f.expired_at} == {"4"}
+
+
+def test_an_arrow_or_an_equals_sign_sets_a_slot(clock: ManualClock) -> None:
+    clock.set("2026-02-02")
+    with backends.memory(clock=clock) as mem:
+        mem.remember("Demo went well.\nStage → Proposal.", at="2026-02-01")
+        mem.remember("New champion = Sven Aas.\nStage → Negotiation.", at="2026-02-02")
+        now = _mine(mem)
+        assert {("stage", "Negotiation"), ("champion", "Sven Aas")} <= now
+        assert ("stage", "Proposal") not in now
+        mem.remember("ugh new job = new pay", at="2026-02-02")  # no name: the slot stays "new"
+        assert "job" not in {p for p, _ in _mine(mem)}
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Author: kwame.a <kwame@ledgerline.dev>",
+        "Refs: LL-482",
+        "Last edited: 2026-02-04 by @hkim",
+        "Signed-off-by: Dana Lee",
+    ],
+)
+def test_labels_that_name_no_setting(line: str, clock: ManualClock) -> None:
+    clock.set("2026-02-02")
+    with backends.memory(clock=clock) as mem:
+        mem.remember(f"{line}\nRegion: eu-west-1", at="2026-02-01")
+        assert _mine(mem) == {("region", "eu-west-1")}
+
+
+def test_got_the_job_at_supersedes_the_employer(clock: ManualClock) -> None:
+    clock.set("2026-01-08")
+    with backends.memory(clock=clock) as mem:
+        mem.add_session("User: I work as a UX designer at Brightwell", started_at="2026-01-08")
+        clock.set("2026-03-15")
+        mem.add_session(
+            "User: ok big update!! I got the job at Fernhill Studio 🎉", started_at="2026-03-15"
+        )
+        assert ("works_at", "Fernhill Studio") in _mine(mem)
+        assert ("works_at", "Brightwell") not in _mine(mem)
+        mem.add_session("User: I didn't get the job at Lumen", started_at="2026-03-15")
+        assert ("works_at", "Lumen") not in _mine(mem)
+
+
+_MONTHS = ["January", "March", "April", "June", "September", "December"]
+
+
+@given(
+    month=st.sampled_from(_MONTHS),
+    day=st.integers(1, 28),
+    said=st.dates(dt.date(2025, 1, 1), dt.date(2027, 12, 31)),
+)
+@settings(max_examples=60, deadline=None)
+def test_a_date_said_ahead_is_the_nearest_and_one_said_past_never_later(
+    month: str, day: int, said: dt.date
+) -> None:
+    # docs/concepts/text.md#dates
+    at = dt.datetime(said.year, said.month, said.day, 12, tzinfo=dt.timezone.utc)
+    ahead = [d for d, _, _ in find_dates(f"I start at Fernhill on {month} {day}", at)]
+    past = [d for d, _, _ in find_dates(f"I joined Fernhill on {month} {day}", at)]
+    assert len(ahead) == len(past) == 1
+    assert past[0] <= at
+    assert abs(ahead[0] - at) <= dt.timedelta(days=184)
+    assert (ahead[0].month, ahead[0].day) == (past[0].month, past[0].day)
