@@ -125,3 +125,28 @@ def test_a_date_said_ahead_is_the_nearest_and_one_said_past_never_later(
     assert past[0] <= at
     assert abs(ahead[0] - at) <= dt.timedelta(days=184)
     assert (ahead[0].month, ahead[0].day) == (past[0].month, past[0].day)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "role"),
+    [
+        ("I'm a pharmacist at Boots in Cardiff.", "pharmacist"),
+        ("I'm a nurse at Leeds General.", "nurse"),
+    ],
+)
+def test_a_job_word_before_an_employer_is_a_role(
+    sentence: str, role: str, clock: ManualClock
+) -> None:
+    clock.set("2026-02-02")
+    with backends.memory(clock=clock) as mem:
+        mem.add_session(f"User: {sentence}", started_at="2026-02-01")
+        assert ("role", role) in _mine(mem)
+        assert any(p == "works_at" for p, _ in _mine(mem))
+
+
+@pytest.mark.parametrize("sentence", ["I'm a member at Crux.", "I'm a regular at Joe's Cafe."])
+def test_a_word_that_ends_like_a_job_and_names_none(sentence: str, clock: ManualClock) -> None:
+    clock.set("2026-02-02")
+    with backends.memory(clock=clock) as mem:
+        mem.add_session(f"User: {sentence}", started_at="2026-02-01")
+        assert not {p for p, _ in _mine(mem)} & {"role", "works_at"}

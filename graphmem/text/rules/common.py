@@ -73,5 +73,13 @@ def _is_role(text: str, *, loose: bool = False) -> bool:
     return (
         loose
         and len(words) <= 3
+        and words[-1] not in _NO_JOBS
         and bool(re.search(r"(?:ist|er|or|ian|ant|ent|ect|eer|ive)$", words[-1]))
     )
+
+
+#: Words that end like a job and name none ("a member at Crux", "a regular at Joe's").
+_NO_JOBS = frozenset(
+    """member customer user regular subscriber visitor guest patient passenger resident player
+    supporter fan follower beginner newcomer believer lover reader viewer listener""".split()  # noqa: SIM905
+)

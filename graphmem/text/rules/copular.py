@@ -189,7 +189,9 @@ def _copular(r: Reader, c: str, neg: bool, prev: str | None, spk: str | None) ->
             and (article in ("a", "an", "") or (article == "the" and title != value))
             and len(value.split()) <= 7
         )
-        if not possessive and (_is_role(value) or (lead and len(title.split()) <= 3)):
+        # "I'm a pharmacist at Boots": any word ending like a job, with its employer
+        loose = bool(org) and article in ("a", "an")
+        if not possessive and (_is_role(value, loose=loose) or (lead and len(title.split()) <= 3)):
             subject = _subj(r, subject_raw, prev, spk)
             if not subject:
                 return []
