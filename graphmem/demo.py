@@ -55,6 +55,10 @@ def learning_schedule(
         open-ended at its start, and re-asserted with its end at its end (rule 5: an end where
         there was none is news). Within a batch, rows are in world-time order.
     """
+    if years < 1:
+        raise InvalidInput(
+            f"years={years!r}: a batch spans at least one year; pass years=1 or more"
+        )
     events: list[tuple[dt.datetime, dict[str, object]]] = []
     for f in facts:
         row = {
@@ -67,10 +71,6 @@ def learning_schedule(
         events.append((f.start, row))
         if f.end is not None:
             events.append((f.end, {**row, "valid_to": f.end}))
-    if years < 1:
-        raise InvalidInput(
-            f"years={years!r}: a batch spans at least one year; pass years=1 or more"
-        )
     by_span: dict[int, list[tuple[dt.datetime, dict[str, object]]]] = defaultdict(list)
     for when, row in sorted(events, key=lambda e: e[0]):
         by_span[when.year // years].append((when, row))

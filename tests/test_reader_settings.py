@@ -105,6 +105,17 @@ def test_got_the_job_at_supersedes_the_employer(clock: ManualClock) -> None:
         assert ("works_at", "Lumen") not in _mine(mem)
 
 
+@pytest.mark.parametrize(
+    "sentence",
+    ["I accepted the offer from Globex.", "I landed a job at Globex.", "I start at Globex."],
+)
+def test_other_ways_to_say_a_new_job(sentence: str, clock: ManualClock) -> None:
+    clock.set("2026-02-02")
+    with backends.memory(clock=clock) as mem:
+        mem.add_session(f"User: {sentence}", started_at="2026-02-01")
+        assert ("works_at", "Globex") in _mine(mem)
+
+
 _MONTHS = ["January", "March", "April", "June", "September", "December"]
 
 
