@@ -137,12 +137,16 @@ from graphmem.episodic import (
 )
 from graphmem.errors import GraphmemError, InvalidInput
 from graphmem.kernel import kernel_of
+from graphmem.normalize import terms
+from graphmem.recall_cues import asks_when
+from graphmem.restated import Item, restated
 from graphmem.said_ended import fact_marks
 from graphmem.timeutil import TimeLike, to_utc
 from graphmem.trust import dispute_notes
 
 if TYPE_CHECKING:
     from graphmem.kernel import Kernel, MemoryLike
+    from graphmem.store.records import FactView
 
 __all__ = [
     "CHARS_PER_TOKEN",
@@ -302,8 +306,38 @@ def gather(
     ended = fact_marks([c.fact for c in ranked], lines, owner=kernel.owner, valid_at=v_at)
     for c in ranked:
         c.said_ended = ended.get(c.fact.id, "")
+    _mark_restated(ranked, query, k_at)
     said, same = _dedupe(found)
     return Gathered(ranked, said, _covered(ranked, found, same))
+
+
+def _mark_restated(ranked: Sequence[_Candidate], query: str, k_at: dt.datetime) -> None:
+    """Mark facts and notes whose value a fact or note learned later gives otherwise.
+
+    The facts' side of :func:`graphmem.episodic.line_candidates`' marks: "Team plan costs $20",
+    then a note "the Team plan is $24 per seat now" (docs/concepts/recall.md#restated). A fact
+    reads as its subject, predicate, object and the sentence it was read from; "said" is when
+    it was recorded. Marks, never writes.
+    """
+    items = [
+        Item(f.id, _said(f), f.recorded_at, (f.recorded_at.isoformat(), f.id))
+        for f in (c.fact for c in ranked)
+    ]
+    skip = frozenset(c.fact.id for c in ranked if c.said_ended or c.fact.valid_to is not None)
+    found = restated(
+        items, valid_at=k_at, query_words=frozenset(terms(query)), skip=skip, dates=asks_when(query)
+    )
+    for c in ranked:
+        if c.fact.id in found:
+            mark, when = found[c.fact.id]
+            c.said_ended = f"{mark} per {when.date().isoformat()}"
+
+
+def _said(f: FactView) -> str:
+    if f.predicate == "note":
+        return f.object
+    triple = f"{f.subject} {f.predicate.replace('_', ' ')} {f.object}"
+    return f"{triple}. {f.statement}" if f.statement else triple
 
 
 def search(

@@ -77,6 +77,7 @@ from graphmem.display import ContextText
 from graphmem.kernel import kernel_of
 from graphmem.normalize import term_set, terms
 from graphmem.recall_cues import asks_when, has_time_cue, named_dates
+from graphmem.restated import Item, restated
 from graphmem.said_ended import Said, Shown, marks
 from graphmem.store.records import FactView, LineRow, SessionClaim
 
@@ -324,7 +325,7 @@ def line_candidates(
     ]
     _mark_superseded(kernel, out, valid_at=valid_at, known_at=known_at)
     _mark_said_ended(out, owner=kernel.owner, valid_at=valid_at, follows=followers)
-    _mark_restated(out, valid_at=valid_at)
+    _mark_restated(out, valid_at=valid_at, query=query)
     for c in out:
         if c.superseded is not None:
             c.score *= SUPERSEDED_FACTOR
@@ -582,56 +583,23 @@ def _mark_said_ended(
             c.superseded = f"{value}: no longer current per {fmt_date(when)}"
 
 
-#: Values of a kind a later line may give otherwise: versions and addresses, amounts, shares.
-_TYPED = {
-    "version": re.compile(r"(?<![\w.$€£])v?\d+(?:\.\d+)+(?![\w%]|\.\d)"),
-    "money": re.compile(r"[$€£]\s?\d[\d,.]*(?:[kKmM]\b)?(?:/\w+)?"),
-    "share": re.compile(r"(?<![\w.])\d+(?:\.\d+)?%"),
-}
-
-
-def _typed(text: str) -> dict[str, set[str]]:
-    return {k: {v.lstrip("v").rstrip(".,") for v in rx.findall(text)} for k, rx in _TYPED.items()}
-
-
-def _mark_restated(candidates: Sequence[LineCandidate], *, valid_at: dt.datetime) -> None:
-    """Mark a line whose version, amount or share a later line shown with it gives otherwise.
+def _mark_restated(
+    candidates: Sequence[LineCandidate], *, valid_at: dt.datetime, query: str
+) -> None:
+    """Mark a line whose value of a kind a later line shown with it gives otherwise.
 
     "k8s version in prod is 1.27", then "the upgrade to 1.29 went through, prod is on 1.29
-    now": when the later line has a word of change (or "now") and shares a word besides the
-    values, the earlier one reads ``(1.27 possibly superseded: 1.29 per 4 Feb 2025)``
-    (docs/concepts/recall.md#said-ended). A mark, never a write.
+    now": the earlier one reads ``(1.27 possibly superseded: 1.29 per 4 Feb 2025)``
+    (:mod:`graphmem.restated`, docs/concepts/recall.md#restated). A mark, never a write.
     """
-    typed = {c.line.id: _typed(c.line.text) for c in candidates}
-    if not any(v for t in typed.values() for v in t.values()):
-        return  # no line gives a version, an amount or a share: nothing to compare
-    words_of = {c.line.id: term_set(c.line.text) for c in candidates}
-    later = [
-        c
-        for c in candidates
-        if c.line.started_at <= valid_at
-        and (_CHANGE_CUE.search(c.line.text) or re.search(r"(?i)\bnow\b", c.line.text))
-    ]
+    items = [Item(c.line.id, c.line.text, c.line.started_at, _order(c.line)) for c in candidates]
+    skip = frozenset(c.line.id for c in candidates if c.superseded is not None)
+    words = frozenset(terms(query))
+    found = restated(items, valid_at=valid_at, query_words=words, skip=skip, dates=asks_when(query))
     for c in candidates:
-        if c.superseded is not None or not any(typed[c.line.id].values()):
-            continue
-        for n in later:
-            if not _said_after(c.line, n.line):
-                continue
-            for kind, olds in typed[c.line.id].items():
-                news = typed[n.line.id][kind] - olds
-                gone = olds - typed[n.line.id][kind]
-                if not (news and gone):
-                    continue
-                words = words_of[c.line.id] - set(terms(" ".join({*olds, *news})))
-                if words & words_of[n.line.id]:
-                    c.superseded = (
-                        f"{', '.join(sorted(gone))} possibly superseded: "
-                        f"{', '.join(sorted(news))} per {fmt_date(n.line.started_at)}"
-                    )
-                    break
-            if c.superseded is not None:
-                break
+        if c.line.id in found:
+            mark, when = found[c.line.id]
+            c.superseded = f"{mark} per {fmt_date(when)}"
 
 
 def _names(value: str, text: str) -> bool:

@@ -1,0 +1,260 @@
+"""Values a later line gives otherwise: the marks of docs/concepts/recall.md#restated.
+
+The reader may miss a change ("staging upgrade done, we're on Postgres 16 now" names no
+subject it can resolve), but an earlier line shown beside it ("staging is still on Postgres 14")
+gives a value *of the same kind* that the later line gives otherwise. This module finds such
+values with patterns and no parser, and says so on the earlier line, as a mark and never a write:
+``(Postgres 14 possibly superseded: Postgres 16 per 13 Feb 2026)``.
+
+Kinds (:func:`typed_values`): versions (``1.27``), amounts (``$240/month``), shares (``40%``),
+dates (``March 10``, ``2026-02-28``), clock times (``6:40pm``), phone numbers, e-mail
+addresses, numbered hosts (``pg-prod-2``), a number after a word (``Postgres 14``, ``room 214``)
+and a number before a unit (``4 workers``, ``30 days``; durations are one kind).
+
+An earlier item is marked when a later one (said after it, by ``valid_at``):
+
+- has a word of change or ``now`` (:data:`CUE`),
+- gives another value of a kind the earlier one gives and does not repeat the earlier value,
+- shares a word with it besides the values.
+
+For the kinds beyond versions, amounts and shares, which are commoner in passing, both items give
+exactly one value of the kind, and when the query has words the shared words hold one of them:
+two lines about the question's topic, not two numbers that happen to share a unit.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Sequence
+from typing import NamedTuple
+
+from graphmem.normalize import STOPWORDS, term_set
+
+__all__ = ["CUE", "Item", "restated", "typed_values"]
+
+#: A word of change, or "now": the later item says something moved.
+CUE = re.compile(
+    r"(?i)\b(?:now|no longer|anymore|any more|instead|actually|correction|corrected|correct|"
+    r"switched|moved|migrated|replaced|changed|changing|stopped|dropped|updated|upgraded|"
+    r"downgraded|renamed|gone|retired|deprecated|deleted|removed|raised|lowered|bumped|"
+    r"increased|decreased|reduced|cut|pushed|postponed|rescheduled|delayed|extended|"
+    r"shortened|renewed|wrong|typo|new|starting|effective|goes to|went to|up to|down to|"
+    r"was wrong|not quite|from now on|going forward)\b"
+)
+_MONTH = (
+    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+    r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+)
+
+
+def _set(words: str) -> frozenset[str]:
+    return frozenset(words.split())
+
+
+_MONTHS = _set(
+    "jan january feb february mar march apr april may jun june jul july aug august sep sept "
+    "september oct october nov november dec december"
+)
+#: Kinds common enough in a line about its topic that no query word need be shared.
+_OLD_KINDS = ("version", "money", "share")
+#: Kinds compared only when the query asks when.
+_WHEN_KINDS = ("date", "time")
+_FIXED = {
+    "version": re.compile(r"(?<![\w.$€£])v?\d+(?:\.\d+)+(?![\w%]|\.\d)"),
+    "money": re.compile(r"[$€£]\s?\d[\d,.]*(?:[kKmM]\b)?(?:/\w+)?"),
+    "share": re.compile(r"(?<![\w.])\d+(?:\.\d+)?%"),
+    "date": re.compile(
+        rf"(?i)\b(?:\d{{4}}-\d{{2}}-\d{{2}}|\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}\b|"
+        rf"{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?\b)"
+    ),
+    "time": re.compile(
+        r"(?i)(?<![\[\d:])\b\d{1,2}(?::\d{2})?\s?(?:am|pm)\b(?!\]?:)|"
+        r"(?<![\[\d:])\b\d{1,2}:\d{2}\s?(?:utc|gmt|[ecmp][sd]?t|ce[s]?t|bst|ist)\b"
+    ),
+    "phone": re.compile(r"(?<![\w.+-])\+?\d{2,4}[ -]\d{3}[ -]\d{3,4}(?![\w.-])|\b\d{3}-\d{4}\b"),
+    "email": re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"),
+}
+_HOST = re.compile(r"\b([a-z][a-z0-9]*(?:-[a-z0-9]+)*-)\d+\b")
+_NAMED = re.compile(r"(?i)\b([a-z][\w+#]*)[ \t]+(v?\d{1,4}(?:\.\d+)*)\b(?![%:/.,]?\d|\.\s)")
+_COUNT = re.compile(r"(?i)(?<![\w.$€£:/-])(\d+(?:\.\d+)?)\s?([a-z][a-z/]*)")
+_DURATION = {
+    "s": "second", "sec": "second", "secs": "second", "second": "second", "ms": "second",
+    "min": "minute", "mins": "minute", "minute": "minute", "h": "hour", "hr": "hour",
+    "hrs": "hour", "hour": "hour", "day": "day", "week": "week", "month": "month", "year": "year",
+}  # fmt: skip
+#: Words a number after or before them does not make a kind of value.
+_NOT_UNITS = (
+    STOPWORDS
+    | _MONTHS
+    | _set(
+        "at on in to by of is are was were be from with for and or about than over under the a "
+        "am pm st nd rd th x n no"
+    )
+)
+_NOT_NAMED = _NOT_UNITS | _set(
+    "last next first top up down around approx every per each only just item step phase week day q "
+    "mon tue tues wed thu thur thurs fri sat sun monday tuesday wednesday thursday friday saturday "
+    "sunday"
+)
+
+
+class Item(NamedTuple):
+    """A line, a note or a fact shown: its text, when it was said, and a tie order."""
+
+    id: str
+    text: str
+    when: dt.datetime
+    order: tuple[str, ...] = ()
+
+
+def _unit(word: str) -> str:
+    w = word.casefold().rstrip("/")
+    w = w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
+    return "duration" if w in _DURATION else w
+
+
+def typed_values(text: str) -> dict[str, dict[str, str]]:
+    """The values of each kind a text gives: ``{kind: {canonical: as written}}``.
+
+    Canonical forms let two spellings of one value agree: ``$12`` and ``$12/month``,
+    ``2pm`` and ``14:00 UTC``, ``July 1`` and ``2026-07-01`` (module documentation).
+
+    >>> sorted((k, sorted(v.values())) for k, v in typed_values(
+    ...     "staging is on Postgres 14, 4 workers, lands at 6:40pm").items())
+    [('n:postgres', ['Postgres 14']), ('time', ['6:40pm']), ('u:worker', ['4 workers'])]
+    """
+    out: dict[str, dict[str, str]] = {}
+
+    def add(kind: str, canonical: str, written: str) -> None:
+        out.setdefault(kind, {}).setdefault(canonical, written)
+
+    for kind, rx in _FIXED.items():
+        for m in rx.finditer(text):
+            written = m.group(0).rstrip(".,")
+            shown = written.lstrip("vV") if kind == "version" else written
+            # thousands ("£48k") and plain amounts ("£1,180/mo") are different kinds of money
+            key = kind + ("-k" if kind == "money" and written[-1:] in "kKmM" else "")
+            add(key, _canonical(kind, written), shown)
+    for m in _HOST.finditer(text.casefold()):
+        add("h:" + m.group(1), m.group(0), m.group(0))
+    for m in _NAMED.finditer(text):
+        word = m.group(1).casefold()
+        if word not in _NOT_NAMED and not word.isdigit():
+            add("n:" + word, f"{word} {m.group(2).casefold().lstrip('v')}", m.group(0))
+    for m in _COUNT.finditer(text):
+        unit = m.group(2).casefold()
+        if unit not in _NOT_UNITS:
+            add("u:" + _unit(unit), f"{float(m.group(1)):g} {_unit(unit)}", m.group(0))
+    return out
+
+
+def _canonical(kind: str, written: str) -> str:
+    w = " ".join(written.casefold().split())
+    if kind == "money":
+        m = re.match(r"([$€£])\s?([\d,.]+)([km]?)", w)
+        if m:
+            number = m.group(2).replace(",", "").rstrip(".")
+            return m.group(1) + (number[:-3] if number.endswith(".00") else number) + m.group(3)
+    if kind == "version":
+        return w.lstrip("v")
+    if kind == "time":
+        m = re.match(r"(\d{1,2})(?::(\d{2}))?\s?(am|pm)?", w)
+        if m:
+            hour = (
+                int(m.group(1)) % 12 + (12 if m.group(3) == "pm" else 0)
+                if m.group(3)
+                else int(m.group(1))
+            )
+            return f"{hour:02d}:{m.group(2) or '00'}"
+    if kind == "date":
+        return _date_key(w)
+    return w
+
+
+def _date_key(w: str) -> str:
+    iso = re.fullmatch(r"(\d{4})-(\d{2})-(\d{2})", w)
+    if iso:
+        return w
+    day = re.search(r"\d{1,2}", w)
+    month = re.search(r"[a-z]{3}", w)
+    if day is None or month is None:
+        return w
+    number = _MONTH_NO.get(month.group(0), 0)
+    return f"{number:02d}-{int(day.group(0)):02d}"
+
+
+_MONTH_NO = {
+    m: i
+    for i, m in enumerate(re.findall(r"\w+", "jan feb mar apr may jun jul aug sep oct nov dec"), 1)
+}
+
+
+def restated(
+    items: Sequence[Item],
+    *,
+    valid_at: dt.datetime,
+    query_words: frozenset[str] = frozenset(),
+    skip: frozenset[str] = frozenset(),
+    dates: bool = False,
+) -> dict[str, tuple[str, dt.datetime]]:
+    """Each item (not in ``skip``) whose value a later item gives otherwise, and its mark.
+
+    Returns ``{id: ("<old> possibly superseded: <new>", when the later item was said)}``;
+    ``query_words`` are the query's :func:`~graphmem.normalize.terms`. Dates and clock times
+    are compared only with ``dates`` (the query asks when): logs are full of them in passing.
+    """
+    typed = {i.id: typed_values(i.text) for i in items}
+    if not dates:
+        typed = {
+            k: {kind: v for kind, v in t.items() if kind not in _WHEN_KINDS}
+            for k, t in typed.items()
+        }
+    if not any(typed.values()):
+        return {}
+    words_of = {i.id: term_set(i.text) for i in items}
+    later = sorted(
+        (i for i in items if i.when <= valid_at and CUE.search(i.text)),
+        key=lambda i: (i.when, i.order, i.id),
+    )  # the first later item that gives another value, whatever the input order
+    out: dict[str, tuple[str, dt.datetime]] = {}
+    for c in items:
+        if c.id in skip or not typed[c.id]:
+            continue
+        for n in later:
+            if (n.when, n.order) <= (c.when, c.order) or n.id == c.id:
+                continue
+            found = _differs(typed[c.id], typed[n.id], words_of[c.id], words_of[n.id], query_words)
+            if found:
+                gone, news = found
+                out[c.id] = (f"{gone} possibly superseded: {news}", n.when)
+                break
+    return out
+
+
+def _differs(
+    olds_by: dict[str, dict[str, str]],
+    news_by: dict[str, dict[str, str]],
+    words: frozenset[str],
+    later_words: frozenset[str],
+    query_words: frozenset[str],
+) -> tuple[str, str] | None:
+    for kind, olds in olds_by.items():
+        theirs = news_by.get(kind, {})
+        if not theirs or (kind != "version" and (len(olds) != 1 or len(theirs) != 1)):
+            continue
+        mine, other = set(olds), set(theirs)
+        if kind == "date" and not all(len(k) == 10 for k in (*mine, *other)):
+            mine, other = {k[-5:] for k in mine}, {k[-5:] for k in other}
+        if not (other - mine and mine - other):
+            continue
+        shown = {*olds.values(), *theirs.values()}
+        shared = (words - term_set(" ".join(shown))) & later_words
+        if not shared:
+            continue
+        if kind not in _OLD_KINDS and query_words and not shared & query_words:
+            continue
+        gone = [v for k, v in olds.items() if k not in theirs]
+        news = [v for k, v in theirs.items() if k not in olds]
+        return ", ".join(sorted(gone or olds.values())), ", ".join(sorted(news or theirs.values()))
+    return None

@@ -1,0 +1,178 @@
+"""Values a later line gives otherwise: docs/concepts/recall.md#restated."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import graphmem as gm
+from graphmem.restated import Item, restated, typed_values
+from graphmem.timeutil import ManualClock
+
+D1 = dt.datetime(2026, 2, 3, 9, tzinfo=dt.UTC)
+D2 = dt.datetime(2026, 2, 13, 16, tzinfo=dt.UTC)
+LATER = dt.datetime(2026, 3, 1, tzinfo=dt.UTC)
+
+
+def _marks(old: str, new: str, *, query: str = "", dates: bool = False) -> dict[str, str]:
+    items = [Item("a", old, D1), Item("b", new, D2)]
+    words = frozenset(gm.normalize.terms(query)) if query else frozenset()
+    return {
+        k: v
+        for k, (v, _) in restated(items, valid_at=LATER, query_words=words, dates=dates).items()
+    }
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "value"),
+    [
+        ("staging is still on Postgres 14", "n:postgres", "Postgres 14"),
+        ("she's in room 214, first floor", "n:room", "room 214"),
+        ("the consumers run on 4 workers", "u:worker", "4 workers"),
+        ("the nightly job takes about 3 hours", "u:duration", "3 hours"),
+        ("limit is 100 req/s per key", "u:req/", "100 req/s"),
+        ("the business plan is $240/month", "money", "$240/month"),
+        ("uptime was 99.9%", "share", "99.9%"),
+        ("prod k8s is on 1.27.3", "version", "1.27.3"),
+        ("primary db is pg-prod-2", "h:pg-prod-", "pg-prod-2"),
+        ("Phone: 0412 338 905", "phone", "0412 338 905"),
+        ("receipts come from billing@corp.example", "email", "billing@corp.example"),
+        ("the surgery is on March 10", "date", "March 10"),
+        ("lands at 6:40pm", "time", "6:40pm"),
+    ],
+)
+def test_kinds(text: str, kind: str, value: str) -> None:
+    assert value in typed_values(text)[kind].values()
+
+
+def test_one_value_in_two_spellings_is_one_canonical_value() -> None:
+    assert typed_values("$12")["money"].keys() == typed_values("$12/month")["money"].keys()
+    assert typed_values("at 2pm")["time"].keys() == typed_values("14:00 UTC")["time"].keys()
+    assert typed_values("July 1")["date"].keys() == typed_values("1 Jul")["date"].keys()
+    assert typed_values("$1,950")["money"].keys() == typed_values("$1950.00")["money"].keys()
+
+
+def test_chat_stamps_and_function_words_are_not_values() -> None:
+    assert "time" not in typed_values("[09:02] marta: morning")
+    assert "time" not in typed_values("Nadia Boateng 9:15 AM: thank you!")
+    assert typed_values("visiting hours are 10 to 6") == {}
+
+
+def test_a_later_value_of_the_same_kind_marks_the_earlier_line() -> None:
+    marks = _marks(
+        "fyi staging is still on Postgres 14",
+        "staging upgrade done, we're on Postgres 16 now",
+        query="Which Postgres version is staging on?",
+    )
+    assert marks == {"a": "Postgres 14 possibly superseded: Postgres 16"}
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "query"),
+    [
+        # no word of change or "now" in the later line
+        ("staging is on Postgres 14", "staging is on Postgres 16", "staging postgres"),
+        # no word shared besides the values
+        ("billing runs 4 workers", "we moved search to 12 workers", "workers"),
+        # the later line repeats the earlier value ("from 14 to 16" is the said-ended rule's)
+        ("staging is on Postgres 14", "moved staging from Postgres 14 to Postgres 16", "staging"),
+        # a kind beyond versions, amounts and shares needs a query word among the shared ones
+        ("the consumers run on 4 workers", "consumers are on 12 workers now", "autoscaling"),
+        # two values of the kind in one line: which one changed is not clear
+        (
+            "consumers run on 4 workers, indexers on 2 workers",
+            "consumers on 12 workers now",
+            "consumers",
+        ),
+    ],
+)
+def test_no_mark(old: str, new: str, query: str) -> None:
+    assert _marks(old, new, query=query) == {}
+
+
+def test_dates_and_times_count_only_for_a_question_that_asks_when() -> None:
+    old, new = "dad's hip surgery is on March 10", "they moved the surgery to March 17"
+    assert _marks(old, new, query="when is the surgery") == {}
+    marks = _marks(old, new, query="when is the surgery", dates=True)
+    assert marks == {"a": "March 10 possibly superseded: March 17"}
+
+
+def test_a_line_said_after_valid_at_or_skipped_marks_nothing() -> None:
+    items = [Item("a", "limit is $20 a seat", D1), Item("b", "limit raised to $24 a seat", D2)]
+    assert restated(items, valid_at=D1) == {}
+    assert restated(items, valid_at=LATER, skip=frozenset({"a"})) == {}
+    assert restated(items, valid_at=LATER) == {"a": ("$20 possibly superseded: $24", D2)}
+
+
+_TEXTS = st.sampled_from(
+    [
+        "staging is on Postgres 14",
+        "staging moved to Postgres 16 now",
+        "the team plan is $20 a seat",
+        "team plan raised to $24 a seat",
+        "the consumers run on 4 workers",
+        "consumers are on 12 workers now",
+        "nothing changed",
+        "release is 1.27, new build 1.29 now",
+    ]
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_TEXTS, min_size=1, max_size=6), st.randoms(use_true_random=False))
+def test_marks_are_earlier_items_naming_their_value_in_any_input_order(texts, rnd) -> None:
+    items = [Item(str(i), t, D1 + dt.timedelta(days=i)) for i, t in enumerate(texts)]
+    words = frozenset(gm.normalize.terms("staging team plan consumers release"))
+    found = restated(items, valid_at=LATER, query_words=words)
+    shuffled = list(items)
+    rnd.shuffle(shuffled)
+    assert restated(shuffled, valid_at=LATER, query_words=words) == found
+    by_id = {i.id: i for i in items}
+    for item_id, (mark, when) in found.items():
+        item = by_id[item_id]
+        assert when > item.when  # a mark points to a later item
+        gone = mark.split(" possibly superseded: ")[0]
+        assert all(v.casefold() in item.text.casefold() for v in gone.split(", "))
+
+
+def test_sessions_mark_the_earlier_line_in_context(mem: gm.Memory, clock: ManualClock) -> None:
+    clock.set("2026-02-03T09:00:00Z")
+    mem.add_session("marta: fyi staging is still on Postgres 14", started_at="2026-02-03")
+    clock.set("2026-02-13T16:00:00Z")
+    mem.add_session(
+        "tomasz: staging upgrade done, we're on Postgres 16 now", started_at="2026-02-13"
+    )
+    clock.set("2026-02-14T09:00:00Z")
+    text = str(mem.context("Which Postgres version is staging on?"))
+    old = next(line for line in text.splitlines() if "Postgres 14" in line)
+    assert "possibly superseded: Postgres 16 per 13 Feb 2026" in old
+
+
+def test_remembered_facts_and_notes_are_marked_too(mem: gm.Memory, clock: ManualClock) -> None:
+    clock.set("2026-03-12T09:00:00Z")
+    mem.add_fact("team plan", "costs", "$20 a seat", statement="The Team plan costs $20 a seat.")
+    clock.set("2026-03-20T09:00:00Z")
+    mem.remember("Pricing update: the Team plan is now $24 a seat, nothing else changed.")
+    clock.set("2026-03-21T09:00:00Z")
+    text = str(mem.context("How much does the Team plan cost?"))
+    before = str(mem.context("How much does the Team plan cost?", known_at="2026-03-13"))
+    old = next(line for line in text.splitlines() if "$20" in line)
+    assert "possibly superseded: $24 per 2026-03-20" in old
+    assert "possibly superseded" not in before  # known_at: what was known then, unmarked
+
+
+def test_an_answer_known_at_k_is_the_same_after_a_later_line(
+    mem: gm.Memory, clock: ManualClock
+) -> None:
+    clock.set("2026-02-03T09:00:00Z")
+    mem.add_session("kim: the consumers run on 4 workers", started_at="2026-02-03")
+    clock.set("2026-02-04T09:00:00Z")
+    q = "How many workers do the consumers run on?"
+    before = str(mem.context(q, known_at="2026-02-04T09:00:00Z"))
+    clock.set("2026-02-10T09:00:00Z")
+    mem.add_session("mei: consumers are on 12 workers now", started_at="2026-02-10")
+    assert str(mem.context(q, known_at="2026-02-04T09:00:00Z")) == before
+    assert "possibly superseded: 12 workers" in str(mem.context(q))
