@@ -31,9 +31,11 @@ How candidates are found (:mod:`graphmem.store.kuzu.search` holds the queries)
        with ..." claims).
     2. *Neighbourhood*: the facts whose subject or object is an anchor (1 hop). An anchor's
        whole timeline as known at ``known_at`` is read, so replaced values are at hand.
-    3. *Full text*: the query's keywords (minus the anchors' own words) against the FTS index
+    3. *Full text*: the query's keywords (minus the words of the anchors that have a current
+       fact: "Translations", whose only fact was closed, leaves its word in, so the note "the
+       in-house team handles translations" is found) against the FTS index
        on entity names, which also holds every free-text note (a note's object entity is its
-       text); the facts around the best 6 hits (3 when an anchor matched) join the
+       text); the facts around the best 6 hits (3 when such an anchor matched) join the
        candidates (for a hit named by more than 4 words — a text — only the facts pointing
        at it). Statements are matched in Python over the candidates. The index is built on
        first use (about 1 s per 100k entities); without it (ladybug offline, read-only memory
@@ -139,7 +141,7 @@ from graphmem.errors import GraphmemError, InvalidInput
 from graphmem.kernel import kernel_of
 from graphmem.normalize import terms
 from graphmem.recall_cues import asks_when
-from graphmem.restated import Item, restated
+from graphmem.restated import Item, renamed, restated
 from graphmem.said_ended import fact_marks
 from graphmem.timeutil import TimeLike, to_utc
 from graphmem.trust import dispute_notes
@@ -306,16 +308,20 @@ def gather(
     ended = fact_marks([c.fact for c in ranked], lines, owner=kernel.owner, valid_at=v_at)
     for c in ranked:
         c.said_ended = ended.get(c.fact.id, "")
-    _mark_restated(ranked, query, k_at)
+    _mark_restated(ranked, query, k_at, owner=kernel.owner)
     said, same = _dedupe(found)
     return Gathered(ranked, said, _covered(ranked, found, same))
 
 
-def _mark_restated(ranked: Sequence[_Candidate], query: str, k_at: dt.datetime) -> None:
+def _mark_restated(
+    ranked: Sequence[_Candidate], query: str, k_at: dt.datetime, *, owner: str
+) -> None:
     """Mark facts and notes whose value a fact or note learned later gives otherwise.
 
     The facts' side of :func:`graphmem.episodic.line_candidates`' marks: "Team plan costs $20",
-    then a note "the Team plan is $24 per seat now" (docs/concepts/recall.md#restated). A fact
+    then a note "the Team plan is $24 per seat now"; and a fact whose relation a later note
+    names again with a word of change but without its value ("@sven is release manager from
+    v5.13" after ``self release_manager Ayo``) (docs/concepts/recall.md#restated). A fact
     reads as its subject, predicate, object and the sentence it was read from; "said" is when
     it was recorded. Marks, never writes.
     """
@@ -324,13 +330,27 @@ def _mark_restated(ranked: Sequence[_Candidate], query: str, k_at: dt.datetime) 
         for f in (c.fact for c in ranked)
     ]
     skip = frozenset(c.fact.id for c in ranked if c.said_ended or c.fact.valid_to is not None)
-    found = restated(
-        items, valid_at=k_at, query_words=frozenset(terms(query)), skip=skip, dates=asks_when(query)
-    )
+    words = frozenset(terms(query))
+    found = restated(items, valid_at=k_at, query_words=words, skip=skip, dates=asks_when(query))
     for c in ranked:
         if c.fact.id in found:
             mark, when = found[c.fact.id]
             c.said_ended = f"{mark} per {when.date().isoformat()}"
+    slots = [
+        (
+            f.id,
+            f.predicate.replace("_", " "),
+            f.object,
+            "" if f.subject == owner else f.subject,
+            f.recorded_at,
+        )
+        for f in (c.fact for c in ranked)
+        if f.id not in skip and f.id not in found and f.predicate != "note"
+    ]
+    again = renamed(slots, items, valid_at=k_at, query_words=words)
+    for c in ranked:
+        if c.fact.id in again:
+            c.said_ended = f"possibly replaced per {again[c.fact.id].date().isoformat()}"
 
 
 def _said(f: FactView) -> str:

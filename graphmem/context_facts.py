@@ -319,12 +319,6 @@ def _gather_facts(
     """Find and rank the fact candidates; return them, the subjects' timelines, the anchors."""
     store = kernel.store
     anchors, hyphened = _anchors(kernel, query)
-    anchor_words = {w for i, name in anchors.items() if i not in hyphened for w in _keywords(name)}
-    keywords = [w for w in _keywords(query) if w not in anchor_words]
-    hits, hit_names = _full_text(store, keywords, set(anchors))
-    top = FTS_HITS_ANCHORED if set(anchors) - hyphened else FTS_HITS
-    hit_ids = sorted(hits, key=lambda i: (-hits[i], i))[:top]
-    ids = sorted(anchors) + hit_ids
     candidates: dict[str, _Candidate] = {}
 
     touched: set[str] = set()  # candidates new or raised since they were scored
@@ -340,20 +334,38 @@ def _gather_facts(
 
     # Subjects' timelines as known at known_at: what is valid now, and what it replaced.
     # A hit with a long name is a text (a note): only facts pointing at it matter.
-    names = {**anchors, **{h: hit_names[h] for h in hit_ids}}
-    subjects = [i for i in ids if len(names[i].split()) <= TEXT_WORDS]
-    timelines: dict[str, list[FactView]] = {i: [] for i in subjects}
-    for row in store.facts_from(subjects, known_at=k_at):
-        timelines[row.via].append(row)
-        if row.valid_at(v_at):
-            rel = REL_SUBJECT if row.via in anchors else REL_HIT_SUBJECT * hits[row.via]
-            offer(row, "out", rel)
+    timelines: dict[str, list[FactView]] = {}
     named: list[str] = []
-    for row in store.facts_to(ids, known_at=k_at, valid_at=v_at, limit=IN_LIMIT):
-        rel = REL_OBJECT if row.via in anchors else REL_HIT_OBJECT * hits[row.via]
-        offer(row, "in", rel)
-        if row.via in anchors and row.predicate in NAME_PREDICATES:
-            named.append(row.subject_id)  # "Tomás" is the one whose name is Tomás
+    live: set[str] = set()  # anchors with a current fact
+
+    def read_around(
+        ids: Sequence[str], names: Mapping[str, str], hits: Mapping[str, float]
+    ) -> None:
+        subjects = [i for i in ids if len(names[i].split()) <= TEXT_WORDS]
+        timelines.update({i: [] for i in subjects})
+        for row in store.facts_from(subjects, known_at=k_at) if subjects else ():
+            timelines[row.via].append(row)
+            if row.valid_at(v_at):
+                live.add(row.via)
+                rel = REL_SUBJECT if row.via in anchors else REL_HIT_SUBJECT * hits[row.via]
+                offer(row, "out", rel)
+        for row in store.facts_to(ids, known_at=k_at, valid_at=v_at, limit=IN_LIMIT) if ids else ():
+            live.add(row.via)
+            rel = REL_OBJECT if row.via in anchors else REL_HIT_OBJECT * hits[row.via]
+            offer(row, "in", rel)
+            if row.via in anchors and row.predicate in NAME_PREDICATES:
+                named.append(row.subject_id)  # "Tomás" is the one whose name is Tomás
+
+    read_around(sorted(anchors), anchors, {})
+    # An anchor with no current fact says nothing now ("Translations", whose vendor was
+    # closed): its words stay in the full-text query, so the notes that name it are found.
+    speaking = {i for i in anchors if i in live and i not in hyphened}
+    anchor_words = {w for i in speaking for w in _keywords(anchors[i])}
+    keywords = [w for w in _keywords(query) if w not in anchor_words]
+    hits, hit_names = _full_text(store, keywords, set(anchors))
+    top = FTS_HITS_ANCHORED if speaking else FTS_HITS
+    hit_ids = sorted(hits, key=lambda i: (-hits[i], i))[:top]
+    read_around(hit_ids, hit_names, hits)
     named = [i for i in dict.fromkeys(named) if i not in timelines][:NAMED_LOOKUPS]
     if named:
         for i in named:

@@ -31,7 +31,7 @@ from typing import NamedTuple
 
 from graphmem.normalize import STOPWORDS, term_set
 
-__all__ = ["CUE", "Item", "restated", "typed_values"]
+__all__ = ["CUE", "Item", "renamed", "restated", "typed_values"]
 
 #: A word of change, or "now": the later item says something moved.
 CUE = re.compile(
@@ -258,3 +258,44 @@ def _differs(
         news = [v for k, v in theirs.items() if k not in olds]
         return ", ".join(sorted(gone or olds.values())), ", ".join(sorted(news or theirs.values()))
     return None
+
+
+#: Relation words too common to name a slot by themselves ("is", "uses", "runs on").
+_GENERIC = _set("is be has have use run go get make do say said")
+
+
+def renamed(
+    facts: Sequence[tuple[str, str, str, str, dt.datetime]],
+    later: Sequence[Item],
+    *,
+    valid_at: dt.datetime,
+    query_words: frozenset[str],
+) -> dict[str, dt.datetime]:
+    """Facts whose slot a later text names again, with a word of change, but not their value.
+
+    ``facts`` are ``(id, relation, value, subject, said at)``, the subject ``""`` for the
+    memory's owner. ``self release_manager Ayo``, then a note "@sven is release manager from
+    v5.13" (docs/concepts/recall.md#restated): the note holds every word of the relation (and of
+    the subject, when it is not the owner), says something moved, and does not name Ayo. Only
+    facts whose relation shares a word with the query count. Returns ``{fact id: when the
+    later text was said}``; the first later text in time wins.
+    """
+    ordered = sorted(
+        (i for i in later if i.when <= valid_at), key=lambda i: (i.when, i.order, i.id)
+    )
+    words_of = {i.id: term_set(i.text) for i in ordered}
+    out: dict[str, dt.datetime] = {}
+    for fid, slot, value, subject, when in facts:
+        need = term_set(slot) - _GENERIC
+        if not need or not need & query_words:
+            continue
+        need |= term_set(subject)
+        value_key = " ".join(value.casefold().split())
+        for item in ordered:
+            if item.when <= when or item.id == fid or not need <= words_of[item.id]:
+                continue
+            if not CUE.search(item.text) or value_key in " ".join(item.text.casefold().split()):
+                continue
+            out[fid] = item.when
+            break
+    return out

@@ -9,8 +9,9 @@ patterns and no parser, the values a line *says ended*:
 
 - ``from X to Y`` in a line with a change verb ("moved", "migrated", "bumped" ...);
 - ``replaced X with``, ``dropped X``, ``stopped using X``, ``X is gone``, ``X was swapped
-  for``, ``instead of X``, ``X is no longer supported`` (or ``our Y``), ``X -> Y``, ``..., not X``,
-  ``(was X)``, ``up from X``.
+  for``, ``instead of X``, ``X is no longer supported`` (or ``our Y``), ``X -> Y``, ``..., not X``
+  (``£1,150 not £1,100``), ``(was X)``, ``up from X``, ``X left for``, ``X has left``, ``X stepped
+  down``, ``X cancelled on me``.
 
 A value is a run of up to four words; every run is tried, and only one that another line
 names as a whole phrase counts. A line that says ``X`` ended marks:
@@ -38,7 +39,7 @@ from graphmem.normalize import STOPWORDS, terms
 
 __all__ = ["Said", "Shown", "corrected", "ended_values", "fact_marks", "marks"]
 
-_TOKEN = r"[\w$%@+#./:'’-]*[\w$%+#]"
+_TOKEN = r"(?:[\w$£€%@+#./:'’-]|,(?=\d{3}\b))*[\w$%+#]"  # "£1,100": a comma of thousands
 _CHANGE = re.compile(
     r"(?i)\b(?:mov|migrat|switch|swap|replac|upgrad|downgrad|bump|port|transition|shift|"
     r"chang|went|go|goes|going|rais|lower|increas|reduc|cut|jump|grew|fell|drop|updat)\w*"
@@ -65,7 +66,11 @@ _AFTER = re.compile(
     r"no\s+longer(?=\s+(?:my|our|the|their|his|her)\s))|"
     # a note's clipped form: "Jenkins box decommissioned.", "Pingdom cancelled over the break"
     r"(?:decommissioned|retired|deleted|sunset|gone|cancell?ed|discontinued)"
-    r"(?=\s*(?:[.!;,]|$|(?:over|last|this|yesterday|today|since|as\s+of)\b))|"
+    r"(?=\s*(?:[.!;,]|$|(?:over|last|this|yesterday|today|since|as\s+of|on\s+(?:me|us))\b))|"
+    # a person gone from a role: "Mike left for Stripe", "Rosa has left;", "Brenda stepped down"
+    r"(?:has\s+|have\s+)?(?:left|quit|resigned|stepped\s+down)"
+    r"(?=\s*(?:[.!;,—–]|$|(?:for|to\s+join|the\s+(?:company|team)|last|this|yesterday|today|"
+    r"as)\b))|"
     r"(?:contract\s+)?(?:lapses|expires|goes\s+away)|(?:→|->))(?:\W|$)"
 )
 _ANYMORE = re.compile(r"(?i)\s+any\s?more\b")
@@ -81,7 +86,12 @@ _WAS_X = re.compile(
     rf"(?i)(?:\(\s*(?:was|previously|formerly|before|from)\s+|\b(?:up|down)\s+from\s+)"
     rf"(?P<x>{_TOKEN}(?:\s+{_TOKEN}){{0,2}}?)\s*(?:\)|[,.;!]|$)"
 )
-_NOT_X = re.compile(rf"(?i),\s*not\s+(?P<x>{_TOKEN}(?:\s+{_TOKEN}){{0,3}})\s*(?:[.!;]|$)")
+#: "..., not X" ends a clause or meets an aside; after a number the comma may go ("it's £1,150
+#: not £1,100, I misread the listing").
+_NOT_X = re.compile(
+    rf"(?i)(?:,\s*|(?<=[\d%])\s+)not\s+(?P<x>{_TOKEN}(?:\s+{_TOKEN}){{0,3}}?)"
+    r"\s*(?:[.!;,(—–]|\s-\s|$)"
+)
 #: Words one of which every match of the patterns above holds (a pattern's literal, or part
 #: of one): a text without any says nothing ended, and is not read further. Most lines have
 #: none (docs/concepts/recall.md#said-ended).
@@ -89,7 +99,7 @@ _CUE_WORDS = tuple(
     """from off replac swap drop ditch retir remov kill deprecat decommission sunset stop longer
     more rid turn shut abandon left quit uninstall dump cancel phas rip instead gone dead delet
     history discontinu lapses expires away -> contract subscription licen trial account lease
-    not (""".split()  # noqa: SIM905
+    not resign stepped (""".split()  # noqa: SIM905
 )
 #: The same, for a text with other characters than ASCII (where ``(?i)`` matches more).
 _ANY_CUE = re.compile("(?i)" + "|".join(re.escape(w) for w in (*_CUE_WORDS, "→")))

@@ -42,3 +42,20 @@ def test_a_name_that_is_nobodys_name_adds_nothing(clock: ManualClock) -> None:
         mem.add_fact("Lisbon", "located_in", "Portugal")
         text = str(mem.context("Lisbon"))
         assert "Valencia" not in text
+
+
+def test_a_thing_with_no_current_fact_leaves_its_words_to_the_full_text_search(
+    clock: ManualClock,
+) -> None:
+    # docs/concepts/recall.md#silent-anchors
+    with backends.memory(clock=clock) as mem:
+        clock.set("2025-04-09T12:00Z")
+        mem.add_fact("Translations", "done_by", "Lingua GmbH")
+        clock.set("2025-10-28T12:00Z")
+        mem.retract("Translations", "done_by", "Lingua GmbH")
+        mem.remember("The in-house team handles translations until we pick a new vendor.")
+        text = str(mem.context("who does translations?"))
+        assert "in-house team handles translations" in text
+        # a thing that still says something keeps its words out: its facts answer
+        mem.add_fact("Translations", "done_by", "Verba Ltd")
+        assert "Translations done_by Verba Ltd" in _first_fact(mem, "who does translations?")

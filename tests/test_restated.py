@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import graphmem as gm
-from graphmem.restated import Item, restated, typed_values
+from graphmem.restated import Item, renamed, restated, typed_values
 from graphmem.timeutil import ManualClock
 
 D1 = dt.datetime(2026, 2, 3, 9, tzinfo=dt.UTC)
@@ -176,3 +176,50 @@ def test_an_answer_known_at_k_is_the_same_after_a_later_line(
     mem.add_session("mei: consumers are on 12 workers now", started_at="2026-02-10")
     assert str(mem.context(q, known_at="2026-02-04T09:00:00Z")) == before
     assert "possibly superseded: 12 workers" in str(mem.context(q))
+
+
+def _renamed(fact: tuple[str, str, str, str], later: str, query: str) -> dict[str, dt.datetime]:
+    rows = [("f", *fact, D1)]
+    words = frozenset(gm.normalize.terms(query))
+    return renamed(rows, [Item("n", later, D2)], valid_at=LATER, query_words=words)
+
+
+def test_a_later_text_naming_the_relation_again_without_its_value_marks_the_fact() -> None:
+    fact = ("release manager", "Ayo", "")
+    later = "announcement: @sven is release manager from v5.13, starting now"
+    assert _renamed(fact, later, "Who is the release manager?") == {"f": D2}
+
+
+@pytest.mark.parametrize(
+    ("fact", "later", "query"),
+    [
+        # names the old value: it may be restating it
+        (("release manager", "Ayo", ""), "ayo is release manager now", "release manager"),
+        # no word of change
+        (("release manager", "Ayo", ""), "sven is release manager", "release manager"),
+        # not every word of the relation
+        (("release manager", "Ayo", ""), "sven manages releases now", "release manager"),
+        # the relation shares no word with the question
+        (("release manager", "Ayo", ""), "sven is release manager now", "who is on call?"),
+        # a relation of common words only names no slot
+        (("uses", "Jira", ""), "we now use linear", "what do we use"),
+        # another thing's relation: its name must be there too
+        (("dpo", "Rosa", "EU entity"), "Imran is the new DPO for the UK entity", "who is the DPO"),
+    ],
+)
+def test_no_renamed_mark(fact: tuple[str, str, str], later: str, query: str) -> None:
+    assert _renamed(fact, later, query) == {}
+
+
+def test_a_remembered_relation_named_again_is_marked_in_context(
+    mem: gm.Memory, clock: ManualClock
+) -> None:
+    clock.set("2026-03-02T09:00:00Z")
+    mem.add_fact("self", "release_manager", "Ayo")
+    clock.set("2026-03-05T09:00:00Z")
+    mem.remember("Announcement: @sven is release manager from v5.13 on, starting now.")
+    clock.set("2026-03-06T09:00:00Z")
+    line = next(
+        x for x in str(mem.context("Who is the release manager?")).splitlines() if "Ayo" in x
+    )
+    assert "possibly replaced per 2026-03-05" in line

@@ -49,6 +49,15 @@ class FirstOnly:
         ("Postgres is no longer the primary store", ["postgres"]),
         ("- Starter is now $12/mo (was $9/mo); still 3 projects.", ["$9/mo"]),
         ("Team SLA raised to 99.95%, up from 99.9%.", ["99.9%"]),
+        # "..., not X" before an aside or a comma; after a number the comma may go
+        ("Leverhulme deadline is 3 Dec, not 5 Dec (Emeka checked the portal)", ["5 dec"]),
+        ("the ceremony starts at 1:30pm, not 2pm (the registrar can't do later).", ["2pm"]),
+        ("correction on rent, it's £1,150 not £1,100, I misread the listing.", ["£1,100"]),
+        # a person gone from a role, a booking cancelled on someone
+        ("promoted!! mike left for stripe, so i report to saoirse now.", ["mike"]),
+        ("Rosa has left; Dr. Imran Shah is the new DPO.", ["rosa"]),
+        ("Brenda stepped down as chair; Amir was elected", ["brenda"]),
+        ("casa do largo cancelled on me, booked hotel verride instead", ["casa do largo"]),
     ],
 )
 def test_what_a_line_says_ended(text: str, ended: list[str] | None) -> None:
