@@ -325,10 +325,8 @@ def _mark_restated(
     reads as its subject, predicate, object and the sentence it was read from; "said" is when
     it was recorded. Marks, never writes.
     """
-    items = [
-        Item(f.id, _said(f), f.recorded_at, (f.recorded_at.isoformat(), f.id))
-        for f in (c.fact for c in ranked)
-    ]
+    # no tie order: facts learned in one write are not said one after the other
+    items = [Item(f.id, _said(f), f.recorded_at) for f in (c.fact for c in ranked)]
     skip = frozenset(c.fact.id for c in ranked if c.said_ended or c.fact.valid_to is not None)
     words = frozenset(terms(query))
     found = restated(items, valid_at=k_at, query_words=words, skip=skip, dates=asks_when(query))
