@@ -139,8 +139,6 @@ from graphmem.episodic import (
 )
 from graphmem.errors import GraphmemError, InvalidInput
 from graphmem.kernel import kernel_of
-from graphmem.normalize import terms
-from graphmem.recall_cues import asks_when
 from graphmem.restated import Item, renamed, restated
 from graphmem.said_ended import fact_marks
 from graphmem.timeutil import TimeLike, to_utc
@@ -328,8 +326,7 @@ def _mark_restated(
     # no tie order: facts learned in one write are not said one after the other
     items = [Item(f.id, _said(f), f.recorded_at) for f in (c.fact for c in ranked)]
     skip = frozenset(c.fact.id for c in ranked if c.said_ended or c.fact.valid_to is not None)
-    words = frozenset(terms(query))
-    found = restated(items, valid_at=k_at, query_words=words, skip=skip, dates=asks_when(query))
+    found = restated(items, valid_at=k_at, query=query, skip=skip)
     for c in ranked:
         if c.fact.id in found:
             mark, when = found[c.fact.id]
@@ -345,7 +342,7 @@ def _mark_restated(
         for f in (c.fact for c in ranked)
         if f.id not in skip and f.id not in found and f.predicate != "note"
     ]
-    again = renamed(slots, items, valid_at=k_at, query_words=words)
+    again = renamed(slots, items, valid_at=k_at, query=query)
     for c in ranked:
         if c.fact.id in again:
             c.said_ended = f"possibly replaced per {again[c.fact.id].date().isoformat()}"

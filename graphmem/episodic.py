@@ -594,8 +594,7 @@ def _mark_restated(
     """
     items = [Item(c.line.id, c.line.text, c.line.started_at, _order(c.line)) for c in candidates]
     skip = frozenset(c.line.id for c in candidates if c.superseded is not None)
-    words = frozenset(terms(query))
-    found = restated(items, valid_at=valid_at, query_words=words, skip=skip, dates=asks_when(query))
+    found = restated(items, valid_at=valid_at, query=query, skip=skip)
     for c in candidates:
         if c.line.id in found:
             mark, when = found[c.line.id]

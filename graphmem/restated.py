@@ -29,7 +29,8 @@ import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from graphmem.normalize import STOPWORDS, term_set
+from graphmem.normalize import STOPWORDS, term_set, terms
+from graphmem.recall_cues import asks_when
 
 __all__ = ["CUE", "Item", "renamed", "restated", "typed_values"]
 
@@ -52,12 +53,14 @@ def _set(words: str) -> frozenset[str]:
     return frozenset(words.split())
 
 
-_MONTHS = _set(
-    "jan january feb february mar march apr april may jun june jul july aug august sep sept "
-    "september oct october nov november dec december"
+_MONTH_NAMES = re.findall(
+    r"\w+", "january february march april may june july august september october november december"
 )
+#: A month's number by its first three letters, which is how a date is keyed (``_date_key``).
+_MONTH_NO = {m[:3]: i for i, m in enumerate(_MONTH_NAMES, 1)}
+_MONTHS = frozenset(_MONTH_NAMES) | frozenset(_MONTH_NO) | {"sept"}
 #: Kinds common enough in a line about its topic that no query word need be shared.
-_OLD_KINDS = ("version", "money", "share")
+_QUERY_FREE_KINDS = ("version", "money", "share")
 #: Kinds compared only when the query asks when.
 _WHEN_KINDS = ("date", "time")
 _FIXED = {
@@ -78,11 +81,8 @@ _FIXED = {
 _HOST = re.compile(r"\b([a-z][a-z0-9]*(?:-[a-z0-9]+)*-)\d+\b")
 _NAMED = re.compile(r"(?i)\b([a-z][\w+#]*)[ \t]+(v?\d{1,4}(?:\.\d+)*)\b(?![%:/.,]?\d|\.\s)")
 _COUNT = re.compile(r"(?i)(?<![\w.$€£:/-])(\d+(?:\.\d+)?)\s?([a-z][a-z/]*)")
-_DURATION = {
-    "s": "second", "sec": "second", "secs": "second", "second": "second", "ms": "second",
-    "min": "minute", "mins": "minute", "minute": "minute", "h": "hour", "hr": "hour",
-    "hrs": "hour", "hour": "hour", "day": "day", "week": "week", "month": "month", "year": "year",
-}  # fmt: skip
+#: Units of time (as :func:`_unit` leaves them): durations are one kind of value.
+_DURATION = _set("s sec secs second ms min mins minute h hr hrs hour day week month year")
 #: Words a number after or before them does not make a kind of value.
 _NOT_UNITS = (
     STOPWORDS
@@ -184,26 +184,22 @@ def _date_key(w: str) -> str:
     return f"{number:02d}-{int(day.group(0)):02d}"
 
 
-_MONTH_NO = {
-    m: i
-    for i, m in enumerate(re.findall(r"\w+", "jan feb mar apr may jun jul aug sep oct nov dec"), 1)
-}
-
-
 def restated(
     items: Sequence[Item],
     *,
     valid_at: dt.datetime,
-    query_words: frozenset[str] = frozenset(),
+    query: str = "",
     skip: frozenset[str] = frozenset(),
-    dates: bool = False,
 ) -> dict[str, tuple[str, dt.datetime]]:
     """Each item (not in ``skip``) whose value a later item gives otherwise, and its mark.
 
     Returns ``{id: ("<old> possibly superseded: <new>", when the later item was said)}``;
-    ``query_words`` are the query's :func:`~graphmem.normalize.terms`. Dates and clock times
-    are compared only with ``dates`` (the query asks when): logs are full of them in passing.
+    ``query`` is the question the items are shown for: kinds beyond versions, amounts and
+    shares need a shared word of it, and dates and clock times are compared only when it asks
+    when (:func:`~graphmem.recall_cues.asks_when`): logs are full of them in passing.
     """
+    query_words = frozenset(terms(query))
+    dates = bool(query) and asks_when(query)
     typed = {i.id: typed_values(i.text) for i in items}
     if not dates:
         typed = {
@@ -252,7 +248,7 @@ def _differs(
         shared = (words - term_set(" ".join(shown))) & later_words
         if not shared:
             continue
-        if kind not in _OLD_KINDS and query_words and not shared & query_words:
+        if kind not in _QUERY_FREE_KINDS and query_words and not shared & query_words:
             continue
         gone = [v for k, v in olds.items() if k not in theirs]
         news = [v for k, v in theirs.items() if k not in olds]
@@ -269,7 +265,7 @@ def renamed(
     later: Sequence[Item],
     *,
     valid_at: dt.datetime,
-    query_words: frozenset[str],
+    query: str,
 ) -> dict[str, dt.datetime]:
     """Facts whose slot a later text names again, with a word of change, but not their value.
 
@@ -280,6 +276,7 @@ def renamed(
     facts whose relation shares a word with the query count. Returns ``{fact id: when the
     later text was said}``; the first later text in time wins.
     """
+    query_words = frozenset(terms(query))
     ordered = sorted(
         (i for i in later if i.when <= valid_at), key=lambda i: (i.when, i.order, i.id)
     )
