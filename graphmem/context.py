@@ -136,6 +136,7 @@ from graphmem.episodic import (
     SearchItem,
     Semantic,
     line_candidates,
+    mark_neighbours,
 )
 from graphmem.errors import GraphmemError, InvalidInput
 from graphmem.kernel import kernel_of
@@ -146,7 +147,9 @@ from graphmem.trust import dispute_notes
 
 if TYPE_CHECKING:
     from graphmem.kernel import Kernel, MemoryLike
-    from graphmem.store.records import FactView
+    from graphmem.store.base import Store
+    from graphmem.store.lineindex import LineIndex
+    from graphmem.store.records import FactView, LineRow
 
 __all__ = [
     "CHARS_PER_TOKEN",
@@ -273,11 +276,35 @@ def context(
             return done([f'No {what} in memory match "{shown_query}"{when}.'])
         warm = store.warm_index()
         frame = Frame(shown_query, when, budget_chars)
-        packed = pack(g, frame, lambda line: store.neighbours(line, index=warm))
+        near = _near(store, g, warm)
+        beside = mark_neighbours(
+            [r for pair in near.values() for r in pair if r is not None],
+            g.lines,
+            valid_at=v_at,
+            query=query,
+        )
+        packed = pack(g, frame, lambda line: near[line.id], beside)
         out, items = render(g, packed, frame)
         if not replay:  # a reading as of a known_at is not a use of current knowledge
             _bump(kernel, packed.facts, now)
         return done(out, items)
+
+
+def _near(
+    store: Store, g: Gathered, warm: LineIndex | None
+) -> dict[str, tuple[LineRow | None, LineRow | None]]:
+    """Each candidate line's neighbours (before, after): from the warm index, else one read."""
+    if warm is not None:
+        return {c.line.id: store.neighbours(c.line, index=warm) for c in g.lines}
+    ids = [f"{c.line.session}#{c.line.n + d}" for c in g.lines for d in (-1, 1)]
+    found = store.get_lines(ids) if ids else {}
+    return {
+        c.line.id: (
+            found.get(f"{c.line.session}#{c.line.n - 1}"),
+            found.get(f"{c.line.session}#{c.line.n + 1}"),
+        )
+        for c in g.lines
+    }
 
 
 def gather(

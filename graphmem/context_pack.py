@@ -126,12 +126,18 @@ class _Sizer:
         return n + (1 + len(footer(left)) if left else 0)
 
 
-def pack(g: Gathered, frame: Frame, neighbours: Neighbours) -> Packed:
+def pack(
+    g: Gathered,
+    frame: Frame,
+    neighbours: Neighbours,
+    marked: Mapping[str, LineCandidate | LineRow] | None = None,
+) -> Packed:
     """Choose the facts and lines that fit ``frame.budget_chars``.
 
     Everything when it fits. Otherwise the on-topic facts first, up to :data:`FACT_SHARE` of
     the room (not those a line candidate says); then lines, best first; then the other facts;
-    then the lines right after and before the lines shown. Whatever does not fit is skipped.
+    then the lines right after and before the lines shown, as ``marked`` holds them (with the
+    marks of docs/concepts/recall.md#restated). Whatever does not fit is skipped.
     A fact found by a name alone waits for the lines (docs/benchmarks.md#locomo-recall).
     """
     total = _Sizer(g, frame)
@@ -162,16 +168,19 @@ def pack(g: Gathered, frame: Frame, neighbours: Neighbours) -> Packed:
         if total(facts_in, lines_in) > budget:
             facts_in.pop()
     facts_in.sort(key=_Candidate.sort_key)
-    for lc in g.lines:
-        if lc.line.id not in lines_in:
+    rows = [
+        row
+        for lc in g.lines
+        if lc.line.id in lines_in
+        for row in neighbours(lc.line)[::-1]  # the line after first
+        if row is not None
+    ]
+    for row in rows:
+        if row.id in lines_in or row.id in everything:
             continue
-        before, after = neighbours(lc.line)
-        for row in (after, before):
-            if row is None or row.id in lines_in or row.id in everything:
-                continue
-            lines_in[row.id] = row
-            if total(facts_in, lines_in) > budget:
-                del lines_in[row.id]
+        lines_in[row.id] = (marked or {}).get(row.id, row)
+        if total(facts_in, lines_in) > budget:
+            del lines_in[row.id]
     return _shown(g, facts_in, lines_in)
 
 

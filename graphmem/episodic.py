@@ -557,6 +557,45 @@ def _order(row: LineRow) -> tuple[str, ...]:
     return (row.recorded_at.isoformat(), row.session, f"{row.n:09d}")
 
 
+def _item(row: LineRow) -> Item:
+    return Item(row.id, row.text, row.started_at, _order(row), row.speaker or "")
+
+
+def mark_neighbours(
+    rows: Sequence[LineRow],
+    candidates: Sequence[LineCandidate],
+    *,
+    valid_at: dt.datetime,
+    query: str,
+) -> dict[str, LineCandidate | LineRow]:
+    """Mark the neighbour lines shown beside ``candidates``, and the candidates by them.
+
+    "Target launch: April 14" shown next to a hit, and "Target launch: moved to May 5" later:
+    the earlier reads ``(April 14 possibly superseded: May 5 per 20 Mar 2026)``
+    (docs/concepts/recall.md#restated), whichever of the two is a candidate. A candidate
+    that has a mark keeps it; one without may get one here (in place). Returns the
+    neighbours ``{line id: the row, or a candidate of score 0 holding its mark}``.
+    """
+    known = {c.line.id for c in candidates}
+    fresh = {r.id: r for r in rows if r.id not in known}
+    if not fresh:
+        return {}
+    items = [_item(c.line) for c in candidates]
+    items += [_item(r) for r in fresh.values()]
+    skip = frozenset(c.line.id for c in candidates if c.superseded is not None)
+    found = restated(items, valid_at=valid_at, query=query, skip=skip)
+    for c in candidates:
+        if c.line.id in found:
+            mark, when = found[c.line.id]
+            c.superseded = f"{mark} per {fmt_date(when)}"
+    out: dict[str, LineCandidate | LineRow] = dict(fresh)
+    for lid, row in fresh.items():
+        if lid in found:
+            mark, when = found[lid]
+            out[lid] = LineCandidate(row, 0.0, superseded=f"{mark} per {fmt_date(when)}")
+    return out
+
+
 def _mark_said_ended(
     candidates: Sequence[LineCandidate],
     *,
@@ -592,7 +631,7 @@ def _mark_restated(
     now": the earlier one reads ``(1.27 possibly superseded: 1.29 per 4 Feb 2025)``
     (:mod:`graphmem.restated`, docs/concepts/recall.md#restated). A mark, never a write.
     """
-    items = [Item(c.line.id, c.line.text, c.line.started_at, _order(c.line)) for c in candidates]
+    items = [_item(c.line) for c in candidates]
     skip = frozenset(c.line.id for c in candidates if c.superseded is not None)
     found = restated(items, valid_at=valid_at, query=query, skip=skip)
     for c in candidates:

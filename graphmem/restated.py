@@ -100,12 +100,18 @@ _NOT_NAMED = _NOT_UNITS | _set(
 
 
 class Item(NamedTuple):
-    """A line, a note or a fact shown: its text, when it was said, and a tie order."""
+    """A line, a note or a fact shown: its text, when it was said, and a tie order.
+
+    ``label``: what the line was said under, its speaker or its label ("Target launch" of
+    "Target launch: April 14"); its words are shared only when the query holds them too, so
+    two lines of one speaker do not share a topic by the speaker's name.
+    """
 
     id: str
     text: str
     when: dt.datetime
     order: tuple[str, ...] = ()
+    label: str = ""
 
 
 def _unit(word: str) -> str:
@@ -208,7 +214,7 @@ def restated(
         }
     if not any(typed.values()):
         return {}
-    words_of = {i.id: term_set(i.text) for i in items}
+    words_of = {i.id: term_set(i.text) | (term_set(i.label) & query_words) for i in items}
     later = sorted(
         (i for i in items if i.when <= valid_at and CUE.search(i.text)),
         key=lambda i: (i.when, i.order, i.id),

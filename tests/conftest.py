@@ -40,6 +40,9 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    # Longest first: with one test handed out at a time (`.ci/run`'s slow step), the workers
+    # then finish within one short test of each other.
+    items.sort(key=lambda item: item.get_closest_marker("long") is None)
     if not backends.on_falkordb():
         return
     skip = pytest.mark.skip(reason="looks inside an embedded store (--backend falkordb)")

@@ -165,6 +165,7 @@ def test_export_import_reproduces_every_answer(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.long
 @pytest.mark.parametrize("seed", range(5))
 def test_export_import_many_random_stores(tmp_path: Path, seed: int) -> None:
     _roundtrip(tmp_path, seed=100 + seed, n_ops=300)

@@ -256,6 +256,7 @@ def _newest(kz: Any, t: dt.datetime, ents: list[str]) -> Mapping[str, dt.datetim
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @pytest.mark.slow
+@pytest.mark.long
 @given(changes=histories())
 def test_reads_equal_kuzu(falkordb_server: Any, changes: list[ChangeSet]) -> None:
     url = f"{falkordb_server.url}/t_reads_{uuid.uuid4().hex[:12]}"

@@ -650,6 +650,7 @@ def test_zz_store_is_intact_after_the_run(fmem: gm.Memory, cli_db: str) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.long
 def test_fuzz_heavy() -> None:
     """Run this module's fuzzers with 10x the examples, not derandomised."""
     env = {**os.environ, "GRAPHMEM_FUZZ_SCALE": "10"}

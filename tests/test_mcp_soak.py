@@ -56,6 +56,7 @@ def _call(server: RawServer, i: int) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.long
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 def test_server_memory_stays_flat(db_path: str) -> None:
     server = RawServer(db_path, ENGINE).start()

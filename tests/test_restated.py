@@ -217,3 +217,36 @@ def test_a_remembered_relation_named_again_is_marked_in_context(
         x for x in str(mem.context("Who is the release manager?")).splitlines() if "Ayo" in x
     )
     assert "possibly replaced per 2026-03-05" in line
+
+
+def test_a_label_shares_its_words_only_with_a_question_holding_them() -> None:
+    old = Item("a", "April 14 (App Store + Play)", D1, label="Target launch")
+    new = Item("b", "moved to May 5, the audit found issues", D2, label="Target launch")
+    ask = "When is the launch now?"
+    assert restated([old, new], valid_at=LATER, query=ask) == {
+        "a": ("April 14 possibly superseded: May 5", D2)
+    }
+    # two lines of one speaker share no topic by the speaker's name
+    kim = [
+        Item("a", "bumped lodash to 4.17.21", D1, label="kim"),
+        Item("b", "node 20.11 now", D2, label="kim"),
+    ]
+    assert restated(kim, valid_at=LATER, query="which node version?") == {}
+
+
+def test_a_line_shown_beside_a_hit_is_marked_too(mem: gm.Memory, clock: ManualClock) -> None:
+    clock.set("2026-02-27T09:00:00Z")
+    mem.add_session(
+        "STATUS: Harbor mobile app v3\nOverall: green\nPM: Ada Quist\n"
+        "Target launch: April 14 (both stores)\nBudget: $90k",
+        started_at="2026-02-27",
+    )
+    clock.set("2026-03-20T09:00:00Z")
+    mem.add_session(
+        "STATUS: Harbor v3\nOverall: amber\nTarget launch: moved to May 5, the audit found issues",
+        started_at="2026-03-20",
+    )
+    clock.set("2026-03-21T09:00:00Z")
+    text = str(mem.context("When is the Harbor v3 launch now?"))
+    old = next(line for line in text.splitlines() if "April 14" in line)
+    assert "April 14 possibly superseded: May 5 per 20 Mar 2026" in old

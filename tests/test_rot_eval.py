@@ -255,6 +255,7 @@ FLOORS = {
 
 
 @pytest.mark.slow
+@pytest.mark.long
 @pytest.mark.parametrize("name", sorted(FLOORS))
 def test_blind_corpus_floors(name):
     results = [ev.run_story(s) for s in ev.load([DATA / name])]

@@ -87,6 +87,7 @@ def _verify(path: str, reported: set[int]) -> int:
 
 
 @pytest.mark.slow
+@pytest.mark.long
 def test_bulk_session_write_survives_sigkill(db_path: str) -> None:
     rng = random.Random(11)
     reported: set[int] = set()

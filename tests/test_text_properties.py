@@ -142,6 +142,7 @@ def test_known_at_answers_never_change_under_text_writes(ops: list[tuple[str, in
 
 
 @pytest.mark.slow
+@pytest.mark.long
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(OPS)
 def test_known_at_answers_never_change_under_many_text_writes(
@@ -161,3 +162,44 @@ def test_known_at_answers_never_change_under_many_text_writes(
 )
 def test_reading_is_deterministic(ops: list[tuple[str, int]]) -> None:
     assert run(ops, check=False) == run(ops, check=False)
+
+
+#: Cells of pasted tables and chat logs: marks, tabs, numbers and change words mixed.
+CELLS = [
+    "→",
+    "->",
+    "|",
+    "—",
+    "•",
+    "\t",
+    "142",
+    "$118/mo",
+    "Car ins",
+    "switched to",
+    "moved",
+    "Progressive",
+    "now",
+    "(was 7)",
+    "starting Mar",
+    "~",
+    "✅",
+    "x2",
+    "n/a",
+    ":",
+    "…",
+]
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.lists(st.sampled_from(CELLS), min_size=1, max_size=8), min_size=1, max_size=5))
+@example([["Car ins", "\t", "142", "\t", "142", "→", "switched to", "Progressive"]])
+def test_pasted_rows_never_raise_and_every_line_is_kept(rows: list[list[str]]) -> None:
+    lines = ["Budget paste:"] + [" ".join(cells) for cells in rows]
+    with backends.memory(clock=ManualClock(VALID[0])) as mem:
+        mem.add_session("\n".join(lines), started_at=VALID[0])
+        mem.remember("\n".join(lines), at=VALID[1])
+        kept = "\n".join(s.text or "" for s in mem.sessions())
+        kept += "\n".join(f.object for f in mem.facts(predicate="note"))
+        for line in lines:
+            for word in line.split():
+                assert word in kept, (word, kept)

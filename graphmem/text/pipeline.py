@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from graphmem.errors import InvalidInput
 from graphmem.kernel import kernel_of
-from graphmem.models import Decision, Fact, TextResult, WriteResult
+from graphmem.models import Decision, Fact, Predicate, TextResult, WriteResult
 from graphmem.normalize import entity_key
 from graphmem.temporal import Close, Plan, plan_assert, plan_retract
 from graphmem.text.claims import Claim
@@ -134,9 +134,13 @@ def _resolver(kernel: Kernel, owner: str, now: dt.datetime) -> Resolver:
     def incoming(oid: str) -> list[Any]:
         return store.facts_to([oid], known_at=now, valid_at=now, limit=INCOMING_LIMIT)
 
-    return Resolver(
-        key=key, current=current, incoming=incoming, lookup=kernel.ontology.lookup, owner=owner
-    )
+    def lookup(name: str) -> Predicate | None:
+        try:
+            return kernel.ontology.lookup(name)
+        except InvalidInput:  # marks only ("→" in a pasted table) name no relation
+            return None
+
+    return Resolver(key=key, current=current, incoming=incoming, lookup=lookup, owner=owner)
 
 
 @dataclass
