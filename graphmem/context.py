@@ -129,6 +129,7 @@ from graphmem.context_render import (
     _fmt_day,
     _grounds,
     _line_item,
+    excerpt,
 )
 from graphmem.episodic import (
     Context,
@@ -140,6 +141,7 @@ from graphmem.episodic import (
 )
 from graphmem.errors import GraphmemError, InvalidInput
 from graphmem.kernel import kernel_of
+from graphmem.normalize import terms
 from graphmem.restated import Item, renamed, restated
 from graphmem.said_ended import fact_marks
 from graphmem.timeutil import TimeLike, to_utc
@@ -334,6 +336,10 @@ def gather(
     for c in ranked:
         c.said_ended = ended.get(c.fact.id, "")
     _mark_restated(ranked, query, k_at, owner=kernel.owner)
+    words = frozenset(terms(query))
+    for c in ranked:
+        if c.fact.predicate == "note":
+            c.shown = excerpt(c.fact.object, words)
     said, same = _dedupe(found)
     return Gathered(ranked, said, _covered(ranked, found, same))
 

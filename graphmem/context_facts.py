@@ -138,6 +138,7 @@ class _Candidate:
     was: tuple[str, ...] = ()
     said_ended: str = ""  # a later line says its value ended (docs/concepts/recall.md#said-ended)
     disputed: str = ""  # docs/concepts/decisions.md#authority-and-disputes
+    shown: str = ""  # a long note's pieces on the query's topic (docs/concepts/recall.md#excerpts)
     # holds a word of the query besides the anchors' names, or the query is only names
     # (docs/benchmarks.md#locomo-recall)
     on_topic: bool = False

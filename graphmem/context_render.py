@@ -8,6 +8,7 @@ One line per fact, passages of consecutive session lines, the scored items of
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Iterable, Mapping, Sequence
 
 from graphmem.context_facts import _Candidate
@@ -31,6 +32,65 @@ def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
+#: Longest excerpt of a long note: the pieces on the query's topic (:func:`excerpt`).
+MAX_EXCERPT = 2 * MAX_OBJECT
+#: A sentence's end inside a long line (not "J. Park": the next word is no name's initial).
+_SENTENCE_END = re.compile(r"(?<=[a-z0-9)][.!?])\s+")
+
+
+def _pieces(text: str) -> list[str]:
+    """A note's lines, and a long line's sentences: what an excerpt is made of."""
+    out: list[str] = []
+    for line in text.splitlines():
+        line = " ".join(line.split())
+        if line:
+            out += [p for p in _SENTENCE_END.split(line)] if len(line) > MAX_OBJECT else [line]
+    return out
+
+
+def excerpt(text: str, words: frozenset[str]) -> str:
+    r"""A long note shown by its pieces that hold a query word (docs/concepts/recall.md#excerpts).
+
+    A remembered chat log is one note; its head, clipped, may not be what the question asks.
+    The note's lines (a long line's sentences) that hold most of the query's ``words``, later
+    ones first at a tie, then the pieces right after them, fill up to :data:`MAX_EXCERPT`
+    characters and are shown in text order, ``…`` marking what is left out. ``""`` when the
+    note is short or no piece holds a query word (then the head is shown).
+
+    >>> excerpt("Intro line.\n" * 20 + "The gate code is 9023# now.", frozenset({"gat", "cod"}))
+    '… The gate code is 9023# now.'
+    """
+    if len(" ".join(text.split())) <= MAX_OBJECT or not words:
+        return ""
+    pieces = _pieces(text)
+    hits = [
+        i
+        for n, i in sorted(
+            ((len(term_set(p) & words), i) for i, p in enumerate(pieces)),
+            key=lambda h: (-h[0], -h[1]),
+        )
+        if n
+    ]
+    chosen: set[int] = set()
+    size = 0
+    for i in [*hits, *(i + 1 for i in hits)]:  # the best pieces, then the pieces after them
+        if i in chosen or i >= len(pieces) or size + len(pieces[i]) + 2 > MAX_EXCERPT:
+            continue
+        chosen.add(i)
+        size += len(pieces[i]) + 2
+    if not chosen:
+        return ""
+    out, prev = [], -1
+    for i in sorted(chosen):
+        if i != prev + 1:
+            out.append("…")
+        out.append(pieces[i])
+        prev = i
+    if prev != len(pieces) - 1:
+        out.append("…")
+    return " ".join(out)
+
+
 def _line(c: _Candidate) -> str:
     f = c.fact
     tags = "".join(
@@ -38,7 +98,7 @@ def _line(c: _Candidate) -> str:
         for t in ((f.kind,) if f.kind != "fact" else ()) + (("pinned",) if f.pinned else ())
     )
     if f.predicate == "note":
-        body = f"{f.subject} note: {_clip(f.object, MAX_OBJECT)}"
+        body = f"{f.subject} note: {c.shown or _clip(f.object, MAX_OBJECT)}"
     else:
         body = f"{f.subject} {f.predicate} {_clip(f.object, MAX_OBJECT)}"
     when = f"since {f.valid_from.date().isoformat()}"

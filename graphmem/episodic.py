@@ -77,7 +77,7 @@ from graphmem.display import ContextText
 from graphmem.kernel import kernel_of
 from graphmem.normalize import term_set, terms
 from graphmem.recall_cues import asks_when, has_time_cue, named_dates
-from graphmem.restated import Item, restated
+from graphmem.restated import Item, renamed, restated
 from graphmem.said_ended import Said, Shown, marks
 from graphmem.store.records import FactView, LineRow, SessionClaim
 
@@ -580,20 +580,59 @@ def mark_neighbours(
     fresh = {r.id: r for r in rows if r.id not in known}
     if not fresh:
         return {}
-    items = [_item(c.line) for c in candidates]
-    items += [_item(r) for r in fresh.values()]
+    rows_all = [c.line for c in candidates] + list(fresh.values())
     skip = frozenset(c.line.id for c in candidates if c.superseded is not None)
-    found = restated(items, valid_at=valid_at, query=query, skip=skip)
+    found = _line_marks(rows_all, valid_at=valid_at, query=query, skip=skip)
     for c in candidates:
         if c.line.id in found:
-            mark, when = found[c.line.id]
-            c.superseded = f"{mark} per {fmt_date(when)}"
+            c.superseded = found[c.line.id]
     out: dict[str, LineCandidate | LineRow] = dict(fresh)
     for lid, row in fresh.items():
         if lid in found:
-            mark, when = found[lid]
-            out[lid] = LineCandidate(row, 0.0, superseded=f"{mark} per {fmt_date(when)}")
+            out[lid] = LineCandidate(row, 0.0, superseded=found[lid])
     return out
+
+
+#: A label of two or more words, one in lower case ("Onboarding buddy", "Target launch"):
+#: a field's name, not a person's (docs/concepts/recall.md#restated).
+_LABEL = re.compile(r"[A-Za-z]+(?: [A-Za-z]+)+")
+
+
+def _line_marks(
+    rows: Sequence[LineRow], *, valid_at: dt.datetime, query: str, skip: frozenset[str]
+) -> dict[str, str]:
+    """The marks of :mod:`graphmem.restated` on lines: ``{line id: mark}``.
+
+    A value a later line gives otherwise (:func:`~graphmem.restated.restated`); and a field's
+    short value ("Onboarding buddy: Josh Tran") whose field a later line names again, by its
+    last word, with a word of change and without the value ("buddy is Mei-Lin Osei instead"):
+    ``(Onboarding buddy: Josh Tran possibly replaced per 18 May 2026)``
+    (:func:`~graphmem.restated.renamed`).
+    """
+    items = [_item(r) for r in rows]
+    found = {
+        lid: f"{mark} per {fmt_date(when)}"
+        for lid, (mark, when) in restated(items, valid_at=valid_at, query=query, skip=skip).items()
+    }
+    fields = {
+        r.id: r
+        for r in rows
+        if r.id not in skip
+        and r.id not in found
+        and r.speaker
+        and _LABEL.fullmatch(r.speaker)
+        and not r.speaker.istitle()
+        and len(r.text.split()) <= 5
+    }
+    if fields:
+        slots = [
+            (r.id, (r.speaker or "").split()[-1], r.text, "", r.started_at) for r in fields.values()
+        ]
+        later = [i._replace(text=f"{i.label}: {i.text}") if i.label else i for i in items]
+        for lid, when in renamed(slots, later, valid_at=valid_at, query=query).items():
+            r = fields[lid]
+            found[lid] = f"{r.speaker}: {r.text} possibly replaced per {fmt_date(when)}"
+    return found
 
 
 def _mark_said_ended(
@@ -631,13 +670,11 @@ def _mark_restated(
     now": the earlier one reads ``(1.27 possibly superseded: 1.29 per 4 Feb 2025)``
     (:mod:`graphmem.restated`, docs/concepts/recall.md#restated). A mark, never a write.
     """
-    items = [_item(c.line) for c in candidates]
     skip = frozenset(c.line.id for c in candidates if c.superseded is not None)
-    found = restated(items, valid_at=valid_at, query=query, skip=skip)
+    found = _line_marks([c.line for c in candidates], valid_at=valid_at, query=query, skip=skip)
     for c in candidates:
         if c.line.id in found:
-            mark, when = found[c.line.id]
-            c.superseded = f"{mark} per {fmt_date(when)}"
+            c.superseded = found[c.line.id]
 
 
 def _names(value: str, text: str) -> bool:

@@ -108,6 +108,15 @@ def check_text(value: object, *, what: str, limit: int = MAX_TEXT) -> str:
             f"{what}={_shown(value)} ({type(value).__name__}) is not a string; pass text"
         )
     check_size(value, what=what, limit=limit)
+    return check_unicode(value, what=what)
+
+
+def check_unicode(value: str, *, what: str) -> str:
+    """Return ``value`` when it is valid Unicode text (encodable as UTF-8).
+
+    Raises:
+        InvalidInput: it holds an unpaired surrogate (such as U+D800).
+    """
     try:
         value.encode("utf-8")
     except UnicodeEncodeError as exc:

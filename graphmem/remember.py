@@ -53,7 +53,7 @@ from graphmem.admission import shown
 from graphmem.errors import InvalidInput
 from graphmem.kernel import kernel_of
 from graphmem.models import TextResult
-from graphmem.normalize import clean_subject
+from graphmem.normalize import check_unicode, clean_subject
 from graphmem.notes import NOTE, negated_topic, plan_note
 from graphmem.similarity import Similarity
 from graphmem.timeutil import TimeLike, to_utc
@@ -123,6 +123,7 @@ def remember(
     if not isinstance(text, str) or not text.strip():
         raise InvalidInput(f"text={shown(text)} is empty or not a string; pass the statement")
     kernel.admission.check_statement(text, name="text")
+    check_unicode(text, what="text")  # the reader cannot read an unpaired surrogate
     sim = similarity or kernel.similarity
     owner = kernel.owner if subject is None else clean_subject(subject, what="subject")
     if source_ref is not None:

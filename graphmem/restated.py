@@ -31,9 +31,14 @@ from typing import NamedTuple
 
 from graphmem.normalize import STOPWORDS, term_set, terms
 from graphmem.recall_cues import asks_when
+from graphmem.text.lexicon import ALIASES
 
 __all__ = ["CUE", "Item", "renamed", "restated", "typed_values"]
 
+_MONTH = (
+    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+    r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+)
 #: A word of change, or "now": the later item says something moved.
 CUE = re.compile(
     r"(?i)\b(?:now|no longer|anymore|any more|instead|actually|correction|corrected|correct|"
@@ -41,11 +46,10 @@ CUE = re.compile(
     r"downgraded|renamed|gone|retired|deprecated|deleted|removed|raised|lowered|bumped|"
     r"increased|decreased|reduced|cut|pushed|postponed|rescheduled|delayed|extended|"
     r"shortened|renewed|wrong|typo|new|starting|effective|goes to|went to|up to|down to|"
+    r"goes up|went up|going up|goes down|went down|"
     r"was wrong|not quite|from now on|going forward)\b"
-)
-_MONTH = (
-    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
-    r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+    # a date it takes effect: "£21.15 a sack from 1 March", "from June"
+    rf"|(?i:\bfrom\s+(?:\d{{1,2}}(?:st|nd|rd|th)?\s+)?{_MONTH}\b)"
 )
 
 
@@ -77,6 +81,7 @@ _FIXED = {
     ),
     "phone": re.compile(r"(?<![\w.+-])\+?\d{2,4}[ -]\d{3}[ -]\d{3,4}(?![\w.-])|\b\d{3}-\d{4}\b"),
     "email": re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"),
+    "url": re.compile(r"(?i)\bhttps?://[^\s<>()\[\]\"'`]+"),
 }
 _HOST = re.compile(r"\b([a-z][a-z0-9]*(?:-[a-z0-9]+)*-)\d+\b")
 _NAMED = re.compile(r"(?i)\b([a-z][\w+#]*)[ \t]+(v?\d{1,4}(?:\.\d+)*)\b(?![%:/.,]?\d|\.\s)")
@@ -126,6 +131,8 @@ def typed_values(text: str) -> dict[str, dict[str, str]]:
     Canonical forms let two spellings of one value agree: ``$12`` and ``$12/month``,
     ``2pm`` and ``14:00 UTC``, ``July 1`` and ``2026-07-01`` (module documentation).
 
+    >>> typed_values("PG 14 minimum")["n:postgres"]  # a technology's aliases are one name
+    {'postgres 14': 'PG 14'}
     >>> sorted((k, sorted(v.values())) for k, v in typed_values(
     ...     "staging is on Postgres 14, 4 workers, lands at 6:40pm").items())
     [('n:postgres', ['Postgres 14']), ('time', ['6:40pm']), ('u:worker', ['4 workers'])]
@@ -145,7 +152,7 @@ def typed_values(text: str) -> dict[str, dict[str, str]]:
     for m in _HOST.finditer(text.casefold()):
         add("h:" + m.group(1), m.group(0), m.group(0))
     for m in _NAMED.finditer(text):
-        word = m.group(1).casefold()
+        word = ALIASES.get(m.group(1).casefold(), m.group(1)).casefold()  # "PG 14": postgres
         if word not in _NOT_NAMED and not word.isdigit():
             add("n:" + word, f"{word} {m.group(2).casefold().lstrip('v')}", m.group(0))
     for m in _COUNT.finditer(text):
@@ -214,7 +221,7 @@ def restated(
         }
     if not any(typed.values()):
         return {}
-    words_of = {i.id: term_set(i.text) | (term_set(i.label) & query_words) for i in items}
+    by_id = {i.id: i for i in items}
     later = sorted(
         (i for i in items if i.when <= valid_at and CUE.search(i.text)),
         key=lambda i: (i.when, i.order, i.id),
@@ -226,7 +233,7 @@ def restated(
         for n in later:
             if (n.when, n.order) <= (c.when, c.order) or n.id == c.id:
                 continue
-            found = _differs(typed[c.id], typed[n.id], words_of[c.id], words_of[n.id], query_words)
+            found = _differs(typed[c.id], typed[n.id], by_id[c.id], by_id[n.id], query_words)
             if found:
                 gone, news = found
                 out[c.id] = (f"{gone} possibly superseded: {news}", n.when)
@@ -234,11 +241,19 @@ def restated(
     return out
 
 
+def _words(item: Item, values: set[str], query_words: frozenset[str]) -> frozenset[str]:
+    """An item's words besides ``values`` (as written), and its label's the query holds."""
+    text = item.text
+    for v in sorted(values, key=len, reverse=True):
+        text = re.sub(re.escape(v), " ", text, flags=re.IGNORECASE)
+    return term_set(text) | (term_set(item.label) & query_words)
+
+
 def _differs(
     olds_by: dict[str, dict[str, str]],
     news_by: dict[str, dict[str, str]],
-    words: frozenset[str],
-    later_words: frozenset[str],
+    old: Item,
+    new: Item,
     query_words: frozenset[str],
 ) -> tuple[str, str] | None:
     for kind, olds in olds_by.items():
@@ -251,7 +266,7 @@ def _differs(
         if not (other - mine and mine - other):
             continue
         shown = {*olds.values(), *theirs.values()}
-        shared = (words - term_set(" ".join(shown))) & later_words
+        shared = _words(old, shown, query_words) & _words(new, shown, query_words)
         if not shared:
             continue
         if kind not in _QUERY_FREE_KINDS and query_words and not shared & query_words:

@@ -11,7 +11,9 @@ patterns and no parser, the values a line *says ended*:
 - ``replaced X with``, ``dropped X``, ``stopped using X``, ``X is gone``, ``X was swapped
   for``, ``instead of X``, ``X is no longer supported`` (or ``our Y``), ``X -> Y``, ``..., not X``
   (``£1,150 not £1,100``), ``(was X)``, ``up from X``, ``X left for``, ``X has left``, ``X stepped
-  down``, ``X cancelled on me``.
+  down``, ``X cancelled on me``, ``X stopped``, ``stop taking X``, ``the X acct closes``, ``X
+  moved to the data team`` (none after a word of plan, wish or denial: ``thought about
+  dropping X``).
 
 A value is a run of up to four words; every run is tried, and only one that another line
 names as a whole phrase counts. A line that says ``X`` ended marks:
@@ -51,7 +53,7 @@ _FROM_TO = re.compile(
 _BEFORE = re.compile(
     r"(?i)\b(?:replac(?:e|ed|es|ing)|swap(?:ped|s|ping)?|drop(?:ped|s|ping)?|ditch(?:ed|es|ing)?|"
     r"retir(?:e|ed|es|ing)|remov(?:e|ed|es|ing)|kill(?:ed|s|ing)?|deprecat(?:e|ed|es|ing)|"
-    r"decommission(?:ed|s|ing)?|sunset(?:ted|ting)?|stop(?:ped|s)?\s+using|"
+    r"decommission(?:ed|s|ing)?|sunset(?:ted|ting)?|stop(?:ped|s)?\s+(?:using|taking|the)|"
     r"no\s+longer\s+(?:use|uses|using|on|in|at|with)|"
     r"(?:mov(?:e|ed|es|ing)|migrat(?:e|ed|es|ing)|switch(?:ed|es|ing)?)\s+(?:away\s+)?(?:off|from)|"
     r"g[eo]t\s+rid\s+of|turn(?:ed|s)?\s+off|shut(?:s|ting)?\s+down|abandon(?:ed|s)?|left|quit|"
@@ -65,13 +67,19 @@ _AFTER = re.compile(
     r"history|no\s+more|no\s+longer\s+(?:supported|used|needed|in\s+use|maintained|available)|"
     r"no\s+longer(?=\s+(?:my|our|the|their|his|her)\s))|"
     # a note's clipped form: "Jenkins box decommissioned.", "Pingdom cancelled over the break"
-    r"(?:decommissioned|retired|deleted|sunset|gone|cancell?ed|discontinued)"
+    r"(?:decommissioned|retired|deleted|sunset|gone|cancell?ed|discontinued|stopped)"
     r"(?=\s*(?:[.!;,]|$|(?:over|last|this|yesterday|today|since|as\s+of|on\s+(?:me|us))\b))|"
     # a person gone from a role: "Mike left for Stripe", "Rosa has left;", "Brenda stepped down"
     r"(?:has\s+|have\s+)?(?:left|quit|resigned|stepped\s+down)"
     r"(?=\s*(?:[.!;,—–]|$|(?:for|to\s+join|the\s+(?:company|team)|last|this|yesterday|today|"
     r"as)\b))|"
-    r"(?:contract\s+)?(?:lapses|expires|goes\s+away)|(?:→|->))(?:\W|$)"
+    # "Ines moved to the data team", "Omar switched teams"
+    r"(?:has\s+)?(?:moved|switched|transferred)\s+(?:teams|to\s+(?:the\s+|another\s+|a\s+new\s+)?"
+    r"(?:[\w-]+\s+){0,2}team\b)|"
+    r"(?:contract\s+)?(?:lapses|expires|goes\s+away)|(?:→|->)|"
+    # "the twilio acct closes end of month"
+    r"(?:acct|account|contract|subscription|licen[cs]e)\s+(?:closes|ends|expires|is\s+closing))"
+    r"(?:\W|$)"
 )
 _ANYMORE = re.compile(r"(?i)\s+any\s?more\b")
 _NEGATION = re.compile(r"(?i)(?:\bnot|n't|\bnever)\b")
@@ -99,7 +107,7 @@ _CUE_WORDS = tuple(
     """from off replac swap drop ditch retir remov kill deprecat decommission sunset stop longer
     more rid turn shut abandon left quit uninstall dump cancel phas rip instead gone dead delet
     history discontinu lapses expires away -> contract subscription licen trial account lease
-    not resign stepped (""".split()  # noqa: SIM905
+    not resign stepped acct team (""".split()  # noqa: SIM905
 )
 #: The same, for a text with other characters than ASCII (where ``(?i)`` matches more).
 _ANY_CUE = re.compile("(?i)" + "|".join(re.escape(w) for w in (*_CUE_WORDS, "→")))
@@ -201,17 +209,34 @@ def _pieces(text: str) -> list[str]:
 
 def _before(piece: str, end: int, words: int) -> list[str]:
     """The last ``words`` words before ``end`` in the same clause, case-folded."""
-    head = re.split(r"[,;:.!?]\s", piece[max(0, end - 120) : end])[-1]
+    head = re.split(r"[,;:.!?]\s|\s[—–-]\s", piece[max(0, end - 120) : end])[-1]
     return [w.casefold() for w in head.split()][-words:]
+
+
+#: Words before a change verb that make it a plan, a wish or a denial, not a change: "thought
+#: about dropping X", "asked to swap X", "we might move from X to Y", "didn't replace X". A
+#: change said to come ("will reduce from 4.10% to 3.75%") counts: it is set, with a date.
+_UNDONE = frozenset(
+    """to might may maybe could should would wanna considering consider considered
+    thinking thought about debating discussing discussed proposed propose suggested suggest
+    plan planning planned if whether not never didn't don't won't can't wasn't isn't""".split()  # noqa: SIM905
+)
+
+
+def _done(piece: str, start: int) -> bool:
+    """Whether the change verb at ``start`` says something happened (:data:`_UNDONE`)."""
+    return not _UNDONE.intersection(w.strip("(\"'") for w in _before(piece, start, 3))
 
 
 def _ended_in(piece: str) -> list[str]:
     out: list[str] = []
-    if _CHANGE.search(piece):
+    verb = _CHANGE.search(piece)
+    if verb and _done(piece, verb.start()):
         for m in _FROM_TO.finditer(piece):
             out += _runs(_words(m.group("x")), head=True)
     for m in _BEFORE.finditer(piece):
-        out += _runs(_words(m.group("rest")), head=True)
+        if _done(piece, m.start()):
+            out += _runs(_words(m.group("rest")), head=True)
     for m in _AFTER.finditer(piece):
         out += _runs(_before(piece, m.start(), 4), head=False)
     for m in _CONTRACT.finditer(piece):  # "yusuf's contract ended friday"

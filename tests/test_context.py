@@ -385,3 +385,29 @@ def test_a_followed_fact_answers_as_known_then(mem: gm.Memory, clock: ManualCloc
     before = mem.context("Who leads the team that owns checkout-service?", known_at="2026-02-01")
     assert "Priya Raman" in before
     assert "Sam Okonkwo" not in before
+
+
+def test_a_long_note_shows_its_pieces_on_the_question(mem: gm.Memory) -> None:
+    log = (
+        "[Mar 2, 10:12] Ines: morning! the boiler guy comes thursday between 8 and 12. "
+        "[10:15] Me: ok I'll be in, also the hallway bulb is out again. "
+        "[10:40] Ines: I'll bring a spare, and the bins go out on wednesday now. "
+        "[10:41] Me: thanks!! how's the new puppy? "
+        "[10:45] Ines: chaos, he ate a shoe. "
+        "[11:02] Ines: oh and the gate code changed, it's 5518# from today."
+    )
+    mem.remember(log)
+    text = str(mem.context("What is the gate code?"))
+    note = next(line for line in text.splitlines() if "note:" in line)
+    assert "5518#" in note
+    assert "… [11:02] Ines: oh and the gate code changed" in note
+    assert "boiler" not in note  # the head, off the question's topic, is left out
+
+
+def test_a_short_note_or_one_off_the_question_shows_its_head() -> None:
+    from graphmem.context_render import MAX_OBJECT, excerpt
+
+    assert excerpt("the gate code is 5518#", frozenset({"gat"})) == ""
+    long = "The boiler comes thursday. " * 12
+    assert len(long) > MAX_OBJECT
+    assert excerpt(long, frozenset({"gat"})) == ""

@@ -595,6 +595,18 @@ _VALUES = st.from_regex(r"[A-Z][a-z]{2,8}( [A-Z0-9][a-z0-9]{0,5}){0,2}", fullmat
 )
 
 
+def test_a_chat_exports_header_line_says_who_wrote_the_lines_under_it() -> None:
+    text = (
+        "#help\nbexley — 02/20/2026 9:12 PM\nwhat version does nimbus need?\n"
+        "kai_mtnr — 02/20/2026 9:15 PM\nPG 14 minimum rn. image tag is nimbus:1.9\n\n"
+        "Verity Lane — Today at 6:04 PM\ndoes the docs site say that yet?"
+    )
+    got = [(s.speaker, s.text) for s in sentences(text)]
+    assert ("kai_mtnr", "PG 14 minimum rn.") in got
+    assert ("Verity Lane", "does the docs site say that yet?") in got
+    assert not any("PM" in t for _, t in got)  # a header is no sentence
+
+
 @settings(max_examples=40, deadline=None)
 @given(st.dictionaries(_KEYS, _VALUES, min_size=2, max_size=6))
 def test_a_cards_items_lose_no_value_and_name_no_speaker(card: dict[str, str]) -> None:

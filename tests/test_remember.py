@@ -398,3 +398,10 @@ def test_remember_latency(capsys):
                 f"\nremember latency over {len(times)} calls, 300-800 notes of the subject: "
                 f"p50 {p50:.1f} ms, p95 {p95:.1f} ms"
             )
+
+
+@pytest.mark.parametrize("text", ["x\udcffy is here", "\ud800abc", "we moved to \udcff Go"])
+def test_text_with_an_unpaired_surrogate_is_refused_and_writes_nothing(mem, text):
+    with pytest.raises(gm.InvalidInput, match="unpaired surrogate"):
+        mem.remember(text)
+    assert mem.facts() == []

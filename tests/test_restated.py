@@ -38,6 +38,7 @@ def _marks(old: str, new: str, *, query: str = "") -> dict[str, str]:
         ("receipts come from billing@corp.example", "email", "billing@corp.example"),
         ("the surgery is on March 10", "date", "March 10"),
         ("lands at 6:40pm", "time", "6:40pm"),
+        ("staging url is https://stg.example.dev (docs)", "url", "https://stg.example.dev"),
     ],
 )
 def test_kinds(text: str, kind: str, value: str) -> None:
@@ -64,6 +65,24 @@ def test_a_later_value_of_the_same_kind_marks_the_earlier_line() -> None:
         query="Which Postgres version is staging on?",
     )
     assert marks == {"a": "Postgres 14 possibly superseded: Postgres 16"}
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "query", "mark"),
+    [
+        # a date it takes effect is a word of change
+        ("25kg sack is £18.40 delivered", "£21.15 a sack from 1 March", "", "£18.40"),
+        # a shared word inside the new value ("staging.") and outside it
+        (
+            "docs: staging url is https://stg.example.dev",
+            "chore: staging moved to a new account, now https://staging.example.io",
+            "what is the staging url?",
+            "https://stg.example.dev",
+        ),
+    ],
+)
+def test_more_marks(old: str, new: str, query: str, mark: str) -> None:
+    assert _marks(old, new, query=query)["a"].startswith(f"{mark} possibly superseded: ")
 
 
 @pytest.mark.parametrize(
@@ -250,3 +269,42 @@ def test_a_line_shown_beside_a_hit_is_marked_too(mem: gm.Memory, clock: ManualCl
     text = str(mem.context("When is the Harbor v3 launch now?"))
     old = next(line for line in text.splitlines() if "April 14" in line)
     assert "April 14 possibly superseded: May 5 per 20 Mar 2026" in old
+
+
+def test_a_field_named_again_by_its_last_word_marks_its_value(
+    mem: gm.Memory, clock: ManualClock
+) -> None:
+    clock.set("2026-05-04T09:00:00Z")
+    mem.add_session(
+        "NEW HIRE: Arlo Penn\nStart date: June 1\nOnboarding buddy: Kip Varga\nLaptop: MacBook Air",
+        started_at="2026-05-04",
+    )
+    clock.set("2026-05-18T09:00:00Z")
+    mem.add_session(
+        "update 5/18\n- Kip is out from June, buddy is Lena Ostrova instead\n- badge done",
+        started_at="2026-05-18",
+    )
+    clock.set("2026-05-19T09:00:00Z")
+    text = str(mem.context("Who is Arlo's onboarding buddy?"))
+    old = next(line for line in text.splitlines() if "Kip Varga" in line)
+    assert "(Onboarding buddy: Kip Varga possibly replaced per 18 May 2026)" in old
+
+
+@pytest.mark.parametrize(
+    ("first", "later"),
+    [
+        # a person's name before the colon is no field
+        ("Maya Kim: Kip Varga", "Maya Kim: buddy is Lena Ostrova instead"),
+        # the later line gives the value again
+        ("Onboarding buddy: Kip Varga", "buddy is still Kip Varga, nothing new"),
+        # no word of change
+        ("Onboarding buddy: Kip Varga", "the buddy program is great"),
+    ],
+)
+def test_no_field_mark(mem: gm.Memory, clock: ManualClock, first: str, later: str) -> None:
+    clock.set("2026-05-04T09:00:00Z")
+    mem.add_session(f"NEW HIRE: Arlo Penn\n{first}\nLaptop: MacBook Air", started_at="2026-05-04")
+    clock.set("2026-05-18T09:00:00Z")
+    mem.add_session(f"update 5/18\n{later}", started_at="2026-05-18")
+    clock.set("2026-05-19T09:00:00Z")
+    assert "possibly replaced" not in str(mem.context("Who is Arlo's onboarding buddy?"))

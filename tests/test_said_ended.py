@@ -58,6 +58,13 @@ class FirstOnly:
         ("Rosa has left; Dr. Imran Shah is the new DPO.", ["rosa"]),
         ("Brenda stepped down as chair; Amir was elected", ["brenda"]),
         ("casa do largo cancelled on me, booked hotel verride instead", ["casa do largo"]),
+        # a medicine stopped, an account closing
+        ("Updated: ibuprofen stopped; naproxen 250 mg twice daily.", ["ibuprofen"]),
+        ("we stopped taking vitamin D in May", ["vitamin d", "vitamin"]),
+        ("we're on plivo now, the nexmo acct closes end of month", ["nexmo"]),
+        # someone gone to another team; a dash ends the clause before them
+        ("CI images — Ilse moved to the data team, so Bram owns them now", ["ilse"]),
+        ("Omar switched teams last week", ["omar"]),
     ],
 )
 def test_what_a_line_says_ended(text: str, ended: list[str] | None) -> None:
@@ -80,6 +87,12 @@ def test_what_a_line_says_ended(text: str, ended: list[str] | None) -> None:
         "the API is no longer slow",
         "revenue is up from last year",
         "the order was cancelled by the customer",
+        # a plan, a wish or a denial is no change
+        "thought about dropping the almond croissant but keeping it for now",
+        "Lila asked to swap vacuum for dishes, told her we'll see",
+        "we might move from Heroku to Fly next quarter",
+        "we didn't replace Jenkins after all",
+        "should we switch from Heroku to Fly?",
     ],
 )
 def test_a_plain_statement_says_nothing_ended(text: str) -> None:

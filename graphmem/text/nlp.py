@@ -263,6 +263,13 @@ _STAMP = re.compile(
     r"\s*[-–—|]?\s*",
     re.IGNORECASE,
 )
+#: A chat export's header line over a message: "kai_mtnr — 02/20/2026 9:15 PM" (Discord),
+#: "Maya Kim — Today at 9:04 AM" (docs/concepts/text.md#log-formats).
+_HEADED = re.compile(
+    r"^\s*(?P<who>[A-Za-z][\w.'-]{0,30}(?: [A-Za-z][\w.'-]{0,30})?)\s+[—–]\s+"
+    r"(?:(?:today|yesterday)\s+at\s+|\d{1,2}/\d{1,2}/\d{2,4},?\s+)\d{1,2}:\d{2}(?:\s?[ap]m)?\s*$",
+    re.IGNORECASE,
+)
 #: A body that opens with a label of its own ("Yesterday: ..."): no setting's value does.
 _LABELLED = re.compile(r"[A-Z][a-z]+:\s+\S")
 #: An IRC turn's speaker, "<kim> " (docs/concepts/text.md#log-formats).
@@ -493,7 +500,13 @@ def _turns(text: str) -> list[tuple[str | None, str]]:
     # under "SUP-4412 — Login failures", "Assignee: Jonas" is a field, not a turn
     # (docs/concepts/text.md#records)
     record = record_key(next((x.strip() for x in lines if x.strip()), ""))
+    headed: str | None = None  # who a chat export's header line says wrote what follows
     for k, raw in enumerate(lines):
+        head = _HEADED.match(raw)
+        if head:
+            headed = head.group("who")
+            turns.append((None, ""))  # the message starts anew
+            continue
         if raw.lstrip().startswith("#"):
             titled = _TITLED.match(raw)
         if not raw.strip():
@@ -551,7 +564,7 @@ def _turns(text: str) -> list[tuple[str | None, str]]:
             speaker, _ = turns[-1]
             turns[-1] = (speaker, f"{prev} {body.strip()}")
         else:
-            turns.append((turns[-1][0] if turns and turns[-1][1] else None, body.strip()))
+            turns.append((turns[-1][0] if turns and turns[-1][1] else headed, body.strip()))
     return [(s or sender, t) for s, t in turns if t.strip()]
 
 
