@@ -266,6 +266,23 @@ def test_what_a_sentence_says_ended_ends_the_fact_of_a_thing_it_names(clock: Man
         assert _now(mem, "Alice") == [("works_at", "Acme")]
 
 
+def test_a_sentence_read_only_for_its_ending_keeps_what_else_it_names(clock: ManualClock) -> None:
+    clock.set("2026-06-10")
+    with backends.memory(clock=clock) as mem:
+        mem.remember("Meeting notes: project Vega lead is Ada Quist.", at="2025-06-11")
+        mem.remember(
+            "Org update: Bo Lind has taken over as project Vega lead after Ada Quist moved to "
+            "the platform team.",
+            at="2026-02-18",
+        )
+        notes = [f.object for f in mem.facts(predicate="note")]
+        assert any("Bo Lind has taken over" in n for n in notes), notes
+        assert "Bo Lind" in str(mem.context("Who leads project Vega?"))
+        mem.remember("The wiki runs on Confluence.", at="2025-06-11")
+        mem.remember("Confluence is gone.", at="2026-03-01")  # says no more than its ending
+        assert not any("Confluence" in f.object for f in mem.facts(predicate="note"))
+
+
 def test_it_is_x_not_y_corrects_from_the_old_start(clock: ManualClock) -> None:
     with backends.memory(clock=clock) as mem:
         clock.set("2026-02-02T12:00Z")

@@ -24,6 +24,7 @@ line by line, for episodic recall (and a purge redacts it in one place).
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -207,6 +208,18 @@ def plan(
     return TextPlan(facts, out)
 
 
+def _says_more(sentence: str, ended: Sequence[Action]) -> bool:
+    """Whether a sentence read only for what it said ended names more than that.
+
+    "Marcus Webb has taken over as lead after Sarah Chen moved to the platform team" ends
+    Sarah Chen's facts and keeps its text, as a note, for what was not read (the new lead):
+    a name besides the sentence's first word that no ended value holds
+    (docs/concepts/text.md#said-ended). "We dropped Zendesk" says no more.
+    """
+    gone = " ".join(a.object.casefold() for a in ended)
+    return any(n.casefold() not in gone for n in re.findall(r"\b[A-Z][\w.-]+", sentence)[1:])
+
+
 def _resolved(
     kernel: Kernel,
     now: dt.datetime,
@@ -255,15 +268,13 @@ def _resolved(
                 wrote = wrote or bool(actions)
             # what the sentence says ended that its claims did not end
             # (docs/concepts/text.md#said-ended)
-            for a in resolver.said_ended(
-                sentence, claims, seg.at, unresolved=unresolved, ended=ended
-            ):
+            said = resolver.said_ended(sentence, claims, seg.at, unresolved=unresolved, ended=ended)
+            for a in said:
                 who = said_by(a.claim.sentence or sentence) or source_type
                 rows.append(_row(a, seg, kind, importance, who, kernel))
                 meta.append(_Row(a.op, a.claim, i))
                 written += 1
-                wrote = True
-            if wrote:
+            if wrote or (said and not _says_more(sentence, said)):
                 read_ones.append(sentence)
             elif sentence not in unread:
                 unread.append(sentence)
