@@ -595,6 +595,23 @@ _VALUES = st.from_regex(r"[A-Z][a-z]{2,8}( [A-Z0-9][a-z0-9]{0,5}){0,2}", fullmat
 )
 
 
+def test_a_diffs_removed_and_added_setting_read_as_one_change() -> None:
+    text = "Diff:\n- * Build host: ci-02.corp\n+ * Build host: ci-07.corp\n- milk\n- eggs: 12"
+    got = " ".join(s.text for s in sentences(text)).casefold()
+    assert "build host: ci-02.corp → ci-07.corp" in got
+    assert "eggs: 12" in got  # no "+ eggs" line: a list item, no diff
+
+
+def test_a_diff_in_a_config_review_changes_the_setting(clock: ManualClock) -> None:
+    clock.set("2026-03-01")
+    with backends.memory(clock=clock) as mem:
+        mem.remember("Config review\nreplicas: 6\nowner: Theo", at="2026-02-18")
+        mem.remember(
+            "Config review round 2\n```diff\n- replicas: 6\n+ replicas: 10\n```", at="2026-03-01"
+        )
+        assert [f.object for f in mem.facts(predicate="replicas")] == ["10"]
+
+
 def test_a_chat_exports_header_line_says_who_wrote_the_lines_under_it() -> None:
     text = (
         "#help\nbexley — 02/20/2026 9:12 PM\nwhat version does nimbus need?\n"

@@ -442,6 +442,34 @@ def _fields(lines: list[str]) -> list[str]:
     return out
 
 
+#: A line of a diff that changes a setting: "- * Deploy host: deploy-02", "+ replicas: 10".
+_DIFF_LINE = re.compile(
+    r"^\s*(?P<sign>[-+])\s*(?:[-*•]\s+)?(?P<key>[A-Za-z][\w .'/#-]{0,30}?)\s*:\s+(?P<value>\S.*)$"
+)
+
+
+def _diffs(lines: list[str]) -> list[str]:
+    """A diff's removed setting and the added one of the same key read as one change.
+
+    "- Deploy host: deploy-02" then "+ Deploy host: deploy-07" (within three lines) reads
+    "Deploy host: deploy-02 → deploy-07"; the removed line is left out of the reading (the
+    text keeps it). A list without the "+" line of the same key is no diff
+    (docs/concepts/text.md#log-formats).
+    """
+    out = list(lines)
+    for i, line in enumerate(lines):
+        old = _DIFF_LINE.match(line)
+        if old is None or old.group("sign") != "-":
+            continue
+        for j in range(i + 1, min(i + 4, len(lines))):
+            new = _DIFF_LINE.match(lines[j])
+            if new and new.group("sign") == "+" and new["key"].casefold() == old["key"].casefold():
+                out[i] = ""
+                out[j] = f"{new['key'].strip()}: {old['value'].strip()} → {new['value'].strip()}"
+                break
+    return out
+
+
 def _tables(lines: list[str]) -> list[str]:
     """A markdown table's rows as statements (docs/concepts/text.md#log-formats).
 
@@ -490,7 +518,7 @@ def _turns(text: str) -> list[tuple[str | None, str]]:
     a header ending with a colon and a line after one that ends a sentence start a new piece;
     other lines continue the paragraph they wrap.
     """
-    lines = [_BOLD.sub(r"\1", line) for line in _tables(_fields(text.splitlines()))]
+    lines = [_BOLD.sub(r"\1", line) for line in _tables(_fields(_diffs(text.splitlines())))]
     sender, opens = mail_sender(lines)  # an e-mail's body is its sender's turn
     lines = lines[opens:]
     chat = _chat_labels(lines)
