@@ -76,7 +76,8 @@ _AFTER = re.compile(
     # "Ines moved to the data team", "Omar switched teams"
     r"(?:has\s+)?(?:moved|switched|transferred)\s+(?:teams|to\s+(?:the\s+|another\s+|a\s+new\s+)?"
     r"(?:[\w-]+\s+){0,2}team\b)|"
-    r"(?:contract\s+)?(?:lapses|expires|goes\s+away)|(?:→|->)|"
+    # "X → Y", not a message's "Kenji → Dana: ..." (from one person to another)
+    r"(?:contract\s+)?(?:lapses|expires|goes\s+away)|(?:→|->)(?!\s*\w[\w.'-]*(?:\s\w[\w.'-]*)?:)|"
     # "the twilio acct closes end of month"
     r"(?:acct|account|contract|subscription|licen[cs]e)\s+(?:closes|ends|expires|is\s+closing))"
     r"(?:\W|$)"

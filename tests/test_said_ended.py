@@ -87,6 +87,8 @@ def test_what_a_line_says_ended(text: str, ended: list[str] | None) -> None:
         "the API is no longer slow",
         "revenue is up from last year",
         "the order was cancelled by the customer",
+        # a message from one person to another
+        "Kenji → Dana: thanks Dana, I can reproduce this.",
         # a plan, a wish or a denial is no change
         "thought about dropping the almond croissant but keeping it for now",
         "Lila asked to swap vacuum for dishes, told her we'll see",
