@@ -25,6 +25,7 @@ two lines about the question's topic, not two numbers that happen to share a uni
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 from collections.abc import Sequence
 from typing import NamedTuple
@@ -104,6 +105,15 @@ _NOT_NAMED = _NOT_UNITS | _set(
 )
 
 
+#: A character without which a text gives no value of any kind (:func:`typed_values`).
+_MAY_HOLD = re.compile(r"[\d@]|://")
+
+
+@functools.lru_cache(maxsize=8192)
+def _has_cue(text: str) -> bool:
+    return CUE.search(text) is not None
+
+
 class Item(NamedTuple):
     """A line, a note or a fact shown: its text, when it was said, and a tie order.
 
@@ -137,6 +147,17 @@ def typed_values(text: str) -> dict[str, dict[str, str]]:
     ...     "staging is on Postgres 14, 4 workers, lands at 6:40pm").items())
     [('n:postgres', ['Postgres 14']), ('time', ['6:40pm']), ('u:worker', ['4 workers'])]
     """
+    return {kind: dict(values) for kind, values in _typed(text).items()}
+
+
+@functools.lru_cache(maxsize=8192)
+def _typed(text: str) -> dict[str, dict[str, str]]:
+    """:func:`typed_values`, cached and shared: read, never changed.
+
+    The same lines are shown again and again (a context call asks for each up to three times).
+    """
+    if not _MAY_HOLD.search(text):  # every kind has a digit, an "@" or a url's "://"
+        return {}
     out: dict[str, dict[str, str]] = {}
 
     def add(kind: str, canonical: str, written: str) -> None:
@@ -213,7 +234,7 @@ def restated(
     """
     query_words = frozenset(terms(query))
     dates = bool(query) and asks_when(query)
-    typed = {i.id: typed_values(i.text) for i in items}
+    typed = {i.id: _typed(i.text) for i in items}
     if not dates:
         typed = {
             k: {kind: v for kind, v in t.items() if kind not in _WHEN_KINDS}
@@ -223,7 +244,7 @@ def restated(
         return {}
     by_id = {i.id: i for i in items}
     later = sorted(
-        (i for i in items if i.when <= valid_at and CUE.search(i.text)),
+        (i for i in items if i.when <= valid_at and _has_cue(i.text)),
         key=lambda i: (i.when, i.order, i.id),
     )  # the first later item that gives another value, whatever the input order
     out: dict[str, tuple[str, dt.datetime]] = {}
@@ -312,7 +333,7 @@ def renamed(
         for item in ordered:
             if item.when <= when or item.id == fid or not need <= words_of[item.id]:
                 continue
-            if not CUE.search(item.text) or value_key in " ".join(item.text.casefold().split()):
+            if not _has_cue(item.text) or value_key in " ".join(item.text.casefold().split()):
                 continue
             out[fid] = item.when
             break
