@@ -44,7 +44,7 @@ def _pieces(text: str) -> list[str]:
     for line in text.splitlines():
         line = " ".join(line.split())
         if line:
-            out += [p for p in _SENTENCE_END.split(line)] if len(line) > MAX_OBJECT else [line]
+            out += _SENTENCE_END.split(line) if len(line) > MAX_OBJECT else [line]
     return out
 
 

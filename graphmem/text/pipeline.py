@@ -213,11 +213,15 @@ def _says_more(sentence: str, ended: Sequence[Action]) -> bool:
 
     "Marcus Webb has taken over as lead after Sarah Chen moved to the platform team" ends
     Sarah Chen's facts and keeps its text, as a note, for what was not read (the new lead):
-    a name besides the sentence's first word that no ended value holds
+    a capitalised word, not the sentence's first, that no ended value holds
     (docs/concepts/text.md#said-ended). "We dropped Zendesk" says no more.
     """
     gone = " ".join(a.object.casefold() for a in ended)
-    return any(n.casefold() not in gone for n in re.findall(r"\b[A-Z][\w.-]+", sentence)[1:])
+    first = len(sentence) - len(re.sub(r"^\W*", "", sentence))  # where its first word starts
+    return any(
+        m.start() != first and m.group(0).casefold() not in gone
+        for m in re.finditer(r"\b[A-Z][\w.-]+", sentence)
+    )
 
 
 def _resolved(
