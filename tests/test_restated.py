@@ -253,20 +253,32 @@ def test_a_label_shares_its_words_only_with_a_question_holding_them() -> None:
     assert restated(kim, valid_at=LATER, query="which node version?") == {}
 
 
+def _context_after(
+    mem: gm.Memory, clock: ManualClock, sessions: list[tuple[str, str]], question: str
+) -> str:
+    """Add each ``(day, text)`` as a session at 09:00 that day; the context the day after."""
+    for day, text in sessions:
+        clock.set(f"{day}T09:00:00Z")
+        mem.add_session(text, started_at=day)
+    after = dt.date.fromisoformat(sessions[-1][0]) + dt.timedelta(days=1)
+    clock.set(f"{after.isoformat()}T09:00:00Z")
+    return str(mem.context(question))
+
+
 def test_a_line_shown_beside_a_hit_is_marked_too(mem: gm.Memory, clock: ManualClock) -> None:
-    clock.set("2026-02-27T09:00:00Z")
-    mem.add_session(
-        "STATUS: Harbor mobile app v3\nOverall: green\nPM: Ada Quist\n"
-        "Target launch: April 14 (both stores)\nBudget: $90k",
-        started_at="2026-02-27",
-    )
-    clock.set("2026-03-20T09:00:00Z")
-    mem.add_session(
-        "STATUS: Harbor v3\nOverall: amber\nTarget launch: moved to May 5, the audit found issues",
-        started_at="2026-03-20",
-    )
-    clock.set("2026-03-21T09:00:00Z")
-    text = str(mem.context("When is the Harbor v3 launch now?"))
+    sessions = [
+        (
+            "2026-02-27",
+            "STATUS: Harbor mobile app v3\nOverall: green\nPM: Ada Quist\n"
+            "Target launch: April 14 (both stores)\nBudget: $90k",
+        ),
+        (
+            "2026-03-20",
+            "STATUS: Harbor v3\nOverall: amber\n"
+            "Target launch: moved to May 5, the audit found issues",
+        ),
+    ]
+    text = _context_after(mem, clock, sessions, "When is the Harbor v3 launch now?")
     old = next(line for line in text.splitlines() if "April 14" in line)
     assert "April 14 possibly superseded: May 5 per 20 Mar 2026" in old
 
@@ -274,18 +286,18 @@ def test_a_line_shown_beside_a_hit_is_marked_too(mem: gm.Memory, clock: ManualCl
 def test_a_field_named_again_by_its_last_word_marks_its_value(
     mem: gm.Memory, clock: ManualClock
 ) -> None:
-    clock.set("2026-05-04T09:00:00Z")
-    mem.add_session(
-        "NEW HIRE: Arlo Penn\nStart date: June 1\nOnboarding buddy: Kip Varga\nLaptop: MacBook Air",
-        started_at="2026-05-04",
-    )
-    clock.set("2026-05-18T09:00:00Z")
-    mem.add_session(
-        "update 5/18\n- Kip is out from June, buddy is Lena Ostrova instead\n- badge done",
-        started_at="2026-05-18",
-    )
-    clock.set("2026-05-19T09:00:00Z")
-    text = str(mem.context("Who is Arlo's onboarding buddy?"))
+    sessions = [
+        (
+            "2026-05-04",
+            "NEW HIRE: Arlo Penn\nStart date: June 1\nOnboarding buddy: Kip Varga\n"
+            "Laptop: MacBook Air",
+        ),
+        (
+            "2026-05-18",
+            "update 5/18\n- Kip is out from June, buddy is Lena Ostrova instead\n- badge done",
+        ),
+    ]
+    text = _context_after(mem, clock, sessions, "Who is Arlo's onboarding buddy?")
     old = next(line for line in text.splitlines() if "Kip Varga" in line)
     assert "(Onboarding buddy: Kip Varga possibly replaced per 18 May 2026)" in old
 
@@ -302,9 +314,9 @@ def test_a_field_named_again_by_its_last_word_marks_its_value(
     ],
 )
 def test_no_field_mark(mem: gm.Memory, clock: ManualClock, first: str, later: str) -> None:
-    clock.set("2026-05-04T09:00:00Z")
-    mem.add_session(f"NEW HIRE: Arlo Penn\n{first}\nLaptop: MacBook Air", started_at="2026-05-04")
-    clock.set("2026-05-18T09:00:00Z")
-    mem.add_session(f"update 5/18\n{later}", started_at="2026-05-18")
-    clock.set("2026-05-19T09:00:00Z")
-    assert "possibly replaced" not in str(mem.context("Who is Arlo's onboarding buddy?"))
+    sessions = [
+        ("2026-05-04", f"NEW HIRE: Arlo Penn\n{first}\nLaptop: MacBook Air"),
+        ("2026-05-18", f"update 5/18\n{later}"),
+    ]
+    text = _context_after(mem, clock, sessions, "Who is Arlo's onboarding buddy?")
+    assert "possibly replaced" not in text
