@@ -279,6 +279,11 @@ def context(
         warm = store.warm_index()
         frame = Frame(shown_query, when, budget_chars)
         near = _near(store, g, warm)
+        # the lines found and their neighbours may restate a fact's value
+        shown = {c.line.id: c.line for c in g.lines}
+        shown.update((r.id, r) for pair in near.values() for r in pair if r is not None)
+        said = [(r.id, r.text, r.started_at) for r in shown.values()]
+        _mark_restated(g.facts, query, k_at, owner=kernel.owner, lines=said)
         beside = mark_neighbours(
             [r for pair in near.values() for r in pair if r is not None],
             g.lines,
@@ -335,7 +340,6 @@ def gather(
     ended = fact_marks([c.fact for c in ranked], lines, owner=kernel.owner, valid_at=v_at)
     for c in ranked:
         c.said_ended = ended.get(c.fact.id, "")
-    _mark_restated(ranked, query, k_at, owner=kernel.owner)
     words = frozenset(terms(query))
     for c in ranked:
         if c.fact.predicate == "note":
@@ -345,21 +349,29 @@ def gather(
 
 
 def _mark_restated(
-    ranked: Sequence[_Candidate], query: str, k_at: dt.datetime, *, owner: str
+    ranked: Sequence[_Candidate],
+    query: str,
+    k_at: dt.datetime,
+    *,
+    owner: str,
+    lines: Sequence[tuple[str, str, dt.datetime]] = (),
 ) -> None:
-    """Mark facts and notes whose value a fact or note learned later gives otherwise.
+    """Mark facts and notes whose value a fact, note or line learned later gives otherwise.
 
     The facts' side of :func:`graphmem.episodic.line_candidates`' marks: "Team plan costs $20",
     then a note "the Team plan is $24 per seat now"; and a fact whose relation a later note
     names again with a word of change but without its value ("@sven is release manager from
     v5.13" after ``self release_manager Ayo``) (docs/concepts/recall.md#restated). A fact
     reads as its subject, predicate, object and the sentence it was read from; "said" is when
-    it was recorded. Marks, never writes.
+    it was recorded. The session lines found for the query (``(id, text, said at)``) count as
+    later texts too: "03:02 pg-orders-03 promoted, it is now the PRIMARY" marks ``orders-db
+    primary pg-orders-02`` read from a runbook before. Marks, never writes.
     """
     # no tie order: facts learned in one write are not said one after the other
     items = [Item(f.id, _said(f), f.recorded_at) for f in (c.fact for c in ranked)]
+    said = [Item(lid, text, when) for lid, text, when in lines]
     skip = frozenset(c.fact.id for c in ranked if c.said_ended or c.fact.valid_to is not None)
-    found = restated(items, valid_at=k_at, query=query, skip=skip)
+    found = restated(items + said, valid_at=k_at, query=query, skip=skip | {i.id for i in said})
     for c in ranked:
         if c.fact.id in found:
             mark, when = found[c.fact.id]
@@ -375,7 +387,7 @@ def _mark_restated(
         for f in (c.fact for c in ranked)
         if f.id not in skip and f.id not in found and f.predicate != "note"
     ]
-    again = renamed(slots, items, valid_at=k_at, query=query)
+    again = renamed(slots, items + said, valid_at=k_at, query=query)
     for c in ranked:
         if c.fact.id in again:
             c.said_ended = f"possibly replaced per {again[c.fact.id].date().isoformat()}"

@@ -469,6 +469,7 @@ def _mark_superseded(
             note = candidates[i].superseded
             said = "replaced " + ", ".join(replaced[:2])
             candidates[i].superseded = f"{note}; {said}" if note else said
+    _mark_replaced_beside(candidates, changed, ended, versions)
     for i, past in ended.items():
         note = candidates[i].superseded
         # The latest end among the linked versions is when the line stopped being true.
@@ -496,6 +497,36 @@ def _mark_superseded(
         else:
             ended_note = f"no longer true since {when}"
         candidates[i].superseded = f"{note}; {ended_note}" if note else ended_note
+
+
+def _mark_replaced_beside(
+    candidates: Sequence[LineCandidate],
+    changed: Mapping[int, list[SessionClaim]],
+    ended: Mapping[int, list[SessionClaim]],
+    versions: Mapping[tuple[str, str], list[FactView]],
+) -> None:
+    """Mark a line naming a value that a statement of its own session replaced.
+
+    A diff's removed line ("-MAIL_DRIVER=sendgrid" beside "+MAIL_DRIVER=postmark"), or an
+    incident line naming the host a later line of it promoted, holds the old value as the
+    session left it: ``(sendgrid replaced by postmark)`` (docs/concepts/recall.md#rule-6).
+    """
+    by_session: dict[str, list[tuple[FactView, SessionClaim]]] = {}
+    for i, valid in changed.items():
+        for k in valid:
+            for v in versions.get((k.subject_id, k.predicate), ()):
+                if v.valid_to == k.valid_from and v.object != k.object:
+                    by_session.setdefault(candidates[i].line.session, []).append((v, k))
+    if not by_session:
+        return
+    for i, c in enumerate(candidates):
+        if i in changed or i in ended or c.superseded:
+            continue
+        text = _norm(c.line.text)
+        for v, k in by_session.get(c.line.session, ()):
+            if _names(v.object, text) and not _names(k.object, text):
+                c.superseded = f"{_clip(v.object, 60)} replaced by {_clip(k.object, 60)}"
+                break
 
 
 def _mark_corrected(

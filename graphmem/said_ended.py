@@ -58,7 +58,14 @@ _BEFORE = re.compile(
     r"(?:mov(?:e|ed|es|ing)|migrat(?:e|ed|es|ing)|switch(?:ed|es|ing)?)\s+(?:away\s+)?(?:off|from)|"
     r"g[eo]t\s+rid\s+of|turn(?:ed|s)?\s+off|shut(?:s|ting)?\s+down|abandon(?:ed|s)?|left|quit|"
     r"uninstall(?:ed|s)?|dump(?:ed|s)?|cancel(?:l?ed|s)?|phas(?:e|ed|es)\s+out|rip(?:ped|s)?\s+out|"
-    r"instead\s+of|moved\s+on\s+from)\s+(?:the\s+|our\s+|my\s+|their\s+)?(?P<rest>.+)"
+    r"instead\s+of|moved\s+on\s+from|"
+    # "not going back to Joe's Garage", "as of today we're officially out of Harbor Street"
+    r"(?:not|never|n't\s+be)\s+going\s+back\s+to|"
+    r"(?:'re|’re|are|is|moved|moving|finally|officially)\s+out\s+of|"
+    # "ingest workers are off RabbitMQ and consuming from NATS now"
+    r"(?:'re|’re|are|is|now|finally|officially)\s+off(?=\s+(?-i:[A-Z]))"
+    r"(?!\s+(?:mon|tue|wed|thu|fri|sat|sun|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)))"
+    r"\s+(?:the\s+|our\s+|my\s+|their\s+)?(?P<rest>.+)"
 )
 _AFTER = re.compile(
     r"(?i)\s+(?:(?:is|are|was|were|has\s+been|have\s+been|got|gets|will\s+be|"
@@ -68,7 +75,8 @@ _AFTER = re.compile(
     r"no\s+longer(?=\s+(?:my|our|the|their|his|her)\s))|"
     # a note's clipped form: "Jenkins box decommissioned.", "Pingdom cancelled over the break"
     r"(?:decommissioned|retired|deleted|sunset|gone|cancell?ed|discontinued|stopped)"
-    r"(?=\s*(?:[.!;,]|$|(?:over|last|this|yesterday|today|since|as\s+of|on\s+(?:me|us))\b))|"
+    r"(?=\s*(?:[.!;,—–]|$|(?:over|last|this|yesterday|today|since|as\s+of|on\s+(?:me|us)|"
+    r"in\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*)\b))|"
     # a person gone from a role: "Mike left for Stripe", "Rosa has left;", "Brenda stepped down"
     r"(?:has\s+|have\s+)?(?:left|quit|resigned|stepped\s+down)"
     r"(?=\s*(?:[.!;,—–]|$|(?:for|to\s+join|the\s+(?:company|team)|last|this|yesterday|today|"
@@ -87,7 +95,7 @@ _NEGATION = re.compile(r"(?i)(?:\bnot|n't|\bnever)\b")
 #: A piece of text read at a time: patterns stay cheap on a pasted blob (no piece is longer).
 MAX_PIECE = 400
 _CONTRACT = re.compile(
-    rf"(?i)(?P<x>{_TOKEN})['’]s\s+(?:contract|subscription|licen[cs]e|trial|account|lease)\s+"
+    rf"(?i)(?P<x>{_TOKEN})(?:['’]s)?\s+(?:contract|subscription|licen[cs]e|trial|account|lease)\s+"
     r"(?:has\s+|was\s+)?(?:ended|expired|lapsed|cancell?ed|terminated|ran\s+out)\b"
 )
 #: A changelog's old value beside the new one: "$12/mo (was $9/mo)", "99.95%, up from 99.9%".
@@ -108,7 +116,7 @@ _CUE_WORDS = tuple(
     """from off replac swap drop ditch retir remov kill deprecat decommission sunset stop longer
     more rid turn shut abandon left quit uninstall dump cancel phas rip instead gone dead delet
     history discontinu lapses expires away -> contract subscription licen trial account lease
-    not resign stepped acct team (""".split()  # noqa: SIM905
+    not resign stepped acct team going out (""".split()  # noqa: SIM905
 )
 #: The same, for a text with other characters than ASCII (where ``(?i)`` matches more).
 _ANY_CUE = re.compile("(?i)" + "|".join(re.escape(w) for w in (*_CUE_WORDS, "→")))
@@ -236,12 +244,13 @@ def _ended_in(piece: str) -> list[str]:
         for m in _FROM_TO.finditer(piece):
             out += _runs(_words(m.group("x")), head=True)
     for m in _BEFORE.finditer(piece):
-        if _done(piece, m.start()):
+        # "memcached retired — Redis gives us ...": what follows a dash is no object
+        if _done(piece, m.start()) and not re.match(r"[—–-]\s", m.group("rest")):
             out += _runs(_words(m.group("rest")), head=True)
     for m in _AFTER.finditer(piece):
         out += _runs(_before(piece, m.start(), 4), head=False)
     for m in _CONTRACT.finditer(piece):  # "yusuf's contract ended friday"
-        out += _runs([m.group("x").casefold()], head=True)
+        out += _runs([re.sub(r"['’]s$", "", m.group("x").casefold())], head=True)
     for m in _ANYMORE.finditer(piece):  # "the app doesn't talk gRPC anymore"
         if _NEGATION.search(piece, 0, m.start()):
             out += _runs(_before(piece, m.start(), 2), head=False)

@@ -264,19 +264,34 @@ def attribute(value: str) -> str | None:
     return "timezone" if _TIMEZONE.match(low) else None
 
 
+#: A cloud region or zone: AWS "eu-west-1" (and its zones, "us-east-1a"), GCP "us-central1",
+#: "europe-west4-b", Azure "westeurope", "eastus2".
+_REGION = re.compile(
+    r"(?:(?:us|eu|ap|sa|ca|me|af|il|mx|cn)-(?:gov-)?(?:north|south)?(?:east|west|central)?-\d+[a-z]?"
+    r"|(?:us|europe|asia|australia|northamerica|southamerica|me|africa)-"
+    r"(?:north|south)?(?:east|west|central)?\d+(?:-[a-z])?"
+    r"|(?:(?:north|south|west)?central|(?:north|south)?(?:east|west))(?:us|europe|asia)\d?)"
+)
+
+
 def category(value: str) -> str | None:
     """Return the category of a value ("Go" → language), or ``None`` when unknown.
 
-    Numbers are ``number``, e-mail addresses ``email``, version strings ``version``.
+    Numbers are ``number``, e-mail addresses ``email``, version strings ``version``, cloud
+    regions ``region``.
 
     >>> category("Go"), category("Postgres 13"), category("8080"), category("Acme")
     ('language', 'database', 'number', None)
+    >>> category("eu-west-1"), category("us-central1"), category("westeurope")
+    ('region', 'region', 'region')
     """
     low = " ".join(value.casefold().split())
     if not low:
         return None
     if low.isdigit():
         return "number"
+    if _REGION.fullmatch(low):
+        return "region"
     if "@" in low and "." in low.split("@")[-1]:
         return "email"
     if low.lstrip("v").replace(".", "").isdigit() and "." in low:

@@ -442,10 +442,20 @@ def _fields(lines: list[str]) -> list[str]:
     return out
 
 
-#: A line of a diff that changes a setting: "- * Deploy host: deploy-02", "+ replicas: 10".
+#: A line of a diff that changes a setting: "- * Deploy host: deploy-02", "+ replicas: 10",
+#: "-MAIL_DRIVER=sendgrid", '+  region = "eu-central-1"   # Frankfurt'.
 _DIFF_LINE = re.compile(
-    r"^\s*(?P<sign>[-+])\s*(?:[-*•]\s+)?(?P<key>[A-Za-z][\w .'/#-]{0,30}?)\s*:\s+(?P<value>\S.*)$"
+    r"^\s*(?P<sign>[-+])\s*(?:[-*•]\s+)?(?P<key>[A-Za-z][\w .'/#-]{0,30}?)"
+    r"(?:\s*:\s+|\s*(?P<eq>=)\s*)(?P<value>\S.*)$"
 )
+
+
+def _setting(m: re.Match[str]) -> str:
+    """A diff line's value: for ``key = value``, its quotes and a trailing ``# comment`` off."""
+    value = m["value"].strip()
+    if m["eq"]:
+        value = re.sub(r"\s+#.*$", "", value).strip().strip("\"'").strip()
+    return value
 
 
 def _diffs(lines: list[str]) -> list[str]:
@@ -465,7 +475,10 @@ def _diffs(lines: list[str]) -> list[str]:
             new = _DIFF_LINE.match(lines[j])
             if new and new.group("sign") == "+" and new["key"].casefold() == old["key"].casefold():
                 out[i] = ""
-                out[j] = f"{new['key'].strip()}: {old['value'].strip()} → {new['value'].strip()}"
+                key = new["key"].strip()
+                if "_" in key and key.isupper():  # "MAIL_DRIVER": the words of a setting's name
+                    key = key.replace("_", " ").casefold()
+                out[j] = f"{key}: {_setting(old)} → {_setting(new)}"
                 break
     return out
 

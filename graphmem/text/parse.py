@@ -64,8 +64,10 @@ from graphmem.text.parse_words import (
     MEMBERSHIP,
     MODALS,
     NOT_VALUE_PREPS,
+    PHRASAL_CHANGES,
     RELATIONS,
     VALUE_VERBS,
+    third_person,
 )
 
 __all__ = ["Open", "open_claims", "third_person"]
@@ -100,22 +102,6 @@ class Open:
     many: bool = False
     object_is_subject: bool = False
     moved: bool = False  # the subject itself moved or relocates ("the user is moving to X")
-
-
-def third_person(lemma: str) -> str:
-    """The present third-person form of a verb's lemma: "go" → "goes", "run" → "runs".
-
-    >>> [third_person(v) for v in ("go", "run", "cost", "push", "carry", "be", "have")]
-    ['goes', 'runs', 'costs', 'pushes', 'carries', 'is', 'has']
-    """
-    irregular = {"be": "is", "have": "has", "do": "does", "go": "goes"}
-    if lemma in irregular:
-        return irregular[lemma]
-    if lemma.endswith(("s", "x", "z", "ch", "sh", "o")):
-        return lemma + "es"
-    if len(lemma) > 1 and lemma.endswith("y") and lemma[-2] not in "aeiou":
-        return lemma[:-1] + "ies"
-    return lemma + "s"
 
 
 def _children(tok: Token, *deps: str) -> list[Token]:
@@ -454,8 +440,13 @@ def _clause(verb: Token) -> list[Open]:
     subj = _subject(verb)
     negated = _negated(verb)
     preps_of = dict(_value_preps(verb))
-    if lemma in CHANGE_VERBS or (
-        lemma == "go" and "from" in preps_of and ("to" in preps_of or _range(verb))
+    if (
+        lemma in CHANGE_VERBS
+        or (lemma == "go" and "from" in preps_of and ("to" in preps_of or _range(verb)))
+        or (
+            subj is not None  # "decision: fail over to the replica" names nothing that moved
+            and any((lemma, p.lower_) in PHRASAL_CHANGES for p in _children(verb, "prt"))
+        )
     ):
         if negated or _hedged(verb):
             return []

@@ -14,6 +14,11 @@ CHANGE_VERBS = frozenset(
     """move migrate switch swap replace change upgrade downgrade bump port rewrite transition
     shift convert jump transfer""".split()  # noqa: SIM905
 )
+#: Phrasal verbs that say a thing moved to another value ("auth-service cut over to OAuth 2.0",
+#: "the primary failed over to db-2", "we rolled back to 1.4").
+PHRASAL_CHANGES = frozenset(
+    {("cut", "over"), ("flip", "over"), ("roll", "back"), ("fail", "over"), ("switch", "over")}
+)
 #: Participles and adjectives that say a thing is over ("Redis is gone").
 ENDED = frozenset(
     """gone dead retired deprecated decommissioned sunset sunsetted removed dropped
@@ -138,3 +143,19 @@ NOT_PARTS = frozenset(
     """seconds minutes hours days weeks months years times questions meetings calls things
     ideas issues problems kids children""".split()  # noqa: SIM905
 )
+
+
+def third_person(lemma: str) -> str:
+    """The present third-person form of a verb's lemma: "go" → "goes", "run" → "runs".
+
+    >>> [third_person(v) for v in ("go", "run", "cost", "push", "carry", "be", "have")]
+    ['goes', 'runs', 'costs', 'pushes', 'carries', 'is', 'has']
+    """
+    irregular = {"be": "is", "have": "has", "do": "does", "go": "goes"}
+    if lemma in irregular:
+        return irregular[lemma]
+    if lemma.endswith(("s", "x", "z", "ch", "sh", "o")):
+        return lemma + "es"
+    if len(lemma) > 1 and lemma.endswith("y") and lemma[-2] not in "aeiou":
+        return lemma[:-1] + "ies"
+    return lemma + "s"

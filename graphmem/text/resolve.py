@@ -55,43 +55,18 @@ _FAMILY = {
     "version": "version",
     "diet": "diet",
     "timezone": "timezone",
+    "region": "region",
 }
-_TYPED = frozenset({"number", "email", "version", "timezone"})
-#: Head nouns a thing's name may carry or drop ("billing" / "the billing service").
+_TYPED = frozenset({"number", "email", "version", "timezone", "region"})
 #: Words a company's name ends with, left out when people name it short.
-COMPANY_SUFFIXES = (
-    "Industries",
-    "Inc",
-    "Corp",
-    "Corporation",
-    "Ltd",
-    "LLC",
-    "GmbH",
-    "Labs",
-    "Group",
-    "Technologies",
-    "Systems",
-    "Software",
+COMPANY_SUFFIXES = tuple(
+    """Industries Inc Corp Corporation Ltd LLC GmbH Labs Group Technologies Systems
+    Software""".split()  # noqa: SIM905
 )
-GENERIC_HEADS = (
-    "service",
-    "app",
-    "api",
-    "team",
-    "project",
-    "system",
-    "platform",
-    "pipeline",
-    "cluster",
-    "server",
-    "environment",
-    "database",
-    "db",
-    "job",
-    "cron",
-    "task",
-    "worker",
-    "queue",
+#: Head nouns a thing's name may carry or drop ("billing" / "the billing service").
+GENERIC_HEADS = tuple(
+    """service app api team project system platform pipeline cluster server environment
+    database db job cron task worker queue""".split()  # noqa: SIM905
 )
 #: Facts read per replaced value when "we" names no fact holding it.
 INCOMING_LIMIT = 20
@@ -703,12 +678,14 @@ class Resolver:
                 words = _content_words(c.subject)
                 found = [(s, v) for s, v in found if _content_words(s) & words]
         slots = {(self.key(s), v.predicate): (s, v) for s, v in found}
-        if len(slots) == 1:
-            subject, v = next(iter(slots.values()))
+        if len({sid for sid, _ in slots}) == 1:
+            # "billing-service migrates from MySQL to PostgreSQL": every relation of its one
+            # subject holding MySQL takes the new value (docs/concepts/text.md#eleventh-round)
             out = []
-            if self.predicate(v.predicate).cardinality == "many":
-                out.append(self._act("end", c, subject, v.predicate, v.object, start))
-            out.append(self._act("assert", c, subject, v.predicate, new, start))
+            for subject, v in slots.values():
+                if self.predicate(v.predicate).cardinality == "many":
+                    out.append(self._act("end", c, subject, v.predicate, v.object, start))
+                out.append(self._act("assert", c, subject, v.predicate, new, start))
             return out
         family = self._family_relation(c, new)
         if not slots and (c.hint or family):  # no fact holds the old value: rule 3
