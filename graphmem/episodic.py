@@ -617,10 +617,12 @@ def mark_neighbours(
     for c in candidates:
         if c.line.id in found:
             c.superseded = found[c.line.id]
+    ended = session_ended(candidates)
     out: dict[str, LineCandidate | LineRow] = dict(fresh)
     for lid, row in fresh.items():
-        if lid in found:
-            out[lid] = LineCandidate(row, 0.0, superseded=found[lid])
+        mark = found.get(lid) or ended_here(row, ended)
+        if mark:
+            out[lid] = LineCandidate(row, 0.0, superseded=mark)
     return out
 
 
@@ -690,6 +692,40 @@ def _mark_said_ended(
             c.superseded = f"{value}: no longer current from here"
         else:
             c.superseded = f"{value}: no longer current per {fmt_date(when)}"
+    marked = session_ended(candidates)
+    for c in candidates:
+        if c.superseded is None and (mark := ended_here(c.line, marked)):
+            c.superseded = mark
+
+
+#: A said-ended mark in a line's marks: "sendgrid: no longer current per 15 Sep 2025".
+_ENDED_MARK = re.compile(r"(?:^|; )(?P<value>[^;]+?): no longer current (?:per [^;]+|from here)")
+
+
+def session_ended(lines: Iterable[LineCandidate]) -> dict[str, dict[str, str]]:
+    """The values marked ended on lines, by session: ``{session: {value: its mark}}``.
+
+    A session is one document or thread: the other lines of it naming the value speak of the
+    same thing (docs/concepts/recall.md#said-ended).
+    """
+    out: dict[str, dict[str, str]] = {}
+    for c in lines:
+        for m in _ENDED_MARK.finditer(c.superseded or ""):
+            value = m.group("value")
+            mark = m.group(0).lstrip("; ")
+            if mark.endswith("from here"):  # the line that says so: its session's date
+                mark = f"{value}: no longer current per {fmt_date(c.line.started_at)}"
+            out.setdefault(c.line.session, {}).setdefault(value, mark)
+    return out
+
+
+def ended_here(row: LineRow, marked: Mapping[str, Mapping[str, str]]) -> str | None:
+    """The mark of a value its session says ended elsewhere that ``row`` names, or ``None``."""
+    text = _norm(row.text)
+    return next(
+        (mark for value, mark in marked.get(row.session, {}).items() if _names(value, text)),
+        None,
+    )
 
 
 def _mark_restated(

@@ -78,8 +78,10 @@ _FIXED = {
     ),
     "time": re.compile(
         r"(?i)(?<![\[\d:])\b\d{1,2}(?::\d{2})?\s?(?:am|pm)\b(?!\]?:)|"
-        r"(?<![\[\d:])\b\d{1,2}:\d{2}\s?(?:utc|gmt|[ecmp][sd]?t|ce[s]?t|bst|ist)\b"
+        r"(?<![\[\d:])\b\d{1,2}:\d{2}\s?(?:utc|gmt|[ecmp][sd]?t|ce[s]?t|bst|ist)\b|"
+        r"(?<=\bat )\d{1,2}:\d{2}\b(?![:\]])"  # "reminders at 6:30"
     ),
+    "temperature": re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?\s?°\s?[CF]\b"),
     "phone": re.compile(r"(?<![\w.+-])\+?\d{2,4}[ -]\d{3}[ -]\d{3,4}(?![\w.-])|\b\d{3}-\d{4}\b"),
     "email": re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"),
     "url": re.compile(r"(?i)\bhttps?://[^\s<>()\[\]\"'`]+"),
@@ -203,6 +205,8 @@ def _canonical(kind: str, written: str) -> str:
             return f"{hour:02d}:{m.group(2) or '00'}"
     if kind == "date":
         return _date_key(w)
+    if kind == "temperature":
+        return w.replace(" ", "")  # "58 °C" and "58°C"
     return w
 
 

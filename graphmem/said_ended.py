@@ -44,7 +44,7 @@ __all__ = ["Said", "Shown", "corrected", "ended_values", "fact_marks", "marks"]
 _TOKEN = r"(?:[\w$£€%@+#./:'’-]|,(?=\d{3}\b))*[\w$%+#]"  # "£1,100": a comma of thousands
 _CHANGE = re.compile(
     r"(?i)\b(?:mov|migrat|switch|swap|replac|upgrad|downgrad|bump|port|transition|shift|"
-    r"chang|went|go|goes|going|rais|lower|increas|reduc|cut|jump|grew|fell|drop|updat)\w*"
+    r"chang|went|go|goes|going|rais|lower|increas|reduc|cut|jump|grew|fell|drop|updat|renam)\w*"
 )
 _FROM_TO = re.compile(
     rf"(?i)\bfrom\s+(?:the\s+|our\s+)?(?P<x>{_TOKEN}(?:\s+{_TOKEN}){{0,3}}?)\s+"
@@ -61,10 +61,12 @@ _BEFORE = re.compile(
     r"instead\s+of|moved\s+on\s+from|"
     # "not going back to Joe's Garage", "as of today we're officially out of Harbor Street"
     r"(?:not|never|n't\s+be)\s+going\s+back\s+to|"
-    r"(?:'re|’re|are|is|moved|moving|finally|officially)\s+out\s+of|"
+    r"(?:'re|’re|are|moved|moving|finally|officially)\s+out\s+of|"
     # "ingest workers are off RabbitMQ and consuming from NATS now"
     r"(?:'re|’re|are|is|now|finally|officially)\s+off(?=\s+(?-i:[A-Z]))"
-    r"(?!\s+(?:mon|tue|wed|thu|fri|sat|sun|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)))"
+    r"(?!\s+(?:mon|tue|wed|thu|fri|sat|sun|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec))|"
+    # "sold the Honda Fit", "last day at Brightwave"
+    r"sold|last\s+day\s+at)"
     r"\s+(?:the\s+|our\s+|my\s+|their\s+)?(?P<rest>.+)"
 )
 _AFTER = re.compile(
@@ -75,7 +77,7 @@ _AFTER = re.compile(
     r"no\s+longer(?=\s+(?:my|our|the|their|his|her)\s))|"
     # a note's clipped form: "Jenkins box decommissioned.", "Pingdom cancelled over the break"
     r"(?:decommissioned|retired|deleted|sunset|gone|cancell?ed|discontinued|stopped)"
-    r"(?=\s*(?:[.!;,—–]|$|(?:over|last|this|yesterday|today|since|as\s+of|on\s+(?:me|us)|"
+    r"(?=\s*(?:[.!;,—–&]|$|(?:and|over|last|this|yesterday|today|since|as\s+of|on\s+(?:me|us)|"
     r"in\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*)\b))|"
     # a person gone from a role: "Mike left for Stripe", "Rosa has left;", "Brenda stepped down"
     r"(?:has\s+|have\s+)?(?:left|quit|resigned|stepped\s+down)"
@@ -86,9 +88,20 @@ _AFTER = re.compile(
     r"(?:[\w-]+\s+){0,2}team\b)|"
     # "X → Y", not a message's "Kenji → Dana: ..." (from one person to another)
     r"(?:contract\s+)?(?:lapses|expires|goes\s+away)|(?:→|->)(?!\s*\w[\w.'-]*(?:\s\w[\w.'-]*)?:)|"
+    # "Greenleaf is closing", "nagios is off as of friday"
+    r"(?:is|are)\s+(?:now\s+)?(?:closing|shutting\s+down|off(?=\s+(?:as\s+of|since|from|now|"
+    r"today|for\s+good)\b|\s*[.!;,—–]|\s*$))|"
     # "the twilio acct closes end of month"
     r"(?:acct|account|contract|subscription|licen[cs]e)\s+(?:closes|ends|expires|is\s+closing))"
     r"(?:\W|$)"
+)
+#: "Priya took over the cert rotation from Tomas": who handed it over.
+_TOOK_OVER = re.compile(
+    rf"(?i)\b(?:took|tak(?:e|es|en|ing))\s+over\b[^.;]{{0,60}}?\bfrom\s+(?P<x>{_TOKEN}(?:\s+{_TOKEN})?)"
+)
+#: "old mysql creds get revoked friday", "the old us-east-1 instance": the thing before.
+_OLD = re.compile(
+    rf"(?i)(?<![\d\w-])(?<!years\s)(?<!months\s)\bold\s+(?P<x>{_TOKEN}(?:\s+{_TOKEN})?)"
 )
 _ANYMORE = re.compile(r"(?i)\s+any\s?more\b")
 _NEGATION = re.compile(r"(?i)(?:\bnot|n't|\bnever)\b")
@@ -116,7 +129,7 @@ _CUE_WORDS = tuple(
     """from off replac swap drop ditch retir remov kill deprecat decommission sunset stop longer
     more rid turn shut abandon left quit uninstall dump cancel phas rip instead gone dead delet
     history discontinu lapses expires away -> contract subscription licen trial account lease
-    not resign stepped acct team going out (""".split()  # noqa: SIM905
+    not resign stepped acct team going out sold last old closing over (""".split()  # noqa: SIM905
 )
 #: The same, for a text with other characters than ASCII (where ``(?i)`` matches more).
 _ANY_CUE = re.compile("(?i)" + "|".join(re.escape(w) for w in (*_CUE_WORDS, "→")))
@@ -218,7 +231,10 @@ def _pieces(text: str) -> list[str]:
 
 def _before(piece: str, end: int, words: int) -> list[str]:
     """The last ``words`` words before ``end`` in the same clause, case-folded."""
-    head = re.split(r"[,;:.!?]\s|\s[—–-]\s", piece[max(0, end - 120) : end])[-1]
+    # a clause ends at a stop, a dash or an emoji ("Leith era ending 😭 Lisbon half is off")
+    head = re.split(
+        r"[,;:.!?]\s|\s[—–-]\s|[\U0001F300-\U0001FAFF\u2600-\u27BF]", piece[max(0, end - 120) : end]
+    )[-1]
     return [w.casefold() for w in head.split()][-words:]
 
 
@@ -249,6 +265,9 @@ def _ended_in(piece: str) -> list[str]:
             out += _runs(_words(m.group("rest")), head=True)
     for m in _AFTER.finditer(piece):
         out += _runs(_before(piece, m.start(), 4), head=False)
+    for rx in (_TOOK_OVER, _OLD):
+        for m in rx.finditer(piece):
+            out += _runs(_words(m.group("x")), head=True)
     for m in _CONTRACT.finditer(piece):  # "yusuf's contract ended friday"
         out += _runs([re.sub(r"['’]s$", "", m.group("x").casefold())], head=True)
     for m in _ANYMORE.finditer(piece):  # "the app doesn't talk gRPC anymore"

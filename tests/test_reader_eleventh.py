@@ -112,6 +112,13 @@ def test_a_migration_of_a_value_two_subjects_hold_changes_neither(clock: ManualC
         ("Comment: Okta contract ended Oct 31. Every app federates through Entra ID.", "okta"),
         ("# memcached retired — Redis gives us persistence + pub/sub", "memcached"),
         ("cutover done, ingest workers are off RabbitMQ and consuming from NATS now", "rabbitmq"),
+        ("- sold the Honda Fit; now drives a used 2019 Mazda CX-5", "honda fit"),
+        ("Sep 26 — last day at Brightwave, cake + awkward speeches.", "brightwave"),
+        ("Greenleaf is closing — my prescriptions moved to Harbor Drug", "greenleaf"),
+        ("1. Lucía: Nagios is off as of Friday. All paging comes from Alertmanager", "nagios"),
+        ("switched internet to Sonic fiber; Xfinity cancelled and modem returned.", "xfinity"),
+        ("2. Priya took over the cert rotation from Tomas (he's on leave)", "tomas"),
+        ("yes, vault path is billing/pg now. old mysql creds get revoked friday", "mysql"),
     ],
 )
 def test_forms_that_say_a_thing_ended(text: str, ended: str) -> None:
@@ -126,6 +133,9 @@ def test_forms_that_say_a_thing_ended(text: str, ended: str) -> None:
         "the lease ended",
         "Bob is off Monday",
         "we are off to Paris",
+        "she is off sick",
+        "my son is 5 years old today",
+        "which means Dr. Ramirez is out of network, so I picked Dr. Nguyen",
     ],
 )
 def test_forms_that_end_nothing(text: str) -> None:
@@ -209,3 +219,75 @@ def test_a_quoted_setting_with_a_comment_in_a_diff(clock: ManualClock) -> None:
             started_at="2025-06-23",
         )
         assert ("self", "region", "eu-central-1") in _current(mem)
+
+
+def test_a_clock_time_stays_with_the_value(clock: ManualClock) -> None:
+    # never lose text a user gave: "at 7:00" is part of what the user prefers
+    clock.set("2025-06-02")
+    with backends.memory(clock=clock) as mem:
+        mem.remember("User prefers morning reminders at 7:00.", at="2025-06-01")
+        clock.set("2025-10-01")
+        mem.remember(
+            "User prefers reminders at 6:30 now (new job starts earlier).", at="2025-09-30"
+        )
+        now = _current(mem)
+        assert ("self", "prefers", "reminders at 6:30") in now
+        assert ("self", "prefers", "morning reminders at 7:00") not in now
+    with backends.memory(clock=clock) as mem:
+        mem.remember("Alice works at 3M.", at="2025-09-30")
+        assert ("Alice", "works_at", "3M") in _current(mem)
+
+
+def test_everyones_been_migrated_is_a_change_of_the_owners(clock: ManualClock) -> None:
+    clock.set("2025-06-17")
+    with backends.memory(clock=clock) as mem:
+        mem.remember("IT note: company password manager is 1Password (Teams).", at="2025-06-16")
+        clock.set("2025-09-02")
+        mem.remember(
+            "IT note: everyone's been migrated from 1Password to Bitwarden Enterprise.",
+            at="2025-09-01",
+        )
+        now = _current(mem)
+        assert ("self", "company_password_manager", "Bitwarden Enterprise") in now
+        assert not any(p == "been" for _, p, _ in now)
+
+
+def test_temperatures_and_clock_times_are_values_a_later_note_restates(
+    clock: ManualClock,
+) -> None:
+    clock.set("2025-02-13")
+    with backends.memory(clock=clock) as mem:
+        mem.remember("LN p.41: PCR annealing 55 °C, 30 cycles, template 2 µL.", at="2025-02-12")
+        clock.set("2025-02-20")
+        mem.remember("LN p.47: bands smeary, raised annealing to 58°C. Same Taq.", at="2025-02-19")
+        clock.set("2025-02-21")
+        ctx = str(mem.context("What annealing temperature do I run the PCR at?"))
+        line = next(x for x in ctx.splitlines() if "55 °C" in x)
+        assert "possibly superseded: 58°C" in line
+
+
+def test_a_renamed_channel_says_its_old_name_ended() -> None:
+    text = "[16:45] slackbot: amara renamed the channel from #data-eng-help to #data-platform"
+    assert ended_values(text) == ["#data-eng-help"]
+
+
+def test_a_value_a_session_says_ended_is_marked_on_its_other_lines(clock: ManualClock) -> None:
+    # docs/concepts/recall.md#said-ended: a session is one document; its lines share a thing
+    clock.set("2025-04-03")
+    with backends.memory(clock=clock) as mem:
+        mem.add_session(
+            "PR #412: Use SendGrid for transactional email\n"
+            "Wires up password reset + receipts through SendGrid. API key in SENDGRID_KEY.",
+            started_at="2025-04-02",
+        )
+        clock.set("2025-09-16")
+        mem.add_session(
+            "PR #488: Replace SendGrid with Postmark for transactional mail\n"
+            "Deliverability to Outlook was bad. Templates ported, SendGrid key removed.",
+            started_at="2025-09-15",
+        )
+        clock.set("2025-09-17")
+        ctx = str(mem.context("Which service sends our transactional emails?"))
+        for line in ctx.splitlines():
+            if "sendgrid" in line.casefold():
+                assert "sendgrid: no longer current" in line, line

@@ -15,7 +15,7 @@ from graphmem.text import lexicon, names
 from graphmem.text.names import _FIRST_PERSON, _PERSON_PRONOUNS, _THING_PRONOUNS, is_name_like
 
 _KEY_VALUE = re.compile(
-    r"^(?P<key>[A-Za-z][\w/&.-]*(?: [\w/&.-]+){0,2})\s*(?P<sep>:|->|→|=>|=)\s*"
+    r"^(?P<key>[A-Za-z][\w/&.-]*(?: [\w/&.-]+){0,2})\s*(?P<sep>(?<!\d):|:(?!\d)|->|→|=>|=)\s*"
     r"(?P<value>\S.{0,40})$"
 )
 #: Words before a colon that head a note, not a setting ("Status: done", "feat: ...").

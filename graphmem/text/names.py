@@ -46,7 +46,9 @@ _WHILE_AGO = re.compile(
 )
 _OBJECT_STOP = re.compile(
     r"\s+(?:because|since|so that|so|which|who|where|while|whereas|although|though|after|"
-    r"before|when|as|with|via|using|for|in|at|on|from|during|and then|but|except|unlike|"
+    # "prefers morning reminders at 7:00": a clock time stays with the value
+    r"before|when|as|with|via|using|for|in|at(?!\s+\d{1,2}(?::\d{2}|\s?[ap]m)\b)|on|from|"
+    r"during|and then|but|except|unlike|"
     r"than|instead of|rather than|over|thanks to|due to|per|like|without|by|now that|"
     r"behind|across|throughout|until|till|through|everywhere|once|starting|bc|b/c|cause|cuz|"
     r"w/|w/o)\s+.*$|"

@@ -759,6 +759,7 @@ class Reader:
 
     def _clause(self, clause: str, previous: str | None, speaker: str | None) -> list[Claim] | None:
         """Claims of one clause; ``None`` when it has no verb we know (maybe a list item)."""
+        clause = re.sub(r"(?<=\w)['’]s\s+(?=been\b)", " has ", clause)  # "everyone's been"
         positive, negated = denegate(unlabelled(clause) or clause)
         for rule in RULES:
             self.pronoun = False
