@@ -509,7 +509,8 @@ def _mark_replaced_beside(
 
     A diff's removed line ("-MAIL_DRIVER=sendgrid" beside "+MAIL_DRIVER=postmark"), or an
     incident line naming the host a later line of it promoted, holds the old value as the
-    session left it: ``(sendgrid replaced by postmark)`` (docs/concepts/recall.md#rule-6).
+    session left it: ``(sendgrid replaced by postmark)``
+    (docs/concepts/recall.md#superseded-lines-are-marked).
     """
     by_session: dict[str, list[tuple[FactView, SessionClaim]]] = {}
     for i, valid in changed.items():

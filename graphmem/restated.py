@@ -67,7 +67,7 @@ _MONTHS = frozenset(_MONTH_NAMES) | frozenset(_MONTH_NO) | {"sept"}
 #: Kinds common enough in a line about its topic that no query word need be shared.
 _QUERY_FREE_KINDS = ("version", "money", "share")
 #: Kinds compared only when the query asks when.
-_WHEN_KINDS = ("date", "time")
+_WHEN_KINDS = ("date", "time", "weekday")
 _FIXED = {
     "version": re.compile(r"(?<![\w.$€£])v?\d+(?:\.\d+)+(?![\w%]|\.\d)"),
     "money": re.compile(r"[$€£]\s?\d[\d,.]*(?:[kKmM]\b)?(?:/\w+)?"),
@@ -80,6 +80,11 @@ _FIXED = {
         r"(?i)(?<![\[\d:])\b\d{1,2}(?::\d{2})?\s?(?:am|pm)\b(?!\]?:)|"
         r"(?<![\[\d:])\b\d{1,2}:\d{2}\s?(?:utc|gmt|[ecmp][sd]?t|ce[s]?t|bst|ist)\b|"
         r"(?<=\bat )\d{1,2}:\d{2}\b(?![:\]])"  # "reminders at 6:30"
+    ),
+    # "every Thursday", "Thu 15:00": a weekday (three-letter forms only capitalised: "sat")
+    "weekday": re.compile(
+        r"(?i)\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|"
+        r"(?-i:\b(?:Mon|Tue|Tues|Wed|Thu|Thur|Thurs|Fri|Sat|Sun)\b)\.?"
     ),
     "temperature": re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?\s?°\s?[CF]\b"),
     "phone": re.compile(r"(?<![\w.+-])\+?\d{2,4}[ -]\d{3}[ -]\d{3,4}(?![\w.-])|\b\d{3}-\d{4}\b"),
@@ -108,7 +113,7 @@ _NOT_NAMED = _NOT_UNITS | _set(
 
 
 #: A character without which a text gives no value of any kind (:func:`typed_values`).
-_MAY_HOLD = re.compile(r"[\d@]|://")
+_MAY_HOLD = re.compile(r"[\d@]|://|(?i:day)s?\b|\b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)")
 
 
 @functools.lru_cache(maxsize=8192)
@@ -158,7 +163,7 @@ def _typed(text: str) -> dict[str, dict[str, str]]:
 
     The same lines are shown again and again (a context call asks for each up to three times).
     """
-    if not _MAY_HOLD.search(text):  # every kind has a digit, an "@" or a url's "://"
+    if not _MAY_HOLD.search(text):  # every kind has a digit, an "@", a url's "://" or a day
         return {}
     out: dict[str, dict[str, str]] = {}
 
@@ -205,6 +210,8 @@ def _canonical(kind: str, written: str) -> str:
             return f"{hour:02d}:{m.group(2) or '00'}"
     if kind == "date":
         return _date_key(w)
+    if kind == "weekday":
+        return w[:3]  # "Thursdays", "Thu", "thursday"
     if kind == "temperature":
         return w.replace(" ", "")  # "58 °C" and "58°C"
     return w

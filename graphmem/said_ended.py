@@ -99,10 +99,6 @@ _AFTER = re.compile(
 _TOOK_OVER = re.compile(
     rf"(?i)\b(?:took|tak(?:e|es|en|ing))\s+over\b[^.;]{{0,60}}?\bfrom\s+(?P<x>{_TOKEN}(?:\s+{_TOKEN})?)"
 )
-#: "old mysql creds get revoked friday", "the old us-east-1 instance": the thing before.
-_OLD = re.compile(
-    rf"(?i)(?<![\d\w-])(?<!years\s)(?<!months\s)\bold\s+(?P<x>{_TOKEN}(?:\s+{_TOKEN})?)"
-)
 _ANYMORE = re.compile(r"(?i)\s+any\s?more\b")
 _NEGATION = re.compile(r"(?i)(?:\bnot|n't|\bnever)\b")
 #: A piece of text read at a time: patterns stay cheap on a pasted blob (no piece is longer).
@@ -129,7 +125,7 @@ _CUE_WORDS = tuple(
     """from off replac swap drop ditch retir remov kill deprecat decommission sunset stop longer
     more rid turn shut abandon left quit uninstall dump cancel phas rip instead gone dead delet
     history discontinu lapses expires away -> contract subscription licen trial account lease
-    not resign stepped acct team going out sold last old closing over (""".split()  # noqa: SIM905
+    not resign stepped acct team going out sold last closing over (""".split()  # noqa: SIM905
 )
 #: The same, for a text with other characters than ASCII (where ``(?i)`` matches more).
 _ANY_CUE = re.compile("(?i)" + "|".join(re.escape(w) for w in (*_CUE_WORDS, "→")))
@@ -265,9 +261,8 @@ def _ended_in(piece: str) -> list[str]:
             out += _runs(_words(m.group("rest")), head=True)
     for m in _AFTER.finditer(piece):
         out += _runs(_before(piece, m.start(), 4), head=False)
-    for rx in (_TOOK_OVER, _OLD):
-        for m in rx.finditer(piece):
-            out += _runs(_words(m.group("x")), head=True)
+    for m in _TOOK_OVER.finditer(piece):
+        out += _runs(_words(m.group("x")), head=True)
     for m in _CONTRACT.finditer(piece):  # "yusuf's contract ended friday"
         out += _runs([re.sub(r"['’]s$", "", m.group("x").casefold())], head=True)
     for m in _ANYMORE.finditer(piece):  # "the app doesn't talk gRPC anymore"

@@ -55,6 +55,7 @@ def _hint(verb: str, subject: str | None, new: str, r: Reader) -> str | None:
         )
         and lexicon.category(new) is None
         and not new[:1].isdigit()  # "nightly ETL moves to 00:30 UTC": a time, not a place
+        and not re.fullmatch(r"[a-z][\w.-]*\d[\w.-]*", new)  # "db-stg-02.internal": a host
         and (is_name_like(new) or r.chat)
     ):
         return "lives_in"
