@@ -81,10 +81,11 @@ _FIXED = {
         r"(?<![\[\d:])\b\d{1,2}:\d{2}\s?(?:utc|gmt|[ecmp][sd]?t|ce[s]?t|bst|ist)\b|"
         r"(?<=\bat )\d{1,2}:\d{2}\b(?![:\]])"  # "reminders at 6:30"
     ),
-    # "every Thursday", "Thu 15:00": a weekday (three-letter forms only capitalised: "sat")
+    # a weekly day: "Thursdays", "every Thursday", "Thu 15:00" ("last Friday" is one day)
     "weekday": re.compile(
-        r"(?i)\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|"
-        r"(?-i:\b(?:Mon|Tue|Tues|Wed|Thu|Thur|Thurs|Fri|Sat|Sun)\b)\.?"
+        r"(?i)\b(?:every\s+(?:mon|tues|wednes|thurs|fri|satur|sun)day|"
+        r"(?:mon|tues|wednes|thurs|fri|satur|sun)days)\b|"
+        r"(?-i:\b(?:Mon|Tue|Tues|Wed|Thu|Thur|Thurs|Fri|Sat|Sun)\b)\.?(?=\s*\d{1,2}[:.]\d{2})"
     ),
     "temperature": re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?\s?°\s?[CF]\b"),
     "phone": re.compile(r"(?<![\w.+-])\+?\d{2,4}[ -]\d{3}[ -]\d{3,4}(?![\w.-])|\b\d{3}-\d{4}\b"),
@@ -113,7 +114,7 @@ _NOT_NAMED = _NOT_UNITS | _set(
 
 
 #: A character without which a text gives no value of any kind (:func:`typed_values`).
-_MAY_HOLD = re.compile(r"[\d@]|://|(?i:day)s?\b|\b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)")
+_MAY_HOLD = re.compile(r"[\d@]|://|(?i:day)s?\b")
 
 
 @functools.lru_cache(maxsize=8192)
@@ -211,7 +212,7 @@ def _canonical(kind: str, written: str) -> str:
     if kind == "date":
         return _date_key(w)
     if kind == "weekday":
-        return w[:3]  # "Thursdays", "Thu", "thursday"
+        return w.removeprefix("every ")[:3]  # "Thursdays", "Thu", "every thursday"
     if kind == "temperature":
         return w.replace(" ", "")  # "58 °C" and "58°C"
     return w

@@ -226,6 +226,21 @@ def context_check(ctx: str, new: str, old: str | None) -> tuple[bool, str]:
     return True, ""
 
 
+def context_passes(story: dict[str, Any], engine: str | None = None) -> tuple[bool, str]:
+    """Replay a story and ask its question the day after: :func:`context_check` of the answer."""
+    clock = ManualClock(_at(story["sessions"][0]["at"]))
+    with gm.open(clock=clock, **({"engine": engine} if engine else {})) as mem:
+        for sess in story["sessions"]:
+            clock.set(_at(sess["at"]))
+            if story["via"] == "remember":
+                mem.remember(sess["text"], at=sess["at"])
+            else:
+                mem.add_session(sess["text"], started_at=sess["at"])
+        clock.set(_at(story["sessions"][-1]["at"]) + dt.timedelta(days=1))
+        ctx = str(mem.context(story["question"]))
+    return context_check(ctx, story["new"], story.get("old"))
+
+
 # --------------------------------------------------------------------------- replay
 
 

@@ -310,11 +310,14 @@ def test_a_weekday_a_later_note_gives_otherwise_is_marked_on_a_when_question(
         assert "superseded: Mon" not in ctx
 
 
-def test_three_letter_words_are_no_weekdays() -> None:
+def test_a_weekday_value_is_a_weekly_day() -> None:
     from graphmem.restated import typed_values
 
     assert "weekday" not in typed_values("I sat down on the sun deck at 9")
-    assert typed_values("pickup Monday morning")["weekday"] == {"mon": "Monday"}
+    assert "weekday" not in typed_values("last Friday I went hiking at 3pm")  # one day
+    assert typed_values("pickup Mondays")["weekday"] == {"mon": "Mondays"}
+    assert typed_values("game night is every Thursday")["weekday"] == {"thu": "every Thursday"}
+    assert typed_values("1:1 — Thu 15:00, room Birch")["weekday"] == {"thu": "Thu"}
 
 
 def test_a_thing_moved_to_a_host_is_no_place_it_lives(clock: ManualClock) -> None:
