@@ -299,6 +299,7 @@ class Result:
     current_at_end: list[str] = field(default_factory=list)
     error: str | None = None
     seconds: float = 0.0
+    context_ok: bool | None = None  # the smoke check of context(question), when it has one
 
 
 def run_story(story: dict[str, Any], engine: str | None = None) -> Result:
@@ -327,6 +328,9 @@ def run_story(story: dict[str, Any], engine: str | None = None) -> Result:
                 _score_session(res, story, i, before, after)
             clock.set(_at(story["sessions"][-1]["at"]) + dt.timedelta(days=1))
             _score_end(res, story, mem, subjects, objects)
+            if story.get("question") and story.get("new"):
+                ctx = str(mem.context(story["question"]))
+                res.context_ok = context_check(ctx, story["new"], story.get("old"))[0]
     except Exception as exc:  # a story that raises fails
         res.passed = False
         res.error = f"{type(exc).__name__}: {exc}"
