@@ -18,6 +18,7 @@ from graphmem.text.resolve import compatible
 from graphmem.timeutil import ManualClock
 from tests import backends
 from tests.test_readers import _current
+from tests.test_restated import _context_after
 
 REGIONS = ["eu-west-1", "us-east-1", "ap-southeast-2", "us-central1", "europe-west4", "eastus2"]
 OTHERS = ["AWS", "Frankfurt", "Postgres 16", "8080", "Acme", "v2.1"]
@@ -154,15 +155,12 @@ def test_what_follows_a_dash_is_not_what_ended(text: str, kept: str) -> None:
 
 
 def test_a_fact_whose_value_a_note_says_retired_is_marked(clock: ManualClock) -> None:
-    clock.set("2025-01-11")
     with backends.memory(clock=clock) as mem:
-        mem.remember("NOTE: user's dentist is Dr. Amara Okafor (Elm St).", at="2025-01-10")
-        clock.set("2025-08-23")
-        mem.remember(
-            "NOTE: Okafor retired in July -> user now sees Dr. Henrik Lindqvist.", at="2025-08-22"
-        )
-        clock.set("2025-08-24")
-        ctx = str(mem.context("Who's my dentist now?"))
+        texts = [
+            ("2025-01-10", "NOTE: user's dentist is Dr. Amara Okafor (Elm St)."),
+            ("2025-08-22", "NOTE: Okafor retired in July -> user now sees Dr. Henrik Lindqvist."),
+        ]
+        ctx = _context_after(mem, clock, texts, "Who's my dentist now?", via="remember")
         line = next(x for x in ctx.splitlines() if "Amara Okafor" in x)
         assert "replaced" in line or "no longer" in line
 
@@ -170,20 +168,19 @@ def test_a_fact_whose_value_a_note_says_retired_is_marked(clock: ManualClock) ->
 def test_a_fact_is_marked_by_a_later_line_that_gives_its_value_otherwise(
     clock: ManualClock,
 ) -> None:
-    clock.set("2025-07-02")
     with backends.memory(clock=clock) as mem:
-        mem.add_session(
-            "# Runbook: orders-db\n- Primary: pg-orders-02\n- Replica: pg-orders-03",
-            started_at="2025-07-01",
-        )
-        clock.set("2025-07-15")
-        mem.add_session(
-            "INC-4471 orders-db degraded\n02:41 alert: replication lag on orders-db\n"
-            "03:02 pg-orders-03 promoted, it is now the PRIMARY\n03:30 resolved",
-            started_at="2025-07-14",
-        )
-        clock.set("2025-07-16")
-        ctx = str(mem.context("Which host is the orders database primary now?"))
+        sessions = [
+            (
+                "2025-07-01",
+                "# Runbook: orders-db\n- Primary: pg-orders-02\n- Replica: pg-orders-03",
+            ),
+            (
+                "2025-07-14",
+                "INC-4471 orders-db degraded\n02:41 alert: replication lag on orders-db\n"
+                "03:02 pg-orders-03 promoted, it is now the PRIMARY\n03:30 resolved",
+            ),
+        ]
+        ctx = _context_after(mem, clock, sessions, "Which host is the orders database primary now?")
         line = next(x for x in ctx.splitlines() if x.startswith("- orders-db primary"))
         assert "pg-orders-02 possibly superseded: pg-orders-03" in line
 
@@ -255,13 +252,13 @@ def test_everyones_been_migrated_is_a_change_of_the_owners(clock: ManualClock) -
 def test_temperatures_and_clock_times_are_values_a_later_note_restates(
     clock: ManualClock,
 ) -> None:
-    clock.set("2025-02-13")
     with backends.memory(clock=clock) as mem:
-        mem.remember("LN p.41: PCR annealing 55 °C, 30 cycles, template 2 µL.", at="2025-02-12")
-        clock.set("2025-02-20")
-        mem.remember("LN p.47: bands smeary, raised annealing to 58°C. Same Taq.", at="2025-02-19")
-        clock.set("2025-02-21")
-        ctx = str(mem.context("What annealing temperature do I run the PCR at?"))
+        texts = [
+            ("2025-02-12", "LN p.41: PCR annealing 55 °C, 30 cycles, template 2 µL."),
+            ("2025-02-19", "LN p.47: bands smeary, raised annealing to 58°C. Same Taq."),
+        ]
+        question = "What annealing temperature do I run the PCR at?"
+        ctx = _context_after(mem, clock, texts, question, via="remember")
         line = next(x for x in ctx.splitlines() if "55 °C" in x)
         assert "possibly superseded: 58°C" in line
 
@@ -273,21 +270,20 @@ def test_a_renamed_channel_says_its_old_name_ended() -> None:
 
 def test_a_value_a_session_says_ended_is_marked_on_its_other_lines(clock: ManualClock) -> None:
     # docs/concepts/recall.md#said-ended: a session is one document; its lines share a thing
-    clock.set("2025-04-03")
     with backends.memory(clock=clock) as mem:
-        mem.add_session(
-            "PR #412: Use SendGrid for transactional email\n"
-            "Wires up password reset + receipts through SendGrid. API key in SENDGRID_KEY.",
-            started_at="2025-04-02",
-        )
-        clock.set("2025-09-16")
-        mem.add_session(
-            "PR #488: Replace SendGrid with Postmark for transactional mail\n"
-            "Deliverability to Outlook was bad. Templates ported, SendGrid key removed.",
-            started_at="2025-09-15",
-        )
-        clock.set("2025-09-17")
-        ctx = str(mem.context("Which service sends our transactional emails?"))
+        sessions = [
+            (
+                "2025-04-02",
+                "PR #412: Use SendGrid for transactional email\n"
+                "Wires up password reset + receipts through SendGrid. API key in SENDGRID_KEY.",
+            ),
+            (
+                "2025-09-15",
+                "PR #488: Replace SendGrid with Postmark for transactional mail\n"
+                "Deliverability to Outlook was bad. Templates ported, SendGrid key removed.",
+            ),
+        ]
+        ctx = _context_after(mem, clock, sessions, "Which service sends our transactional emails?")
         for line in ctx.splitlines():
             if "sendgrid" in line.casefold():
                 assert "sendgrid: no longer current" in line, line
@@ -296,13 +292,12 @@ def test_a_value_a_session_says_ended_is_marked_on_its_other_lines(clock: Manual
 def test_a_weekday_a_later_note_gives_otherwise_is_marked_on_a_when_question(
     clock: ManualClock,
 ) -> None:
-    clock.set("2025-04-02")
     with backends.memory(clock=clock) as mem:
-        mem.remember("recurring: 1:1 Jess / Alex — Thu 15:00–15:30, room Birch", at="2025-04-01")
-        clock.set("2025-06-03")
-        mem.remember("1:1 Jess / Alex moved to Mon 09:30 from next week.", at="2025-06-02")
-        clock.set("2025-06-04")
-        ctx = str(mem.context("When is the Jess/Alex 1:1 now?"))
+        texts = [
+            ("2025-04-01", "recurring: 1:1 Jess / Alex — Thu 15:00–15:30, room Birch"),
+            ("2025-06-02", "1:1 Jess / Alex moved to Mon 09:30 from next week."),
+        ]
+        ctx = _context_after(mem, clock, texts, "When is the Jess/Alex 1:1 now?", via="remember")
         line = next(x for x in ctx.splitlines() if "Thu 15:00" in x)
         assert "Thu possibly superseded: Mon" in line
         # a question that does not ask when compares no weekdays

@@ -254,12 +254,21 @@ def test_a_label_shares_its_words_only_with_a_question_holding_them() -> None:
 
 
 def _context_after(
-    mem: gm.Memory, clock: ManualClock, sessions: list[tuple[str, str]], question: str
+    mem: gm.Memory,
+    clock: ManualClock,
+    sessions: list[tuple[str, str]],
+    question: str,
+    *,
+    via: str = "add_session",
 ) -> str:
-    """Add each ``(day, text)`` as a session at 09:00 that day; the context the day after."""
+    """Write each ``(day, text)`` at 09:00 that day (a session, or ``via="remember"``); the
+    context the day after."""
     for day, text in sessions:
         clock.set(f"{day}T09:00:00Z")
-        mem.add_session(text, started_at=day)
+        if via == "remember":
+            mem.remember(text, at=day)
+        else:
+            mem.add_session(text, started_at=day)
     after = dt.date.fromisoformat(sessions[-1][0]) + dt.timedelta(days=1)
     clock.set(f"{after.isoformat()}T09:00:00Z")
     return str(mem.context(question))
