@@ -279,17 +279,12 @@ def context(
         warm = store.warm_index()
         frame = Frame(shown_query, when, budget_chars)
         near = _near(store, g, warm)
+        neighbours = [r for pair in near.values() for r in pair if r is not None]
         # the lines found and their neighbours may restate a fact's value
-        shown = {c.line.id: c.line for c in g.lines}
-        shown.update((r.id, r) for pair in near.values() for r in pair if r is not None)
+        shown = {c.line.id: c.line for c in g.lines} | {r.id: r for r in neighbours}
         said = [(r.id, r.text, r.started_at) for r in shown.values()]
         _mark_restated(g.facts, query, k_at, owner=kernel.owner, lines=said)
-        beside = mark_neighbours(
-            [r for pair in near.values() for r in pair if r is not None],
-            g.lines,
-            valid_at=v_at,
-            query=query,
-        )
+        beside = mark_neighbours(neighbours, g.lines, valid_at=v_at, query=query)
         packed = pack(g, frame, lambda line: near[line.id], beside)
         out, items = render(g, packed, frame)
         if not replay:  # a reading as of a known_at is not a use of current knowledge
