@@ -120,6 +120,9 @@ class Snapshot:
     by_subject: dict[str, set[Row]] = field(default_factory=dict)
     by_object: dict[str, set[Row]] = field(default_factory=dict)
     owner: str = "self"
+    # the answers at FAR alone, which a snapshot with no write since can reuse (take)
+    far_subject: dict[str, set[Row]] = field(default_factory=dict)
+    far_object: dict[str, set[Row]] = field(default_factory=dict)
 
     @property
     def rows(self) -> set[Row]:
@@ -255,17 +258,29 @@ def _safe(fn: Any, **kw: Any) -> set[Row]:
         return set()
 
 
-def take(mem: gm.Memory, subjects: set[str], objects: set[str]) -> Snapshot:
+def take(
+    mem: gm.Memory, subjects: set[str], objects: set[str], far: Snapshot | None = None
+) -> Snapshot:
+    """The snapshot around a session; ``far`` is the last one when nothing was written since.
+
+    Answers at :data:`FAR` do not depend on the clock, so they are reused from ``far``; an
+    empty store answers every name with nothing.
+    """
     snap = Snapshot(owner=str(getattr(mem, "owner", "self")))
     snap.now = _rows(mem.facts())
-    snap.open = _rows(mem.facts(valid_at=FAR))
+    snap.open = far.open if far is not None else _rows(mem.facts(valid_at=FAR))
+    if not snap.now and not snap.open:
+        return snap
     for name in subjects | objects:  # either way round, see row_matches
-        snap.by_subject[name] = _safe(mem.facts, subject=name) | _safe(
-            mem.facts, subject=name, valid_at=FAR
-        )
-        snap.by_object[name] = _safe(mem.facts, object=name) | _safe(
-            mem.facts, object=name, valid_at=FAR
-        )
+        if far is not None:
+            # a snapshot that found no fact at all asked no name
+            snap.far_subject[name] = far.far_subject.get(name, set())
+            snap.far_object[name] = far.far_object.get(name, set())
+        else:
+            snap.far_subject[name] = _safe(mem.facts, subject=name, valid_at=FAR)
+            snap.far_object[name] = _safe(mem.facts, object=name, valid_at=FAR)
+        snap.by_subject[name] = _safe(mem.facts, subject=name) | snap.far_subject[name]
+        snap.by_object[name] = _safe(mem.facts, object=name) | snap.far_object[name]
     return snap
 
 
@@ -317,9 +332,10 @@ def run_story(story: dict[str, Any], engine: str | None = None) -> Result:
         first = _at(story["sessions"][0]["at"])
         clock = ManualClock(first)
         with gm.open(clock=clock, engine=engine) as mem:
+            after = None
             for i, sess in enumerate(story["sessions"]):
                 clock.set(_at(sess["at"]))
-                before = take(mem, subjects, objects)
+                before = take(mem, subjects, objects, far=after)
                 if story["via"] == "remember":
                     mem.remember(sess["text"], at=sess["at"])
                 else:
@@ -327,10 +343,7 @@ def run_story(story: dict[str, Any], engine: str | None = None) -> Result:
                 after = take(mem, subjects, objects)
                 _score_session(res, story, i, before, after)
             clock.set(_at(story["sessions"][-1]["at"]) + dt.timedelta(days=1))
-            _score_end(res, story, mem, subjects, objects)
-            if story.get("question") and story.get("new"):
-                ctx = str(mem.context(story["question"]))
-                res.context_ok = context_check(ctx, story["new"], story.get("old"))[0]
+            _score_end(res, story, take(mem, subjects, objects, far=after), mem)
     except Exception as exc:  # a story that raises fails
         res.passed = False
         res.error = f"{type(exc).__name__}: {exc}"
@@ -362,10 +375,7 @@ def _score_session(
         res.changes_stored_found += hit and stored
 
 
-def _score_end(
-    res: Result, story: dict[str, Any], mem: gm.Memory, subjects: set[str], objects: set[str]
-) -> None:
-    snap = take(mem, subjects, objects)
+def _score_end(res: Result, story: dict[str, Any], snap: Snapshot, mem: gm.Memory) -> None:
     now = snap.now
     for alts, val in story["current"]:
         if not found(snap, alts, val, now):
@@ -375,6 +385,7 @@ def _score_end(
             res.why.append(f"stale still current {alts[0]!r} -> {val!r}")
     if story.get("question") and story.get("new"):
         ok, why = context_check(str(mem.context(story["question"])), story["new"], story.get("old"))
+        res.context_ok = ok
         if not ok:
             res.why.append("context: " + why)
     res.passed = not res.why
