@@ -142,7 +142,7 @@ from graphmem.episodic import (
 from graphmem.errors import GraphmemError, InvalidInput
 from graphmem.kernel import kernel_of
 from graphmem.normalize import terms
-from graphmem.restated import Item, renamed, restated
+from graphmem.restated import Item, renamed, restated, said_again
 from graphmem.said_ended import fact_marks
 from graphmem.timeutil import TimeLike, to_utc
 from graphmem.trust import dispute_notes
@@ -386,6 +386,11 @@ def _mark_restated(
     for c in ranked:
         if c.fact.id in again:
             c.said_ended = f"possibly replaced per {again[c.fact.id].date().isoformat()}"
+    skip |= frozenset(found) | frozenset(again) | {i.id for i in said}
+    for fid, when in said_again(items + said, valid_at=k_at, query=query, skip=skip).items():
+        for c in ranked:
+            if c.fact.id == fid:
+                c.said_ended = f"possibly superseded per {when.date().isoformat()}"
 
 
 def _said(f: FactView) -> str:

@@ -77,7 +77,7 @@ from graphmem.display import ContextText
 from graphmem.kernel import kernel_of
 from graphmem.normalize import term_set, terms
 from graphmem.recall_cues import asks_when, has_time_cue, named_dates
-from graphmem.restated import Item, renamed, restated
+from graphmem.restated import Item, renamed, restated, said_again
 from graphmem.said_ended import Said, Shown, marks
 from graphmem.store.records import FactView, LineRow, SessionClaim
 
@@ -666,6 +666,9 @@ def _line_marks(
         for lid, when in renamed(slots, later, valid_at=valid_at, query=query).items():
             r = fields[lid]
             found[lid] = f"{r.speaker}: {r.text} possibly replaced per {fmt_date(when)}"
+    again = said_again(items, valid_at=valid_at, query=query, skip=skip | frozenset(found))
+    for lid, when in again.items():
+        found[lid] = f"possibly superseded per {fmt_date(when)}"
     return found
 
 

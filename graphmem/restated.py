@@ -34,7 +34,7 @@ from graphmem.normalize import STOPWORDS, term_set, terms
 from graphmem.recall_cues import asks_when
 from graphmem.text.lexicon import ALIASES
 
-__all__ = ["CUE", "Item", "renamed", "restated", "typed_values"]
+__all__ = ["CUE", "Item", "renamed", "restated", "said_again", "typed_values"]
 
 _MONTH = (
     r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
@@ -349,4 +349,74 @@ def renamed(
                 continue
             out[fid] = item.when
             break
+    return out
+
+
+#: Question words that name no topic: "What do we use now?", "Which one does the user run?"
+_FILLER = term_set(
+    "user users use uses used using run runs go goes get gets make makes do say said thing "
+    "things one ones these days still again anymore week day time kind sort right"
+)
+#: A name in a question: a capitalised word after its first, or an identifier ("orders-db").
+_QNAME = re.compile(r"(?<=\s)[A-Z][\w'-]*|\b\w+[-_.]\w[\w.-]*")
+#: An earlier item of more words than this is a document, not a statement of the topic.
+_SAID_AGAIN_WORDS = 25
+
+
+def said_again(
+    items: Sequence[Item],
+    *,
+    valid_at: dt.datetime,
+    query: str,
+    skip: frozenset[str] = frozenset(),
+) -> dict[str, dt.datetime]:
+    """Items whose topic, in the question's own words, a later item says again with a change.
+
+    "user: i'm on a vegetarian diet" and, later, "user: switched to a vegan diet last month":
+    for "What diet does the user follow now?" the earlier item is marked ``possibly
+    superseded`` (docs/concepts/recall.md#said-again) when the later one (said after it, by
+    ``valid_at``):
+
+    - has a word of change or ``now`` (:data:`CUE`);
+    - holds every word of the question's topic that the earlier one holds, two of them when the
+      topic has two or more (the topic: the question's words, less its names and words such as
+      "use" or "user");
+    - holds the question's names that the earlier one holds, which holds one when the question
+      names any (a name: a capitalised word, or an identifier such as ``orders-db``);
+    - does not hold all of the earlier one's other words (that would say it again, not change
+      it);
+
+    and the earlier one is a statement, not a document (at most 25 words).
+
+    Returns ``{item id: when the first such later item was said}``. A pointer, not a verdict:
+    nothing is closed.
+    """
+    names = term_set(" ".join(_QNAME.findall(query)))
+    topic = term_set(query) - names - _FILLER
+    if not topic:
+        return {}
+    need_n = min(2, len(topic))
+    later = sorted(
+        (i for i in items if i.when <= valid_at and _has_cue(i.text)),
+        key=lambda i: (i.when, i.order, i.id),
+    )
+    if not later:
+        return {}
+    query_words = term_set(query)
+    words = {i.id: term_set(i.text) | (term_set(i.label) & query_words) for i in items}
+    out: dict[str, dt.datetime] = {}
+    for c in items:
+        if c.id in skip:
+            continue
+        mine = words[c.id]
+        need = mine & topic
+        if len(need) < need_n or len(mine) > _SAID_AGAIN_WORDS or (names and not mine & names):
+            continue
+        for n in later:
+            if (n.when, n.order) <= (c.when, c.order) or n.id == c.id:
+                continue
+            theirs = words[n.id]
+            if need <= theirs and (mine & names) <= theirs and mine - theirs - query_words:
+                out[c.id] = n.when
+                break
     return out
