@@ -224,14 +224,8 @@ def test_rel_property_filters_sit_behind_a_with_barrier(store: KuzuStore) -> Non
 
     See docs/concepts/storage.md#engine-facts.
     """
-    seen: list[str] = []
-
-    class Recording(KuzuStore):
-        def _execute(self, query: str, params: dict[str, object]) -> list[list[object]]:
-            seen.append(query)
-            return super()._execute(query, params)
-
-    rec = Recording(None, engine=ENGINE)
+    rec = KuzuStore(None, engine=ENGINE)
+    seen = _queries(rec)
     try:
         insert(rec, [make_fact(i, subject="s") for i in range(3)])
         rec.query_facts(subject_id="s", predicate="p1", valid_at=NOW, known_at=NOW)
@@ -436,17 +430,22 @@ def test_kill_during_bulk_copy_keeps_whole_batches(tmp_path: Path) -> None:
 # -- metadata kept between reads (docs/concepts/storage.md#meta-cache) -------------------------
 
 
-def _meta_queries(store: KuzuStore) -> list[str]:
+def _queries(store: KuzuStore, word: str = "") -> list[str]:
+    """Record the queries containing ``word`` that the store's executor runs from now on."""
     asked: list[str] = []
-    run = store._execute
+    run = store.executor.execute
 
-    def counting(query: str, params: dict[str, object]) -> list[list[object]]:
-        if "Meta" in query:
+    def recording(query: str, params: dict[str, object]) -> list[list[object]]:
+        if word in query:
             asked.append(query)
         return run(query, params)  # type: ignore[arg-type]
 
-    store._execute = counting  # type: ignore[method-assign]
+    store.executor.execute = recording  # type: ignore[method-assign]
     return asked
+
+
+def _meta_queries(store: KuzuStore) -> list[str]:
+    return _queries(store, "Meta")
 
 
 def test_metadata_is_read_once_until_the_store_writes(store: KuzuStore) -> None:

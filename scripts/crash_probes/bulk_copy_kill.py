@@ -25,9 +25,10 @@ def child(path, start):
     import graphmem as gm
     from graphmem.admission import AdmissionPolicy
     from graphmem.store.kuzu import engine as E
+    from graphmem.store.kuzu.connection import KuzuConnection
     from graphmem.timeutil import ManualClock
 
-    orig_exec = E.KuzuStore._execute
+    orig_exec = KuzuConnection.execute
 
     def _execute(self, q, p):
         if q == "CHECKPOINT":
@@ -48,7 +49,7 @@ def child(path, start):
             return r
         return orig_exec(self, q, p)
 
-    E.KuzuStore._execute = _execute
+    KuzuConnection.execute = _execute
     E.KuzuStore._copy_pays = lambda self, n, stored: True
     orig_commit = E.KuzuStore._commit
 

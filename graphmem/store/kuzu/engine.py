@@ -52,10 +52,10 @@ class KuzuStore(KuzuTransactions, CypherReads):
         self, path: str | None = None, *, engine: str = "kuzu", read_only: bool = False
     ) -> None:
         super().__init__(path, engine=engine, read_only=read_only)
-        self._open_database()
+        self.executor.open(self)
         try:
             self._init_schema()
-            self._size = self._recover()
+            self.executor.size = self._recover()
             if path is not None and not read_only:
                 # A purge's file rebuild that a crash cut short is finished first (vacuum).
                 from graphmem.store.kuzu.vacuum import finish_interrupted
@@ -146,7 +146,7 @@ class KuzuStore(KuzuTransactions, CypherReads):
         if not predicates:
             return
         if self._in_tx and not self._logged:
-            found = self._execute(
+            found = self.executor.execute(
                 "UNWIND $n AS n MATCH (p:Predicate {name: n}) RETURN p.name",
                 {"n": [p.name for p in predicates]},
             )

@@ -381,7 +381,7 @@ class KuzuLines(KuzuStore):
     def _build_index(self, gen: str | None) -> LineIndex:
         """Build the in-memory index from one columnar read of every line (Arrow, no rows)."""
         query = f"MATCH (l:SessionLine) RETURN {LINE_RETURN}, l.terms"
-        conn = self._conn
+        conn = self.executor.conn
         if conn is None or self._in_tx or self._stale_terms:
             # (inside a transaction its pending writes go first; a read-only store of another
             # terms version is indexed with the terms of its texts as they read now)
@@ -494,7 +494,7 @@ class KuzuLines(KuzuStore):
 
     def close(self) -> None:
         """Save the line index beside the database (when due), then close."""
-        if getattr(self, "_conn", None) is not None:
+        if self.executor.conn is not None:
             with contextlib.suppress(Exception):  # a cache: never fail a close for it
                 self.save_line_index()
         super().close()

@@ -1,7 +1,9 @@
 """The embedded store's logged writes and point reads: one prepared statement a row, or UNWIND.
 
-:class:`KuzuStatements` runs every query of the store (:meth:`KuzuStatements.run`) and holds
-the statements that write through the engine's log: predicates, entities, version inserts,
+:class:`KuzuStatements` holds the store's executor
+(:class:`~graphmem.store.kuzu.connection.KuzuConnection`, its ``executor``), runs every query
+of the store through it (:meth:`KuzuStatements.run`) and holds the statements that write
+through the engine's log: predicates, entities, version inserts,
 closes, access counters and the ``last_write`` marker. The shapes come from measurements with
 1M facts on 2 cores (docs/benchmarks.md; the numbers are Kuzu 0.11.3;
 docs/concepts/storage.md#engine-facts):
@@ -25,9 +27,10 @@ Which of these writes run at once and which wait for a bulk COPY is decided one 
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from graphmem.models import Entity, Fact, Predicate
@@ -44,18 +47,82 @@ SMALL_BATCH = 64
 POINT_VS_SCAN = 1000
 
 
-class KuzuStatements(KuzuConnection):
+class KuzuStatements:
     """The queries of the store, and its logged writes row by row or through ``UNWIND``."""
 
     def __init__(
         self, path: str | None = None, *, engine: str = "kuzu", read_only: bool = False
     ) -> None:
-        super().__init__(path, engine=engine, read_only=read_only)
+        #: The engine's handles, checkpoints and prepared queries.
+        self.executor = KuzuConnection(
+            path, engine=engine, read_only=read_only, on_write=self._on_write()
+        )
         self._in_tx = False
         self._logged = False  # the open transaction ran a logged write (no COPY-only commit)
         #: How many inserts took each write path (``rows``, ``unwind``, ``copy-empty``,
         #: ``copy-append``, and ``+ops`` when held-back writes followed the COPY).
         self.write_paths: Counter[str] = Counter()
+
+    @property
+    def path(self) -> str | None:
+        """The database file (``None``: in memory)."""
+        return self.executor.path
+
+    @property
+    def engine(self) -> str:
+        """The engine's name (``kuzu`` or ``ladybug``)."""
+        return self.executor.engine
+
+    @property
+    def read_only(self) -> bool:
+        """Whether the store was opened read-only."""
+        return self.executor.read_only
+
+    @property
+    def recovered(self) -> str | None:
+        """What the open recovered (a killed checkpoint's copy put back), or ``None``."""
+        return self.executor.recovered
+
+    def _on_write(self) -> Callable[[], None] | None:
+        """The executor's hook before each statement that changes data (the version cache's)."""
+        return None
+
+    def fts_available(self) -> bool:
+        """Return whether the engine has the full-text-search extension (Kuzu has it built in)."""
+        return self.executor.fts_available()
+
+    def close(self) -> None:
+        """Close the connection and the database; seal a file left whole (guard)."""
+        self.executor.close()
+
+    def detach(self) -> None:
+        """Close the engine's handles but keep this store's claim (vacuum swaps the file)."""
+        self.executor.detach()
+
+    def attach(self) -> None:
+        """Reopen the engine's handles after :meth:`detach`.
+
+        Raises:
+            StoreBusy: another process opened the database in between.
+            StoreError: the engine cannot open it.
+        """
+        self.executor.attach()
+
+    @contextlib.contextmanager
+    def file_swap(self) -> Iterator[None]:
+        """Close the handles under the gate, let the caller replace the file, reopen them.
+
+        The store keeps its claim on the database meanwhile, and no other process opens the
+        file (storage.md#the-gate). When the body raises, the handles stay closed.
+
+        Raises:
+            StoreBusy: another process opened the database in between.
+            StoreError: the engine cannot open the replaced file.
+        """
+        with self.executor.gated():
+            self.detach()
+            yield
+            self.attach()
 
     def run(self, query: str, params: Mapping[str, Any] | None = None) -> list[list[Any]]:
         """Execute one parameterised query and return all rows.
@@ -80,7 +147,7 @@ class KuzuStatements(KuzuConnection):
         """
         if write and self._in_tx:
             self._logged = True
-        return self._execute(query, dict(params or {}))
+        return self.executor.execute(query, dict(params or {}))
 
     def _write_rows(
         self,
@@ -108,13 +175,14 @@ class KuzuStatements(KuzuConnection):
         outside a transaction is kept until this store writes data or reattaches
         (docs/concepts/storage.md#meta-cache); a read-only store asks every time.
         """
-        if key in self._meta:
-            return self._meta[key]
-        gen = self._meta_gen
+        kept = self.executor.meta
+        if key in kept:
+            return kept[key]
+        gen = self.executor.meta_gen
         rows = self._q("MATCH (m:Meta {key: $k}) RETURN m.value", {"k": key})
         value: str | None = rows[0][0] if rows else None
-        if not self._in_tx and not self.read_only and gen == self._meta_gen:
-            self._meta[key] = value
+        if not self._in_tx and not self.read_only and gen == self.executor.meta_gen:
+            kept[key] = value
         return value
 
     def set_meta(self, key: str, value: str) -> None:
@@ -137,7 +205,7 @@ class KuzuStatements(KuzuConnection):
         An ``UNWIND`` read scans the whole Entity table once (about 0.4 µs an entity), a point
         query costs about 0.5 ms: small batches and big stores go point by point.
         """
-        return n <= SMALL_BATCH and n * POINT_VS_SCAN <= self._size + self._grown
+        return n <= SMALL_BATCH and n * POINT_VS_SCAN <= self.executor.stored_rows
 
     def _names(self, ids: Sequence[str]) -> dict[str, str]:
         unique = list(dict.fromkeys(ids))
@@ -145,9 +213,9 @@ class KuzuStatements(KuzuConnection):
             return {}
         if self._point_lookups(len(unique)):
             query = "MATCH (e:Entity {id: $i}) RETURN e.id, e.name"
-            rows = [row for i in unique for row in self._execute(query, {"i": i})]
+            rows = [row for i in unique for row in self.executor.execute(query, {"i": i})]
         else:
-            rows = self._execute(
+            rows = self.executor.execute(
                 "UNWIND $ids AS i MATCH (e:Entity {id: i}) RETURN e.id, e.name", {"ids": unique}
             )
         return {r[0]: r[1] for r in rows}
@@ -200,13 +268,13 @@ class KuzuStatements(KuzuConnection):
             params = {k: v for k, v in _fact_params(f).items() if v is not None}
             cols = tuple(params)
             params["src"], params["dst"] = s, o
-            if self._execute(_insert_query(cols, False), params):
+            if self.executor.execute(_insert_query(cols, False), params):
                 continue
             # An endpoint is missing (the caller did not say it was new): create it, named
             # after the fact.
             params.update(src_name=f.subject, src_kind="entity", dst_name=f.object)
             params["dst_kind"] = "entity"
-            self._execute(_insert_query(cols, True), params)
+            self.executor.execute(_insert_query(cols, True), params)
 
     def _insert_unwind(
         self, rows: Sequence[tuple[str, str, Fact]], known: Mapping[str, Entity]
@@ -257,7 +325,7 @@ class KuzuStatements(KuzuConnection):
         """
         if n <= SMALL_BATCH:
             return True
-        return self.engine != "kuzu" and self._size + self._grown >= 50 * n
+        return self.engine != "kuzu" and self.executor.stored_rows >= 50 * n
 
     def _close(self, rows: Sequence[Sequence[Any]], at_iso: str | None) -> None:
         at = dt.datetime.fromisoformat(at_iso or "")

@@ -107,24 +107,24 @@ class KuzuTransactions(KuzuStatements):
         With automatic checkpoints off (:meth:`_open`), COMMIT only appends the transaction to
         the write-ahead log: when it fails (a full disk), the log holds no complete commit
         record, so the write is absent after a reopen and the error says so. A checkpoint that
-        fails afterwards does not undo the commit: it is reported in
-        :attr:`checkpoint_error` and retried after the next commit, and the call succeeds.
+        fails afterwards does not undo the commit: it is reported in the
+        executor's ``checkpoint_error`` and retried after the next commit, and the call succeeds.
 
         Raises:
             StoreError: the commit failed; nothing of the transaction was written.
         """
         try:
-            self._conn.execute("COMMIT")
+            self.executor.conn.execute("COMMIT")
         except RuntimeError as exc:
             with contextlib.suppress(RuntimeError):
-                self._conn.execute("ROLLBACK")
+                self.executor.conn.execute("ROLLBACK")
             self._copy_pending = False  # its record stays: the next open undoes the nodes
             msg = " ".join(str(exc).split())
             raise StoreError(
                 f"{self.engine} could not commit the write: {msg}; nothing of it was written "
                 "(free disk space, then retry it)"
             ) from exc
-        self._checkpoint()
+        self.executor.after_commit()
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
@@ -136,7 +136,7 @@ class KuzuTransactions(KuzuStatements):
         if self._in_tx:
             yield
             return
-        self._execute("BEGIN TRANSACTION", {})
+        self.executor.execute("BEGIN TRANSACTION", {})
         self._in_tx, self._logged = True, False
         copied = False
         try:
@@ -147,7 +147,7 @@ class KuzuTransactions(KuzuStatements):
             self._discard_pending()
             # The engine may already have rolled back after a failed query.
             with contextlib.suppress(RuntimeError):
-                self._conn.execute("ROLLBACK")
+                self.executor.conn.execute("ROLLBACK")
             raise
         self._in_tx = False
         marker, self._pending_marker = self._pending_marker, None
@@ -191,10 +191,10 @@ class KuzuTransactions(KuzuStatements):
             self._copy_after_checkpoint(preds, ents, facts, ops)
             return True
         if preds:
-            self._execute("COPY Predicate FROM $t", {"t": _predicate_table(preds)})
+            self.executor.execute("COPY Predicate FROM $t", {"t": _predicate_table(preds)})
         if ents:
-            self._execute("COPY Entity FROM $t", {"t": _entity_table(ents)})
-        self._execute("COPY Fact FROM $t", {"t": _fact_table(facts)})
+            self.executor.execute("COPY Entity FROM $t", {"t": _entity_table(ents)})
+        self.executor.execute("COPY Fact FROM $t", {"t": _fact_table(facts)})
         return True
 
     def _copy_after_checkpoint(
@@ -251,34 +251,34 @@ class KuzuTransactions(KuzuStatements):
         self._commit()
         try:
             try:
-                self._checkpoint_now()
+                self.executor.checkpoint_now()
             except (RuntimeError, OSError) as exc:
                 msg = " ".join(str(exc).split())
                 raise StoreError(
                     f"kuzu could not checkpoint before the copy: {msg}; nothing of the write "
                     "was kept (free disk space, then retry it)"
                 ) from exc
-            self._execute("BEGIN TRANSACTION", {})
-            self._execute("COPY Fact FROM $t", {"t": _fact_table(facts)})
+            self.executor.execute("BEGIN TRANSACTION", {})
+            self.executor.execute("COPY Fact FROM $t", {"t": _fact_table(facts)})
         except BaseException:
             with contextlib.suppress(RuntimeError):
-                self._conn.execute("ROLLBACK")
-            self._execute("BEGIN TRANSACTION", {})
+                self.executor.conn.execute("ROLLBACK")
+            self.executor.execute("BEGIN TRANSACTION", {})
             if ents:
-                self._execute(
+                self.executor.execute(
                     "UNWIND $ids AS i MATCH (e:Entity {id: i}) DETACH DELETE e",
                     {"ids": [e.id for e in ents]},
                 )
             if preds:
-                self._execute(
+                self.executor.execute(
                     "UNWIND $n AS n MATCH (p:Predicate {name: n}) DELETE p",
                     {"n": [p.name for p in preds]},
                 )
-            self._execute("MATCH (m:Meta {key: $k}) DELETE m", {"k": _COPY_PENDING})
+            self.executor.execute("MATCH (m:Meta {key: $k}) DELETE m", {"k": _COPY_PENDING})
             self._copy_pending = False
             self._after_copy = []
             self._commit()
-            self._execute("BEGIN TRANSACTION", {})  # the caller's ROLLBACK ends this one
+            self.executor.execute("BEGIN TRANSACTION", {})  # the caller's ROLLBACK ends this one
             raise
 
     def _discard_pending_rows(self) -> None:
@@ -370,4 +370,4 @@ class KuzuTransactions(KuzuStatements):
 
     def _stored_versions(self) -> int:
         # Not counting deferred rows (only sizes the COPY decision).
-        return int(self._execute("MATCH ()-[r:Fact]->() RETURN count(r)", {})[0][0])
+        return int(self.executor.execute("MATCH ()-[r:Fact]->() RETURN count(r)", {})[0][0])

@@ -130,7 +130,7 @@ def _rebuild(store: KuzuStatements, path: str) -> None:
         fresh = os.path.join(work, "compact.kuzu")
         purges = _purges(store)
         store.run(f"EXPORT DATABASE {_literal(dump)} (format='parquet')")
-        mod = store.engine_module
+        mod = store.executor.engine_module
         db = mod.Database(fresh)
         conn = mod.Connection(db)
         try:
