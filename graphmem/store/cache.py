@@ -275,7 +275,7 @@ if TYPE_CHECKING:
     class _Backend:
         """What the cache needs of the backend it is mixed into (type checking only)."""
 
-        _in_tx: bool
+        in_transaction: bool
         read_only: bool
 
         def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -359,9 +359,7 @@ class CachedVersions(_Backend):
     def _cacheable(self) -> bool:
         # Not inside a transaction: it may see writes that are rolled back.
         return (
-            self.version_cache.max_subjects > 0
-            and not self._uncached
-            and not getattr(self, "_in_tx", False)
+            self.version_cache.max_subjects > 0 and not self._uncached and not self.in_transaction
         )
 
     # -- writes: every one reaches the cache -------------------------------------------------

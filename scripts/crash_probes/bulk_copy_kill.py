@@ -24,8 +24,8 @@ def child(path, start):
 
     import graphmem as gm
     from graphmem.admission import AdmissionPolicy
-    from graphmem.store.kuzu import engine as E
     from graphmem.store.kuzu.connection import KuzuConnection
+    from graphmem.store.kuzu.transactions import KuzuWriter
     from graphmem.timeutil import ManualClock
 
     orig_exec = KuzuConnection.execute
@@ -50,8 +50,8 @@ def child(path, start):
         return orig_exec(self, q, p)
 
     KuzuConnection.execute = _execute
-    E.KuzuStore._copy_pays = lambda self, n, stored: True
-    orig_commit = E.KuzuStore._commit
+    KuzuWriter._copy_pays = lambda self, n, stored: True
+    orig_commit = KuzuWriter._commit
 
     def _commit(self):
         t = time.time()
@@ -59,7 +59,7 @@ def child(path, start):
         sys.stdout.write(f"M {time.time() - t:.4f}\n")
         sys.stdout.flush()
 
-    E.KuzuStore._commit = _commit
+    KuzuWriter._commit = _commit
     base = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
     clock = ManualClock(base)
     with gm.open(path, clock=clock, engine=ENGINE, admission=AdmissionPolicy.unlimited()) as mem:

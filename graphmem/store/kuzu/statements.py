@@ -1,12 +1,13 @@
 """The embedded store's logged writes and point reads: one prepared statement a row, or UNWIND.
 
-:class:`KuzuStatements` holds the store's executor
-(:class:`~graphmem.store.kuzu.connection.KuzuConnection`, its ``executor``), runs every query
-of the store through it (:meth:`KuzuStatements.run`) and holds the statements that write
-through the engine's log: predicates, entities, version inserts,
-closes, access counters and the ``last_write`` marker. The shapes come from measurements with
-1M facts on 2 cores (docs/benchmarks.md; the numbers are Kuzu 0.11.3;
-docs/concepts/storage.md#engine-facts):
+:class:`KuzuStatements` is the lower half of the store's writer part
+(:class:`~graphmem.store.kuzu.transactions.KuzuWriter`,
+docs/concepts/storage.md#the-backends-parts): it runs every query of the store through the
+executor it holds (:class:`~graphmem.store.kuzu.connection.KuzuConnection`;
+:meth:`KuzuStatements.run`) and holds the statements that write through the engine's log:
+predicates, entities, version inserts, closes, access counters and the ``last_write`` marker.
+The shapes come from measurements with 1M facts on 2 cores (docs/benchmarks.md; the numbers
+are Kuzu 0.11.3; docs/concepts/storage.md#engine-facts):
 
 - **Point lookups, not joins.** ``UNWIND $ids AS i MATCH (e:Entity {id: i})`` is a hash join
   over a full Entity scan (40 ms at 100k entities, however few the ids), and
@@ -27,10 +28,9 @@ Which of these writes run at once and which wait for a bulk COPY is decided one 
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from graphmem.models import Entity, Fact, Predicate
@@ -50,79 +50,16 @@ POINT_VS_SCAN = 1000
 class KuzuStatements:
     """The queries of the store, and its logged writes row by row or through ``UNWIND``."""
 
-    def __init__(
-        self, path: str | None = None, *, engine: str = "kuzu", read_only: bool = False
-    ) -> None:
-        #: The engine's handles, checkpoints and prepared queries.
-        self.executor = KuzuConnection(
-            path, engine=engine, read_only=read_only, on_write=self._on_write()
-        )
-        self._in_tx = False
+    def __init__(self, executor: KuzuConnection) -> None:
+        #: The engine's handles, checkpoints and prepared queries (the store's executor).
+        self.executor = executor
+        #: Whether a write transaction is open (:meth:`KuzuWriter.transaction
+        #: <graphmem.store.kuzu.transactions.KuzuWriter.transaction>`).
+        self.in_tx = False
         self._logged = False  # the open transaction ran a logged write (no COPY-only commit)
         #: How many inserts took each write path (``rows``, ``unwind``, ``copy-empty``,
         #: ``copy-append``, and ``+ops`` when held-back writes followed the COPY).
         self.write_paths: Counter[str] = Counter()
-
-    @property
-    def path(self) -> str | None:
-        """The database file (``None``: in memory)."""
-        return self.executor.path
-
-    @property
-    def engine(self) -> str:
-        """The engine's name (``kuzu`` or ``ladybug``)."""
-        return self.executor.engine
-
-    @property
-    def read_only(self) -> bool:
-        """Whether the store was opened read-only."""
-        return self.executor.read_only
-
-    @property
-    def recovered(self) -> str | None:
-        """What the open recovered (a killed checkpoint's copy put back), or ``None``."""
-        return self.executor.recovered
-
-    def _on_write(self) -> Callable[[], None] | None:
-        """The executor's hook before each statement that changes data (the version cache's)."""
-        return None
-
-    def fts_available(self) -> bool:
-        """Return whether the engine has the full-text-search extension (Kuzu has it built in)."""
-        return self.executor.fts_available()
-
-    def close(self) -> None:
-        """Close the connection and the database; seal a file left whole (guard)."""
-        self.executor.close()
-
-    def detach(self) -> None:
-        """Close the engine's handles but keep this store's claim (vacuum swaps the file)."""
-        self.executor.detach()
-
-    def attach(self) -> None:
-        """Reopen the engine's handles after :meth:`detach`.
-
-        Raises:
-            StoreBusy: another process opened the database in between.
-            StoreError: the engine cannot open it.
-        """
-        self.executor.attach()
-
-    @contextlib.contextmanager
-    def file_swap(self) -> Iterator[None]:
-        """Close the handles under the gate, let the caller replace the file, reopen them.
-
-        The store keeps its claim on the database meanwhile, and no other process opens the
-        file (storage.md#the-gate). When the body raises, the handles stay closed.
-
-        Raises:
-            StoreBusy: another process opened the database in between.
-            StoreError: the engine cannot open the replaced file.
-        """
-        with self.executor.gated():
-            self.detach()
-            yield
-            self.attach()
 
     def run(self, query: str, params: Mapping[str, Any] | None = None) -> list[list[Any]]:
         """Execute one parameterised query and return all rows.
@@ -135,21 +72,20 @@ class KuzuStatements:
         Raises:
             StoreError: the engine failed; the message includes its own.
         """
-        return self._q(query, params, write=self._in_tx and bool(_WRITES.search(query)))
+        return self.execute(query, params, write=self.in_tx and bool(_WRITES.search(query)))
 
-    def _q(
+    def execute(
         self, query: str, params: Mapping[str, Any] | None = None, *, write: bool = False
     ) -> list[list[Any]]:
         """Run a query of this store; ``write``: a logged write (no COPY-only commit then).
 
-        :class:`~graphmem.store.kuzu.transactions.KuzuTransactions` writes its deferred rows
-        first.
+        :class:`~graphmem.store.kuzu.transactions.KuzuWriter` writes its deferred rows first.
         """
-        if write and self._in_tx:
+        if write and self.in_tx:
             self._logged = True
         return self.executor.execute(query, dict(params or {}))
 
-    def _write_rows(
+    def write_rows(
         self,
         single: str,
         many: str,
@@ -164,9 +100,9 @@ class KuzuStatements:
         """
         if len(rows) <= SMALL_BATCH:
             for row in rows:
-                self._q(single, {**row, **(extra or {})}, write=True)
+                self.execute(single, {**row, **(extra or {})}, write=True)
         else:
-            self._q(many, {"rows": list(rows), **(extra or {})}, write=True)
+            self.execute(many, {"rows": list(rows), **(extra or {})}, write=True)
 
     def get_meta(self, key: str) -> str | None:
         """Return a metadata value, or ``None``.
@@ -179,15 +115,17 @@ class KuzuStatements:
         if key in kept:
             return kept[key]
         gen = self.executor.meta_gen
-        rows = self._q("MATCH (m:Meta {key: $k}) RETURN m.value", {"k": key})
+        rows = self.execute("MATCH (m:Meta {key: $k}) RETURN m.value", {"k": key})
         value: str | None = rows[0][0] if rows else None
-        if not self._in_tx and not self.read_only and gen == self.executor.meta_gen:
+        if not self.in_tx and not self.executor.read_only and gen == self.executor.meta_gen:
             kept[key] = value
         return value
 
     def set_meta(self, key: str, value: str) -> None:
         """Set a metadata value."""
-        self._q("MERGE (m:Meta {key: $k}) SET m.value = $v", {"k": key, "v": value}, write=True)
+        self.execute(
+            "MERGE (m:Meta {key: $k}) SET m.value = $v", {"k": key, "v": value}, write=True
+        )
 
     def _save_predicates(self, predicates: Sequence[Predicate]) -> None:
         rows = [predicate_props(p) for p in predicates]
@@ -197,9 +135,9 @@ class KuzuStatements:
             "p.inverse = cast({p}inverse AS STRING), p.symmetric = {p}symmetric, "
             "p.description = {p}description"
         )
-        self._write_rows(body.format(p="$"), "UNWIND $rows AS row " + body.format(p="row."), rows)
+        self.write_rows(body.format(p="$"), "UNWIND $rows AS row " + body.format(p="row."), rows)
 
-    def _point_lookups(self, n: int) -> bool:
+    def point_lookups(self, n: int) -> bool:
         """Whether ``n`` ids are read with one point query each rather than one ``UNWIND``.
 
         An ``UNWIND`` read scans the whole Entity table once (about 0.4 µs an entity), a point
@@ -211,7 +149,7 @@ class KuzuStatements:
         unique = list(dict.fromkeys(ids))
         if not unique:
             return {}
-        if self._point_lookups(len(unique)):
+        if self.point_lookups(len(unique)):
             query = "MATCH (e:Entity {id: $i}) RETURN e.id, e.name"
             rows = [row for i in unique for row in self.executor.execute(query, {"i": i})]
         else:
@@ -239,7 +177,7 @@ class KuzuStatements:
             "e.aliases = CASE WHEN size(cast({p}aliases AS STRING[])) = 0 THEN e.aliases "
             "ELSE cast({p}aliases AS STRING[]) END"
         )
-        self._write_rows(body.format(p="$"), "UNWIND $rows AS row " + body.format(p="row."), rows)
+        self.write_rows(body.format(p="$"), "UNWIND $rows AS row " + body.format(p="row."), rows)
 
     def _insert_rows(
         self, rows: Sequence[tuple[str, str, Fact]], known: Mapping[str, Entity]
@@ -253,9 +191,9 @@ class KuzuStatements:
         ``known`` are created first when missing (a plain CREATE; a MERGE inside the insert
         costs about 1 ms more a row); the insert itself MATCHes both ends.
         """
-        if self._in_tx:
+        if self.in_tx:
             self._logged = True
-        if self.engine != "kuzu" and len(rows) > SMALL_BATCH:
+        if self.executor.engine != "kuzu" and len(rows) > SMALL_BATCH:
             self.write_paths["unwind"] += 1
             self._insert_unwind(rows, known)
             return
@@ -299,7 +237,7 @@ class KuzuStatements:
             params = _fact_params(f)
             params["src"], params["dst"] = s, o
             data.append(params)
-        self._q(_UNWIND_INSERT, {"rows": data}, write=True)
+        self.execute(_UNWIND_INSERT, {"rows": data}, write=True)
 
     def _create_entities(self, entities: Sequence[Entity]) -> None:
         """Create entities known not to exist (plain CREATE: no lookup)."""
@@ -307,7 +245,7 @@ class KuzuStatements:
             "CREATE (:Entity {{id: {p}id, name: {p}name, kind: {p}kind, "
             "aliases: cast({p}aliases AS STRING[])}})"
         )
-        self._write_rows(
+        self.write_rows(
             body.format(p="$"),
             "UNWIND $rows AS row " + body.format(p="row."),
             [
@@ -325,7 +263,7 @@ class KuzuStatements:
         """
         if n <= SMALL_BATCH:
             return True
-        return self.engine != "kuzu" and self.executor.stored_rows >= 50 * n
+        return self.executor.engine != "kuzu" and self.executor.stored_rows >= 50 * n
 
     def _close(self, rows: Sequence[Sequence[Any]], at_iso: str | None) -> None:
         at = dt.datetime.fromisoformat(at_iso or "")
@@ -336,7 +274,7 @@ class KuzuStatements:
         )
         by = ", r.superseded_by = cast({p}by AS STRING)"
         if not self._close_pointwise(len(rows)):
-            self._q(
+            self.execute(
                 "UNWIND $rows AS row " + body.format(p="row.", w=", row", by=by.format(p="row.")),
                 {
                     "rows": [{"s": s, "f": f, "by": b, "reason": why} for s, f, b, why in rows],
@@ -352,7 +290,7 @@ class KuzuStatements:
             if b is not None:
                 params["by"] = b
             query = body.format(p="$", w="", by="" if b is None else by.format(p="$"))
-            self._q(query, params, write=True)
+            self.execute(query, params, write=True)
 
     def _bump(self, rows: Sequence[Sequence[Any]], at_iso: str | None) -> None:
         at = dt.datetime.fromisoformat(at_iso or "")
@@ -360,7 +298,7 @@ class KuzuStatements:
             "MATCH (a:Entity {{id: {p}s}})-[r:Fact]->() WITH r{w} WHERE r.fid = {p}f "
             "SET r.access_count = {p}n, r.last_accessed_at = $at"
         )
-        self._write_rows(
+        self.write_rows(
             body.format(p="$", w=""),
             "UNWIND $rows AS row " + body.format(p="row.", w=", row"),
             [{"s": s, "f": f, "n": n} for s, f, n in rows],
@@ -372,7 +310,7 @@ class KuzuStatements:
 
         Markers are ISO-8601 UTC strings, which sort like the instants they name.
         """
-        self._q(
+        self.execute(
             "MERGE (m:Meta {key: 'last_write'}) "
             "SET m.value = CASE WHEN m.value IS NULL OR m.value < $v THEN $v ELSE m.value END",
             {"v": value},
