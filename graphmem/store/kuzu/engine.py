@@ -2,21 +2,19 @@
 
 :class:`KuzuStore` is the core of the embedded backend; the topic mixins
 (``sessions``, ``lines``, ``search``, ``audit``, ``transfer``, ``integrity``) extend it and
-:class:`~graphmem.store.kuzu.backend.KuzuBackend` composes them. It is built in layers, each a
-module of its own:
+:class:`~graphmem.store.kuzu.backend.KuzuBackend` composes them. It holds its parts as
+attributes (docs/concepts/storage.md#the-backends-parts), each from a module of its own:
 
-- :mod:`~graphmem.store.kuzu.connection`: the executor, a part the store holds as
-  ``executor``: the engine's handles, open, close, checkpoints and prepared queries (the only
-  importer of kuzu or ladybug);
+- :mod:`~graphmem.store.kuzu.connection`: the executor, ``executor``: the engine's handles,
+  open, close, checkpoints and prepared queries (the only importer of kuzu or ladybug);
 - :mod:`~graphmem.store.kuzu.transactions` over :mod:`~graphmem.store.kuzu.statements`: the
-  writer, a part the store holds as ``writer``: the write transaction, with big inserts
-  deferred to a COPY-only commit, and the logged writes and point reads, one prepared
-  statement a row or one ``UNWIND`` (the measured query shapes,
-  docs/concepts/storage.md#engine-facts);
+  writer, ``writer``: the write transaction, with big inserts deferred to a COPY-only commit,
+  and the logged writes and point reads, one prepared statement a row or one ``UNWIND`` (the
+  measured query shapes, docs/concepts/storage.md#engine-facts);
+- :mod:`~graphmem.store.kuzu.restore`: ``restore``, an import's rows through the writer;
 - :mod:`~graphmem.store.kuzu.codec`: rows to values and back, and the Arrow tables of a COPY;
-- this module: the store over its parts (docs/concepts/storage.md#the-backends-parts), the
-  schema on open (create, upgrade, recover) and the reads of fact versions of the store
-  protocol (:mod:`graphmem.store.base`).
+- this module: the store over its parts, the schema on open (create, upgrade, recover) and
+  the reads of fact versions of the store protocol (:mod:`graphmem.store.base`).
 """
 
 from __future__ import annotations
