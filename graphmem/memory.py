@@ -314,7 +314,7 @@ class Memory(MemoryWrites, MemoryReads):
 
             _OWNED.pop(id(unfiltered(self._kernel.store)), None)
             self._kernel.store.close()
-            self._kernel.store = ClosedStore(self.path)  # type: ignore[assignment]
+            self._kernel.store = ClosedStore(self.path)
             self._kernel.uow.store = self._kernel.store
             self.closed = True
 

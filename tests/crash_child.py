@@ -372,7 +372,7 @@ def checkpoints(path: str) -> None:
             clock.set(op_time(n))
             mem.add_facts(checkpoint_rows(n))
             print(f"c {n}", flush=True)
-            store._checkpoint_now()  # the checkpoint under test
+            store.executor.checkpoint_now()  # the checkpoint under test
             print(f"k {n}", flush=True)
             n += 1
 

@@ -122,17 +122,17 @@ def test_each_checkpoint_copies_first_and_drops_the_copy(tmp_path: Path) -> None
     store = open_store(path)
     with gm.open(store=store) as mem:
         mem.add_facts(_rows("x", 5))
-        conn = store._conn
+        conn = store.executor.conn
 
         def ckpt() -> None:
             seen.append(os.path.exists(path + checkpoint.BASE_SUFFIX))
             conn.execute("CHECKPOINT")
 
-        assert store._ckpt is not None
-        store._ckpt.run(ckpt)
+        assert store.executor._ckpt is not None
+        store.executor._ckpt.run(ckpt)
         assert seen == [True]
         assert not os.path.exists(path + checkpoint.BASE_SUFFIX)
-        store._ckpt.run(ckpt)  # nothing logged since: no copy needed
+        store.executor._ckpt.run(ckpt)  # nothing logged since: no copy needed
         assert seen == [True, False]
 
 
@@ -141,7 +141,7 @@ def test_a_failed_checkpoint_keeps_its_copy_unrefreshed(tmp_path: Path) -> None:
     store = open_store(path)
     with gm.open(store=store) as mem:
         mem.add_facts(_rows("x", 5))
-        ckpt = store._ckpt
+        ckpt = store.executor._ckpt
         assert ckpt is not None
         base = path + checkpoint.BASE_SUFFIX
 

@@ -1,7 +1,7 @@
 """Store-level tests: every Fact field round-trips on every write path, transactions are atomic,
 bulk COPYs never tear or corrupt, and the schema is checked on open.
 
-The write paths of ``KuzuStore.insert_facts``: one prepared statement per version (below
+The write paths of ``KuzuWriter.insert_facts``: one prepared statement per version (below
 ``COPY_THRESHOLD``, or when the transaction also wrote something else), and the COPY-only
 commit (a big batch in a transaction that wrote nothing else). ``current_versions``,
 ``close_versions`` and ``bump_access`` go row by row up to ``SMALL_BATCH`` and through one
@@ -111,7 +111,7 @@ def insert(store: KuzuStore, facts: list[Fact], *, logged: bool = False) -> None
     with store.transaction():
         if logged:
             store.set_meta("note", "a logged write")
-        store.insert_facts(rows_of(facts))
+        store.writer.insert_facts(rows_of(facts))
 
 
 SIZES = [1, SMALL_BATCH, SMALL_BATCH + 1, COPY_THRESHOLD - 1, COPY_THRESHOLD, COPY_THRESHOLD + 1]
@@ -163,7 +163,7 @@ def test_missing_endpoints_are_created_with_given_entities(store: KuzuStore) -> 
     rows = rows_of(facts)
     special = Entity(id=rows[0][1], name="Object Zero", kind="topic", aliases=("o-zero",))
     with store.transaction():
-        store.insert_facts(rows, entities={special.id: special})
+        store.writer.insert_facts(rows, entities={special.id: special})
     assert store.get_entity(special.id) == special
     assert store.entity_names([rows[1][0]]) == {rows[1][0]: facts[1].subject}
 
@@ -180,8 +180,8 @@ def test_current_versions_close_and_bump_by_row_and_by_unwind(store: KuzuStore, 
     assert [v.id for i in ids for v in current[i]] == [f.id for f in facts]
     later = NOW + dt.timedelta(days=3)
     with store.transaction():
-        store.bump_access([(i, f.id, 41) for i, f in zip(ids, facts, strict=True)], at=later)
-        store.close_versions(
+        store.writer.bump_access([(i, f.id, 41) for i, f in zip(ids, facts, strict=True)], at=later)
+        store.writer.close_versions(
             [(i, f.id, None, "gone") for i, f in zip(ids, facts, strict=True)], at=later
         )
     assert store.current_versions(ids) == {i: [] for i in ids}
@@ -224,21 +224,15 @@ def test_rel_property_filters_sit_behind_a_with_barrier(store: KuzuStore) -> Non
 
     See docs/concepts/storage.md#engine-facts.
     """
-    seen: list[str] = []
-
-    class Recording(KuzuStore):
-        def _execute(self, query: str, params: dict[str, object]) -> list[list[object]]:
-            seen.append(query)
-            return super()._execute(query, params)
-
-    rec = Recording(None, engine=ENGINE)
+    rec = KuzuStore(None, engine=ENGINE)
+    seen = _queries(rec)
     try:
         insert(rec, [make_fact(i, subject="s") for i in range(3)])
         rec.query_facts(subject_id="s", predicate="p1", valid_at=NOW, known_at=NOW)
         rec.current_versions(["s"])
         with rec.transaction():
-            rec.close_versions([("s", make_fact(0).id, None, "x")], at=NOW)
-            rec.bump_access([("s", make_fact(1).id, 3)], at=NOW)
+            rec.writer.close_versions([("s", make_fact(0).id, None, "x")], at=NOW)
+            rec.writer.bump_access([("s", make_fact(1).id, 3)], at=NOW)
     finally:
         rec.close()
     filtered = [q for q in seen if "[r:Fact]" in q and "r." in q.split("RETURN")[0]]
@@ -259,9 +253,11 @@ def test_rollback_leaves_nothing(store: KuzuStore, n: int) -> None:
 
     def failing_write() -> None:
         with store.transaction():
-            store.upsert_entities([Entity(id="ghost", name="Ghost")])
-            store.close_versions([(entity_key(base[0].subject), base[0].id, None, "r")], at=NOW)
-            store.insert_facts(rows_of([make_fact(100 + i) for i in range(n)]))
+            store.writer.upsert_entities([Entity(id="ghost", name="Ghost")])
+            store.writer.close_versions(
+                [(entity_key(base[0].subject), base[0].id, None, "r")], at=NOW
+            )
+            store.writer.insert_facts(rows_of([make_fact(100 + i) for i in range(n)]))
             store.set_meta("x", "y")
             raise RuntimeError("boom")
 
@@ -293,7 +289,7 @@ def test_failed_statement_rolls_back_the_transaction(store: KuzuStore) -> None:
 def test_reads_in_a_transaction_see_deferred_bulk_rows(store: KuzuStore) -> None:
     facts = [make_fact(i) for i in range(COPY_THRESHOLD)]
     with store.transaction():
-        store.insert_facts(rows_of(facts))
+        store.writer.insert_facts(rows_of(facts))
         assert store.count_versions() == COPY_THRESHOLD
     assert store.count_versions() == COPY_THRESHOLD
 
@@ -436,17 +432,22 @@ def test_kill_during_bulk_copy_keeps_whole_batches(tmp_path: Path) -> None:
 # -- metadata kept between reads (docs/concepts/storage.md#meta-cache) -------------------------
 
 
-def _meta_queries(store: KuzuStore) -> list[str]:
+def _queries(store: KuzuStore, word: str = "") -> list[str]:
+    """Record the queries containing ``word`` that the store's executor runs from now on."""
     asked: list[str] = []
-    run = store._execute
+    run = store.executor.execute
 
-    def counting(query: str, params: dict[str, object]) -> list[list[object]]:
-        if "Meta" in query:
+    def recording(query: str, params: dict[str, object]) -> list[list[object]]:
+        if word in query:
             asked.append(query)
         return run(query, params)  # type: ignore[arg-type]
 
-    store._execute = counting  # type: ignore[method-assign]
+    store.executor.execute = recording  # type: ignore[method-assign]
     return asked
+
+
+def _meta_queries(store: KuzuStore) -> list[str]:
+    return _queries(store, "Meta")
 
 
 def test_metadata_is_read_once_until_the_store_writes(store: KuzuStore) -> None:

@@ -232,7 +232,7 @@ def open_mem(path: str | None = None, policy: str = "auto") -> tuple[gm.Memory, 
     mem = gm.open(store=store, clock=clock)
     mem.define_predicate("works_at", cardinality="one")
     mem.define_predicate("likes", cardinality="many")
-    store.copy_policy = policy  # type: ignore[attr-defined]  # which path big batches take
+    store.writer.copy_policy = policy  # type: ignore[attr-defined]  # which path big batches take
     return mem, store, clock
 
 
@@ -327,9 +327,9 @@ def test_every_write_path_keeps_the_cache_true(tmp_path) -> None:
         same_as_engine(mem, store, subjects, known)
         tick()
         mem.add_facts(rows(1, COPY_THRESHOLD + 10))  # COPY (forced)
-        assert store.write_paths  # type: ignore[attr-defined]
+        assert store.writer.write_paths  # type: ignore[attr-defined]
         same_as_engine(mem, store, subjects, known)
-        store.copy_policy = "never"  # type: ignore[attr-defined]
+        store.writer.copy_policy = "never"  # type: ignore[attr-defined]
         known.append(tick())
         mem.add_facts(rows(2, SMALL_BATCH + 5))  # logged rows, closes among them
         same_as_engine(mem, store, subjects, known)

@@ -1,11 +1,12 @@
 """Every write path of the embedded store gives the same results.
 
-``KuzuStore.insert_facts`` takes one of several paths by batch size and store size: logged
-inserts one statement a row (``rows``) or one ``UNWIND`` (``unwind``, ladybug), a COPY into an
-empty table (``copy-empty``) or into a non-empty one (``copy-append``), the latter with the
-call's closes, bumps and upserts held back until after the COPY (``+ops``). The batches below
-are big enough to reach each of them (``copy_policy`` forces the choice the measured costs
-would make only for bigger stores), and the properties hold on all of them:
+``KuzuWriter.insert_facts`` (the store's writer) takes one of several paths by batch size and
+store size: logged inserts one statement a row (``rows``) or one ``UNWIND`` (``unwind``,
+ladybug), a COPY into an empty table (``copy-empty``) or into a non-empty one
+(``copy-append``), the latter with the call's closes, bumps and upserts held back until after
+the COPY (``+ops``). The batches below are big enough to reach each of them (``copy_policy``
+forces the choice the measured costs would make only for bigger stores), and the properties
+hold on all of them:
 
 1. A query with ``known_at=K`` returns the same answer before and after any later write.
 2. Every path leaves the same versions and returns the same decisions as logged inserts.
@@ -79,7 +80,7 @@ def open_mem(policy: str, path: str | None = None) -> tuple[gm.Memory, Store, Ma
     mem.define_predicate("lives_in", cardinality="one")
     mem.define_predicate("likes", cardinality="many")
     mem.define_predicate("knows", cardinality="many")
-    store.copy_policy = policy  # the seam: which path big batches take
+    store.writer.copy_policy = policy  # the seam: which path big batches take
     return mem, store, clock
 
 
@@ -187,7 +188,7 @@ def test_each_path_is_reached_and_agrees(tmp_path, on_disk: bool) -> None:
         with mem:
             decisions = write_all(mem, clock, plan)
             out[policy] = (decisions, versions(store))
-            paths[policy] = dict(store.write_paths)
+            paths[policy] = dict(store.writer.write_paths)
         if on_disk:  # reopened from disk: the same versions
             again = open_store(path, engine=ENGINE)
             with gm.open(store=again, clock=clock):
@@ -208,7 +209,7 @@ def test_auto_copies_into_an_empty_store_and_appends_small_batches_row_by_row() 
     mem, store, clock = open_mem("auto")
     with mem:
         write_all(mem, clock, [(1, COPY_THRESHOLD + 150), (2, 3)])
-        paths = store.write_paths
+        paths = store.writer.write_paths
         assert paths.get("copy-empty", 0) == 1, paths
         assert paths.get("rows", 0) >= 1, paths
 
@@ -229,12 +230,12 @@ def test_crash_record_of_held_back_writes_is_applied_on_open(tmp_path) -> None:
         ref_clock.set(later)
         ref.add_facts(more)
         want = versions(ref_store)
-        assert ref_store.write_paths.get("copy-append+ops", 0) == 1
+        assert ref_store.writer.write_paths.get("copy-append+ops", 0) == 1
     mem, store, clock = open_mem("always", path)
     with mem:
         write_all(mem, clock, base)
         clock.set(later)
-        store.fail_after_copy = True  # the seam: stop between the two commits
+        store.writer.fail_after_copy = True  # the seam: stop between the two commits
         with pytest.raises(RuntimeError, match="after the copy"):
             mem.add_facts(more)
     reopened = open_store(path, engine=ENGINE)
@@ -256,7 +257,7 @@ _CHILD = textwrap.dedent(
     store = open_store(path, engine=engine)
     with gm.open(store=store, clock=clock) as mem:
         mem.define_predicate("works_at", cardinality="one")
-        store.copy_policy = "always"
+        store.writer.copy_policy = "always"
         start = len({f.source for f in store.query_facts(predicate="works_at")})
         print("ready", flush=True)
         for b in range(start, start + 1000):

@@ -192,9 +192,20 @@ class Applied:
 class FactStore(Protocol):
     """Metadata, the ontology, entities, fact versions and the one write method."""
 
-    engine: str
-    path: str | None
-    read_only: bool
+    @property
+    def engine(self) -> str:
+        """The engine's name (``kuzu``, ``ladybug``, ``falkordb``)."""
+        ...
+
+    @property
+    def path(self) -> str | None:
+        """Where the data lives (a file, a server's URL), or ``None`` in memory."""
+        ...
+
+    @property
+    def read_only(self) -> bool:
+        """Whether the store was opened read-only."""
+        ...
 
     @property
     def capabilities(self) -> Capabilities:

@@ -11,8 +11,9 @@ while it lives, and is coherent by construction
   subjects is changed in the cache after the commit (inserts, closes, settles, access
   counters); a purge, an import, or any failure drops the whole cache;
 - any other data write of the store (a migration, a repair on open, a test calling a store
-  method directly) reaches the backend's write hook :meth:`CachedVersions._wrote`, which drops
-  the whole cache; so do closing, detaching (vacuum swaps the file) and reopening;
+  method directly) reaches the backend's write hook (:meth:`CachedVersions._on_write` gives
+  it: :meth:`VersionCache.wrote`), which drops the whole cache; so do closing, detaching
+  (vacuum swaps the file) and reopening;
 - nothing is cached from inside a transaction, and a read that overlaps a write (another
   thread) is not cached: each change bumps a generation that a fill must find unchanged;
 - a read-only store caches nothing: ladybug lets readers join a writer of another process.
@@ -20,7 +21,7 @@ while it lives, and is coherent by construction
 A miss costs what the uncached read costs (one point query for all the subject's versions);
 a hit filters a few Python objects. A server store (FalkorDB, many writers) mixes none of this
 in. The class this is mixed into provides ``_subject_versions`` (every version of some
-subjects) and calls ``_wrote`` before each statement that changes data.
+subjects) and calls the hook ``_on_write`` returns before each statement that changes data.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from __future__ import annotations
 import datetime as dt
 import threading
 from collections import OrderedDict
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -145,6 +146,11 @@ class VersionCache:
         self._names.move_to_end(eid)
         if len(self._names) > MAX_NAMES:
             self._names.popitem(last=False)
+
+    def wrote(self) -> None:
+        """A data write is about to run: outside a change set's :meth:`write`, drop everything."""
+        if not self.writing:
+            self.clear()
 
     def clear(self) -> None:
         """Drop everything (and make reads in flight uncacheable)."""
@@ -269,7 +275,7 @@ if TYPE_CHECKING:
     class _Backend:
         """What the cache needs of the backend it is mixed into (type checking only)."""
 
-        _in_tx: bool
+        in_transaction: bool
         read_only: bool
 
         def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -290,7 +296,7 @@ if TYPE_CHECKING:
         def vacuum(self) -> None:
             raise NotImplementedError
 
-        def _wrote(self) -> None:
+        def _on_write(self) -> Callable[[], None] | None:
             raise NotImplementedError
 
         def _subject_versions(self, ids: Sequence[str]) -> dict[str, Loaded]:
@@ -353,9 +359,7 @@ class CachedVersions(_Backend):
     def _cacheable(self) -> bool:
         # Not inside a transaction: it may see writes that are rolled back.
         return (
-            self.version_cache.max_subjects > 0
-            and not self._uncached
-            and not getattr(self, "_in_tx", False)
+            self.version_cache.max_subjects > 0 and not self._uncached and not self.in_transaction
         )
 
     # -- writes: every one reaches the cache -------------------------------------------------
@@ -367,11 +371,12 @@ class CachedVersions(_Backend):
             done.append(changes)
         return applied
 
-    def _wrote(self) -> None:
-        """A data write is about to run: outside :meth:`apply`, drop the whole cache."""
-        if not self.version_cache.writing:
-            self.version_cache.clear()
-        super()._wrote()
+    def _on_write(self) -> Callable[[], None] | None:
+        """The backend's hook before a data write: outside :meth:`apply`, drop the whole cache.
+
+        The cache's own method, so the backend's executor holds no reference to the store.
+        """
+        return self.version_cache.wrote
 
     def close(self) -> None:
         """Drop the cache and close the store."""

@@ -24,10 +24,11 @@ def child(path, start):
 
     import graphmem as gm
     from graphmem.admission import AdmissionPolicy
-    from graphmem.store.kuzu import engine as E
+    from graphmem.store.kuzu.connection import KuzuConnection
+    from graphmem.store.kuzu.transactions import KuzuWriter
     from graphmem.timeutil import ManualClock
 
-    orig_exec = E.KuzuStore._execute
+    orig_exec = KuzuConnection.execute
 
     def _execute(self, q, p):
         if q == "CHECKPOINT":
@@ -48,9 +49,9 @@ def child(path, start):
             return r
         return orig_exec(self, q, p)
 
-    E.KuzuStore._execute = _execute
-    E.KuzuStore._copy_pays = lambda self, n, stored: True
-    orig_commit = E.KuzuStore._commit
+    KuzuConnection.execute = _execute
+    KuzuWriter._copy_pays = lambda self, n, stored: True
+    orig_commit = KuzuWriter._commit
 
     def _commit(self):
         t = time.time()
@@ -58,7 +59,7 @@ def child(path, start):
         sys.stdout.write(f"M {time.time() - t:.4f}\n")
         sys.stdout.flush()
 
-    E.KuzuStore._commit = _commit
+    KuzuWriter._commit = _commit
     base = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
     clock = ManualClock(base)
     with gm.open(path, clock=clock, engine=ENGINE, admission=AdmissionPolicy.unlimited()) as mem:

@@ -34,11 +34,11 @@ def one(out, stored, batch, policy):
             mem.add_facts(rows(f"pre{k}", min(5000, stored - k)))
     size = os.path.getsize(path)
     with gm.open(path, admission=AdmissionPolicy.unlimited()) as mem:
-        mem._store.copy_policy = policy
+        mem._store.writer.copy_policy = policy
         t = time.perf_counter()
         mem.add_facts(rows("new", batch))
         took = time.perf_counter() - t
-        paths = dict(mem._store.write_paths)
+        paths = dict(mem._store.writer.write_paths)
     return took, size, paths
 
 

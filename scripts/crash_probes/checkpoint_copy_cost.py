@@ -40,9 +40,9 @@ def main():
             t = time.perf_counter()
             st = mem._store
             if hasattr(st, "_checkpoint_now"):
-                st._checkpoint_now()
+                st.executor.checkpoint_now()
             else:  # a graphmem without the copy
-                st._conn.execute("CHECKPOINT")
+                st.executor.conn.execute("CHECKPOINT")
             ck.append(time.perf_counter() - t)
     for r in range(rounds):
         mem = gm.open(path, admission=adm)

@@ -43,7 +43,11 @@ class LinesHost(CypherHost, Protocol):
     #: The stored terms are another :func:`~graphmem.store.textlines.terms` version's (a
     #: read-only open): searches use an in-memory index built from the texts.
     _stale_terms: bool
-    read_only: bool
+
+    @property
+    def read_only(self) -> bool:
+        """Whether the store was opened read-only."""
+        ...
 
     def has_lines(self) -> bool:
         """Whether any session line is stored."""

@@ -1,8 +1,9 @@
 """The embedded backend: Kuzu 0.11.3 or ladybug behind the store protocol.
 
-:class:`KuzuUncached` composes the engine and fact versions (:class:`KuzuStore`) with one mixin
-per topic (sessions, lines, search, audit, transfer, integrity) and commits a
-:class:`~graphmem.store.base.ChangeSet` in one Kuzu transaction (:meth:`KuzuUncached.apply`);
+:class:`KuzuUncached` composes the engine and fact versions (:class:`KuzuStore`, with its parts
+``executor`` and ``writer``) with one mixin per topic (sessions, lines, search, audit, transfer,
+integrity) and commits a :class:`~graphmem.store.base.ChangeSet` in one Kuzu transaction of its
+writer (:meth:`KuzuUncached.apply`);
 :class:`KuzuBackend` puts the version cache in front of it
 (:mod:`graphmem.store.cache`, docs/concepts/storage.md#version-cache).
 """
@@ -76,25 +77,26 @@ class KuzuUncached(KuzuSessions, KuzuSearch, KuzuAudit, KuzuTransfer, KuzuIntegr
         """Commit a change set in one transaction, in the order its docstring gives."""
         at = changes.at
         purged: dict[str, int] = {}
-        with self.transaction():
+        writer = self.writer
+        with writer.transaction():
             if changes.snapshot is not None:
                 self._load(changes.snapshot)
             if changes.predicates:
-                self.save_predicates(changes.predicates)
+                writer.save_predicates(changes.predicates)
             if changes.entities:
-                self.upsert_entities(changes.entities)
+                writer.upsert_entities(changes.entities)
             if changes.aliases:
                 self.set_aliases(changes.aliases)
             if changes.bumps:
-                self.bump_access(changes.bumps, at=at)
+                writer.bump_access(changes.bumps, at=at)
             if changes.access:
                 self.count_access(changes.access, at=at)
             if changes.closes:
-                self.close_versions(changes.closes, at=at)
+                writer.close_versions(changes.closes, at=at)
             if changes.inserts:
-                self.insert_facts(changes.inserts, entities=changes.new_entities)
+                writer.insert_facts(changes.inserts, entities=changes.new_entities)
             if changes.settles:
-                self.settle_versions(changes.settles)
+                writer.settle_versions(changes.settles)
             if changes.sessions:
                 self.write_sessions(changes.sessions, recorded_at=at)
             if changes.purge is not None:
@@ -102,16 +104,18 @@ class KuzuUncached(KuzuSessions, KuzuSearch, KuzuAudit, KuzuTransfer, KuzuIntegr
             for audit_id, action, detail in changes.audit:
                 self.record_audit(audit_id, at=at, action=action, detail=detail)
             for key, value in changes.meta.items():
-                self.set_meta(key, value)
+                writer.set_meta(key, value)
             if changes.marker:
-                self.set_max_system_time(at)
+                writer.set_max_system_time(at)
         return Applied(purged=purged)
 
     def set_aliases(self, aliases: Mapping[str, Sequence[str]]) -> None:
         """Replace the aliases of existing entities (``ChangeSet.aliases``): logged writes."""
         rows = [{"id": eid, "aliases": list(keys)} for eid, keys in sorted(aliases.items())]
         body = "MATCH (e:Entity {{id: {p}id}}) SET e.aliases = cast({p}aliases AS STRING[])"
-        self._write_rows(body.format(p="$"), "UNWIND $rows AS row " + body.format(p="row."), rows)
+        self.writer.write_rows(
+            body.format(p="$"), "UNWIND $rows AS row " + body.format(p="row."), rows
+        )
 
     def _purge(self, purge: Purge, *, at: dt.datetime) -> dict[str, int]:
         # The entities merged into it first (docs/concepts/decisions.md#merging-entities),
@@ -136,12 +140,16 @@ class KuzuUncached(KuzuSessions, KuzuSearch, KuzuAudit, KuzuTransfer, KuzuIntegr
         return counts
 
     def _load(self, snapshot: Snapshot) -> None:
-        self.import_predicates(snapshot.predicates)
-        self.import_entities(snapshot.entities)
-        self.import_sessions(snapshot.sessions)
-        self.insert_facts(snapshot.facts)
-        self.import_audit(snapshot.audit)
-        self.import_meta(snapshot.meta)
+        restore = self.restore
+        restore.predicates(snapshot.predicates)
+        restore.entities(snapshot.entities)
+        if snapshot.sessions:
+            restore.sessions(snapshot.sessions)
+            self.replace_lines(restore.lines(snapshot.sessions))  # split again from the texts
+            restore.mentions(snapshot.sessions)
+        self.writer.insert_facts(snapshot.facts)
+        restore.audit(snapshot.audit)
+        restore.meta(snapshot.meta)
 
 
 class KuzuBackend(CachedVersions, KuzuUncached):

@@ -1,13 +1,16 @@
 """The embedded engine's handles: open, close, checkpoints and running prepared queries.
 
-:class:`KuzuConnection` is the base of :class:`~graphmem.store.kuzu.engine.KuzuStore`: it
-imports the engine module (Kuzu 0.11.3 or ladybug, the only importer of either), opens the
-database behind the file guard and the gate (docs/concepts/storage.md#the-gate), checkpoints
-after commits (docs/concepts/storage.md#durability), seals the file on close, and runs queries
-(docs/concepts/storage.md#engine-facts):
+:class:`KuzuConnection` is the executor of the embedded store, held by it as ``executor``
+(docs/concepts/storage.md#the-backends-parts): it imports the engine module (Kuzu 0.11.3 or
+ladybug, the only importer of either), opens the database behind the file guard and the gate
+(docs/concepts/storage.md#the-gate), checkpoints after commits
+(docs/concepts/storage.md#durability), seals the file on close, and runs queries
+(docs/concepts/storage.md#engine-facts). Its state is the engine's: the database and the
+connection, the prepared statements, the checkpointer, the metadata read so far and the
+store's size as the statement cache sees it.
 
 - **Prepared statements.** Planning costs more than running a point query (the as-of query of
-  a subject: 4.2 ms planned on every call, 1.0 ms prepared once), so :meth:`_execute` keeps an
+  a subject: 4.2 ms planned on every call, 1.0 ms prepared once), so :meth:`execute` keeps an
   LRU of prepared statements keyed by the query text. Queries must be parameterised, never
   built from values (docs/concepts/storage.md#the-storage-rules).
 - ladybug plans a prepared statement from the table sizes at prepare time, so the cache is
@@ -25,7 +28,7 @@ import sys
 import time
 import warnings
 from collections import OrderedDict
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from graphmem.errors import StoreBusy, StoreError
@@ -76,10 +79,19 @@ def _closing_elsewhere(message: str) -> bool:
 
 
 class KuzuConnection:
-    """One database and one connection of a Kuzu-family engine, with their checkpoints."""
+    """One database and one connection of a Kuzu-family engine, with their checkpoints.
+
+    ``on_write`` is called before every statement that changes data (the version cache's hook,
+    docs/concepts/storage.md#version-cache).
+    """
 
     def __init__(
-        self, path: str | None = None, *, engine: str = "kuzu", read_only: bool = False
+        self,
+        path: str | None = None,
+        *,
+        engine: str = "kuzu",
+        read_only: bool = False,
+        on_write: Callable[[], None] | None = None,
     ) -> None:
         if engine not in ENGINES:
             raise StoreError(f"engine={engine!r} is unknown; use one of {sorted(ENGINES)}")
@@ -103,17 +115,18 @@ class KuzuConnection:
         self.engine = engine
         self.path = path
         self.read_only = read_only
+        self.on_write = on_write
         self._stmts: OrderedDict[str, Any] = OrderedDict()
         #: Metadata values read outside a transaction of a writable store, and the write
         #: generation: every data write drops them (docs/concepts/storage.md#meta-cache).
-        self._meta: dict[str, str | None] = {}
-        self._meta_gen = 0
+        self.meta: dict[str, str | None] = {}
+        self.meta_gen = 0
         # Rows written since the statement cache was last cleared, and the store's size then:
         # ladybug plans a prepared statement from the table sizes at prepare time (a point query
         # prepared on an empty store scans once the store is big: 57 ms instead of 0.07 ms), so
         # the cache is cleared each time the store doubles.
         self._grown = 0
-        self._size = 0
+        self.size = 0
         self._writes: dict[str, tuple[bool, bool]] = {}  # query -> (write, changes rows)
         self._has_fts: bool | None = None
         #: The last checkpoint's failure (``None`` when it worked): commits stay in the log.
@@ -122,15 +135,33 @@ class KuzuConnection:
         #: What the open recovered (a killed checkpoint's copy put back), or ``None``.
         self.recovered: str | None = None
         self._ckpt: checkpoint.Checkpointer | None = None  # Kuzu files: copy, then checkpoint
+        self._conn: Any = None
+        self._db: Any = None
+        self._gate: locks.Gate | None = None
+        self._claim: locks.Claim | None = None
 
-    def _open_database(self) -> None:
-        """Claim the file for this store and open the engine's handles (closed on failure)."""
+    @property
+    def conn(self) -> Any:
+        """The engine's connection (``None`` while closed or detached)."""
+        return self._conn
+
+    @property
+    def stored_rows(self) -> int:
+        """About how many entities and versions the store holds (:attr:`size` and writes since)."""
+        return self.size + self._grown
+
+    def open(self, owner: object) -> None:
+        """Claim the file for ``owner`` (the store) and open the engine's handles.
+
+        The claim lives as long as ``owner`` (:func:`graphmem.store.locks.claim`); on failure
+        everything opened is closed again.
+        """
         path = self.path
         # One graphmem process at a time before an open and during a checkpoint or the close
         # (docs/concepts/storage.md#the-gate).
         self._gate = None if path is None else locks.Gate(os.fspath(path))
         # Kuzu's file lock only excludes other processes: refuse a second handle in this one.
-        self._claim = locks.claim(path, read_only=self.read_only, owner=self)
+        self._claim = locks.claim(path, read_only=self.read_only, owner=owner)
         self._connect()
 
     def _connect(self) -> None:
@@ -141,7 +172,7 @@ class KuzuConnection:
         (docs/concepts/storage.md#the-gate): Kuzu looks at the log before it takes its lock.
         """
         try:
-            with self._gated():
+            with self.gated():
                 self._connect_gated()
         except StoreBusy:
             self.close()
@@ -216,27 +247,11 @@ class KuzuConnection:
         """The engine's Python module (``kuzu`` or ``real_ladybug``) this store opened with."""
         return self._mod
 
-    @contextlib.contextmanager
-    def file_swap(self) -> Iterator[None]:
-        """Close the handles under the gate, let the caller replace the file, reopen them.
-
-        The store keeps its claim on the database meanwhile, and no other process opens the
-        file (storage.md#the-gate). When the body raises, the handles stay closed.
-
-        Raises:
-            StoreBusy: another process opened the database in between.
-            StoreError: the engine cannot open the replaced file.
-        """
-        with self._gated():
-            self.detach()
-            yield
-            self.attach()
-
     def detach(self) -> None:
         """Close the engine's handles but keep this store's claim (vacuum swaps the file)."""
-        self._forget_meta()
+        self.forget_meta()
         self._stmts.clear()
-        with self._gated(required=False):
+        with self.gated(required=False):
             self._checkpoint_before_close()
             for obj in (self._conn, self._db):
                 with contextlib.suppress(RuntimeError):
@@ -251,7 +266,7 @@ class KuzuConnection:
             StoreBusy: another process opened the database in between.
             StoreError: the engine cannot open it.
         """
-        self._forget_meta()  # the file may have been replaced or written by a borrower
+        self.forget_meta()  # the file may have been replaced or written by a borrower
         self._stmts.clear()
         self._writes.clear()
         self._has_fts = None
@@ -304,7 +319,7 @@ class KuzuConnection:
             ckpt.after(True)
         return self._mod.Database(target, read_only=True)
 
-    def _checkpoint(self) -> None:
+    def after_commit(self) -> None:
         """Merge the write-ahead log into the file once it exceeds :data:`CHECKPOINT_BYTES`.
 
         Or after :data:`CHECKPOINT_COMMITS` commits, which bounds the memory the engine holds
@@ -323,14 +338,14 @@ class KuzuConnection:
         if size < CHECKPOINT_BYTES and self._commits < CHECKPOINT_COMMITS:
             return
         try:
-            self._checkpoint_now()
+            self.checkpoint_now()
             self._commits = 0
             self.checkpoint_error = None
         except (RuntimeError, OSError, StoreBusy) as exc:
             # The commits are safe in the log; the next commit retries.
             self.checkpoint_error = " ".join(str(exc).split())
 
-    def _checkpoint_now(self) -> None:
+    def checkpoint_now(self) -> None:
         """Run ``CHECKPOINT``; on a Kuzu file, copy the data file first.
 
         A checkpoint killed after node inserts can leave a file the log no longer replays
@@ -348,30 +363,29 @@ class KuzuConnection:
         conn = self._conn
         if conn is None:
             raise StoreError(f"store {self.path!r} is closed; open it again")
-        with self._gated():
+        with self.gated():
             if self._ckpt is None:
                 conn.execute("CHECKPOINT")
             else:
                 self._ckpt.run(lambda: conn.execute("CHECKPOINT"))
 
-    def _gated(self, *, required: bool = True) -> contextlib.AbstractContextManager[None]:
+    def gated(self, *, required: bool = True) -> contextlib.AbstractContextManager[None]:
         """Hold the gate of a file store (docs/concepts/storage.md#the-gate); none in memory.
 
         ``required=False`` (closing): after waiting in vain, go on without it.
         """
-        gate: locks.Gate | None = getattr(self, "_gate", None)
-        if gate is None:
+        if self._gate is None:
             return contextlib.nullcontext()
-        return gate.held(required=required)
+        return self._gate.held(required=required)
 
     def _checkpoint_before_close(self) -> None:
         """Kuzu checkpoints a file with a log on close: do it here, with the copy first."""
-        ckpt = getattr(self, "_ckpt", None)
-        if ckpt is None or getattr(self, "_conn", None) is None:
+        ckpt = self._ckpt
+        if ckpt is None or self._conn is None:
             return
         if checkpoint.log_pending(ckpt.path):
             with contextlib.suppress(RuntimeError, OSError, StoreError):
-                self._checkpoint_now()  # failing, the copy is kept and the close checkpoints
+                self.checkpoint_now()  # failing, the copy is kept and the close checkpoints
 
     def close(self) -> None:
         """Close the connection and the database; seal a file left whole (guard).
@@ -380,27 +394,32 @@ class KuzuConnection:
         (docs/concepts/storage.md#the-gate).
         """
         self._stmts.clear()
-        closed = getattr(self, "_db", None) is not None
-        with self._gated(required=False) if closed else contextlib.nullcontext():
+        closed = self._db is not None
+        with self.gated(required=False) if closed else contextlib.nullcontext():
             self._checkpoint_before_close()
-            for obj in (getattr(self, "_conn", None), getattr(self, "_db", None)):
+            for obj in (self._conn, self._db):
                 if obj is not None:
                     try:
                         obj.close()
                     except RuntimeError:  # closing twice, or the final checkpoint failed
                         closed = False
             self._conn = self._db = None
-            ckpt, self._ckpt = getattr(self, "_ckpt", None), None
+            ckpt, self._ckpt = self._ckpt, None
             if closed and ckpt is not None:
                 ckpt.after(True)  # dropped when the close left no log
             if closed and self.path is not None and not self.read_only:
                 target = os.fspath(self.path)
                 if os.path.isfile(target) and not os.path.exists(target + ".wal"):
                     guard.seal(target, self.engine)
-        if getattr(self, "_claim", None) is not None:
+        if self._claim is not None:
             self._claim.release()
 
-    def _execute(self, query: str, params: dict[str, Any]) -> list[list[Any]]:
+    def execute(self, query: str, params: dict[str, Any]) -> list[list[Any]]:
+        """Run one parameterised query (prepared when it is worth it) and return all rows.
+
+        Raises:
+            StoreError: the store is closed, or the engine failed (its message included).
+        """
         kind = self._writes.get(query)
         if kind is None:
             kind = self._writes[query] = (bool(_WRITES.search(query)), bool(_CHANGES.search(query)))
@@ -413,8 +432,8 @@ class KuzuConnection:
             batch = params.get("rows", params.get("t"))  # UNWIND rows or a COPY's table
             size = getattr(batch, "num_rows", None)
             self._grown += size if size is not None else len(batch) if type(batch) is list else 1
-            if self._grown > max(self._size, 1000):
-                self._size += self._grown
+            if self._grown > max(self.size, 1000):
+                self.size += self._grown
                 self._grown = 0
                 self._stmts.clear()
         if self._conn is None:
@@ -432,16 +451,20 @@ class KuzuConnection:
             raise StoreError(f"{self.engine} query failed: {exc}") from exc
 
     def _wrote(self) -> None:
-        """Called before every statement that changes data (the version cache's hook).
+        """Called before every statement that changes data: the hook, then the metadata goes.
 
-        docs/concepts/storage.md#version-cache: outside a change set it drops the cache. The
-        metadata read so far is dropped too (docs/concepts/storage.md#meta-cache).
+        :attr:`on_write` drops the version cache outside a change set
+        (docs/concepts/storage.md#version-cache); the metadata read so far is dropped too
+        (docs/concepts/storage.md#meta-cache).
         """
-        self._forget_meta()
+        if self.on_write is not None:
+            self.on_write()
+        self.forget_meta()
 
-    def _forget_meta(self) -> None:
-        self._meta_gen += 1
-        self._meta.clear()
+    def forget_meta(self) -> None:
+        """Drop the metadata values kept (:attr:`meta`) and start a new generation."""
+        self.meta_gen += 1
+        self.meta.clear()
 
     def _prepared(self, query: str, params: Mapping[str, Any]) -> Any:
         """Return the cached prepared statement for ``query``, or ``None`` to run it directly."""

@@ -2,34 +2,42 @@
 
 :class:`KuzuStore` is the core of the embedded backend; the topic mixins
 (``sessions``, ``lines``, ``search``, ``audit``, ``transfer``, ``integrity``) extend it and
-:class:`~graphmem.store.kuzu.backend.KuzuBackend` composes them. It is built in layers, each a
-module of its own:
+:class:`~graphmem.store.kuzu.backend.KuzuBackend` composes them. It holds its parts as
+attributes (docs/concepts/storage.md#the-backends-parts), each from a module of its own:
 
-- :mod:`~graphmem.store.kuzu.connection`: the engine's handles: open, close, checkpoints and
-  prepared queries (the only importer of kuzu or ladybug);
-- :mod:`~graphmem.store.kuzu.statements`: the logged writes and point reads, one prepared
-  statement a row or one ``UNWIND`` (the measured query shapes,
-  docs/concepts/storage.md#engine-facts);
-- :mod:`~graphmem.store.kuzu.transactions`: the write transaction, with big inserts deferred
-  to a COPY-only commit;
+- :mod:`~graphmem.store.kuzu.connection`: the executor, ``executor``: the engine's handles,
+  open, close, checkpoints and prepared queries (the only importer of kuzu or ladybug);
+- :mod:`~graphmem.store.kuzu.transactions` over :mod:`~graphmem.store.kuzu.statements`: the
+  writer, ``writer``: the write transaction, with big inserts deferred to a COPY-only commit,
+  and the logged writes and point reads, one prepared statement a row or one ``UNWIND`` (the
+  measured query shapes, docs/concepts/storage.md#engine-facts);
+- :mod:`~graphmem.store.kuzu.restore`: ``restore``, an import's rows through the writer;
 - :mod:`~graphmem.store.kuzu.codec`: rows to values and back, and the Arrow tables of a COPY;
-- this module: the schema on open (create, upgrade, recover), predicates, entities and the
-  fact versions of the store protocol (:mod:`graphmem.store.base`).
+- this module: the store over its parts, the schema on open (create, upgrade, recover) and
+  the reads of fact versions of the store protocol (:mod:`graphmem.store.base`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from typing import Any
 
 from graphmem.errors import SchemaVersionError, StoreError
-from graphmem.models import Entity, Fact, Predicate
+from graphmem.models import Fact
 from graphmem.store.cypher.reads import CypherReads
 from graphmem.store.kuzu.codec import _RETURN, KUZU, _fact_from_row
-from graphmem.store.kuzu.connection import CHECKPOINT_BYTES, CHECKPOINT_COMMITS, ENGINES
+from graphmem.store.kuzu.connection import (
+    CHECKPOINT_BYTES,
+    CHECKPOINT_COMMITS,
+    ENGINES,
+    KuzuConnection,
+)
+from graphmem.store.kuzu.restore import KuzuRestore
 from graphmem.store.kuzu.schema import DDL, SCHEMA_VERSION, UPGRADES
 from graphmem.store.kuzu.statements import POINT_VS_SCAN, SMALL_BATCH
-from graphmem.store.kuzu.transactions import COPY_THRESHOLD, WRITE_COSTS, KuzuTransactions
+from graphmem.store.kuzu.transactions import COPY_THRESHOLD, WRITE_COSTS, KuzuWriter
 
 __all__ = [
     "CHECKPOINT_BYTES",
@@ -43,19 +51,31 @@ __all__ = [
 ]
 
 
-class KuzuStore(KuzuTransactions, CypherReads):
-    """Graphmem's storage on a Kuzu-family engine (one database, one connection)."""
+class KuzuStore(CypherReads):
+    """Graphmem's storage on a Kuzu-family engine (one database, one connection).
+
+    Its parts (docs/concepts/storage.md#the-backends-parts): :attr:`executor`, the engine's
+    handles, :attr:`writer`, the transactions and logged writes over it, and :attr:`restore`,
+    the import's writes through the writer.
+    """
 
     dialect = KUZU
 
     def __init__(
         self, path: str | None = None, *, engine: str = "kuzu", read_only: bool = False
     ) -> None:
-        super().__init__(path, engine=engine, read_only=read_only)
-        self._open_database()
+        #: The engine's handles, checkpoints and prepared queries.
+        self.executor = KuzuConnection(
+            path, engine=engine, read_only=read_only, on_write=self._on_write()
+        )
+        #: The write transaction, its deferred COPY and the logged writes.
+        self.writer = KuzuWriter(self.executor)
+        #: The import's writes (a snapshot restored in the writer's transaction).
+        self.restore = KuzuRestore(self.writer)
+        self.executor.open(self)
         try:
             self._init_schema()
-            self._size = self._recover()
+            self.executor.size = self._recover()
             if path is not None and not read_only:
                 # A purge's file rebuild that a crash cut short is finished first (vacuum).
                 from graphmem.store.kuzu.vacuum import finish_interrupted
@@ -64,6 +84,104 @@ class KuzuStore(KuzuTransactions, CypherReads):
         except BaseException:
             self.close()
             raise
+
+    # -- the parts' faces ------------------------------------------------------------------------
+
+    @property
+    def path(self) -> str | None:
+        """The database file (``None``: in memory)."""
+        return self.executor.path
+
+    @property
+    def engine(self) -> str:
+        """The engine's name (``kuzu`` or ``ladybug``)."""
+        return self.executor.engine
+
+    @property
+    def read_only(self) -> bool:
+        """Whether the store was opened read-only."""
+        return self.executor.read_only
+
+    @property
+    def recovered(self) -> str | None:
+        """What the open recovered (a killed checkpoint's copy put back), or ``None``."""
+        return self.executor.recovered
+
+    @property
+    def in_transaction(self) -> bool:
+        """Whether a write transaction is open."""
+        return self.writer.in_tx
+
+    def _on_write(self) -> Callable[[], None] | None:
+        """The executor's hook before each statement that changes data (the version cache's)."""
+        return None
+
+    def fts_available(self) -> bool:
+        """Return whether the engine has the full-text-search extension (Kuzu has it built in)."""
+        return self.executor.fts_available()
+
+    def close(self) -> None:
+        """Close the connection and the database; seal a file left whole (guard)."""
+        self.executor.close()
+
+    def detach(self) -> None:
+        """Close the engine's handles but keep this store's claim (vacuum swaps the file)."""
+        self.executor.detach()
+
+    def attach(self) -> None:
+        """Reopen the engine's handles after :meth:`detach`.
+
+        Raises:
+            StoreBusy: another process opened the database in between.
+            StoreError: the engine cannot open it.
+        """
+        self.executor.attach()
+
+    @contextlib.contextmanager
+    def file_swap(self) -> Iterator[None]:
+        """Close the handles under the gate, let the caller replace the file, reopen them.
+
+        The store keeps its claim on the database meanwhile, and no other process opens the
+        file (storage.md#the-gate). When the body raises, the handles stay closed.
+
+        Raises:
+            StoreBusy: another process opened the database in between.
+            StoreError: the engine cannot open the replaced file.
+        """
+        with self.executor.gated():
+            self.detach()
+            yield
+            self.attach()
+
+    def run(self, query: str, params: Mapping[str, Any] | None = None) -> list[list[Any]]:
+        """Execute one parameterised query and return all rows (through the writer).
+
+        Raises:
+            StoreError: the engine failed; the message includes its own.
+        """
+        return self.writer.run(query, params)
+
+    def _q(self, query: str, params: Mapping[str, Any] | None = None) -> list[list[Any]]:
+        """Run one read of this store (after the writer's deferred rows)."""
+        return self.writer.execute(query, params)
+
+    def transaction(self) -> contextlib.AbstractContextManager[None]:
+        """Run the block in one write transaction: all of it is applied or none."""
+        return self.writer.transaction()
+
+    def get_meta(self, key: str) -> str | None:
+        """Return a metadata value, or ``None``."""
+        return self.writer.get_meta(key)
+
+    def set_meta(self, key: str, value: str) -> None:
+        """Set a metadata value."""
+        self.writer.set_meta(key, value)
+
+    def entity_names(self, ids: Sequence[str]) -> dict[str, str]:
+        """Return ``{id: display name}`` for those ids that exist."""
+        return self.writer.entity_names(ids)
+
+    # -- the schema -----------------------------------------------------------------------------
 
     def _init_schema(self) -> None:
         tables = {row[0] for row in self.run("CALL show_tables() RETURN name")}
@@ -124,7 +242,7 @@ class KuzuStore(KuzuTransactions, CypherReads):
         if self.read_only:  # no marker to repair: the count alone (a scan of no column)
             versions = self._q("MATCH ()-[r:Fact]->() RETURN count(*)")[0][0]
             return int(self._q("MATCH (e:Entity) RETURN count(*)")[0][0]) + int(versions)
-        self._undo_copy_pending()
+        self.writer.undo_copy_pending()
         rows = self._q(
             "MATCH ()-[r:Fact]->() RETURN max(r.recorded_at), max(r.expired_at), count(r)"
         )
@@ -135,50 +253,8 @@ class KuzuStore(KuzuTransactions, CypherReads):
         marker = self.max_system_time()
         if not self.read_only and (marker is None or marker < newest):
             with self.transaction():
-                self.set_max_system_time(newest)
+                self.writer.set_max_system_time(newest)
         return entities + int(rows[0][2])
-
-    def save_predicates(self, predicates: Sequence[Predicate]) -> None:
-        """Insert or update predicate definitions.
-
-        Inside a transaction, new predicates wait for the commit (they may go with a bulk COPY).
-        """
-        if not predicates:
-            return
-        if self._in_tx and not self._logged:
-            found = self._execute(
-                "UNWIND $n AS n MATCH (p:Predicate {name: n}) RETURN p.name",
-                {"n": [p.name for p in predicates]},
-            )
-            if not found:
-                self._pending_predicates.update({p.name: p for p in predicates})
-                return
-        self._materialize()
-        self._save_predicates(predicates)
-
-    def entity_names(self, ids: Sequence[str]) -> dict[str, str]:
-        """Return ``{id: display name}`` for those ids that exist."""
-        if self._pending_entities:
-            self._materialize()
-        return self._names(ids)
-
-    def upsert_entities(self, entities: Sequence[Entity]) -> None:
-        """Create missing entities; update kind and aliases of existing ones.
-
-        An existing entity keeps its display name; ``kind="entity"`` and empty aliases leave
-        the stored kind and aliases alone.
-        """
-        if not entities:
-            return
-        rows = [
-            {"id": e.id, "name": e.name, "kind": e.kind, "aliases": list(e.aliases)}
-            for e in {e.id: e for e in entities}.values()
-        ]
-        if self._holding():
-            self._pending_ops.append(("upsert", rows, None))
-            return
-        self._materialize()
-        self._upsert(rows)
 
     # -- fact versions --------------------------------------------------------------------------
 
@@ -217,7 +293,7 @@ class KuzuStore(KuzuTransactions, CypherReads):
         live = "WHERE r.expired_at IS NULL"
         point_filter = f" WITH a, r {live}" if current else ""
         batch_filter = f" WITH i, a, r {live}" if current else ""
-        if self._point_lookups(len(out)):
+        if self.writer.point_lookups(len(out)):
             query = f"MATCH (a:Entity {{id: $i}})-[r:Fact]->(){point_filter} RETURN {_RETURN}"
             for i in out:
                 out[i] = [_fact_from_row(row) for row in self._q(query, {"i": i})]
@@ -235,7 +311,7 @@ class KuzuStore(KuzuTransactions, CypherReads):
         self, out: dict[str, list[Fact]], pairs: Collection[tuple[str, str]]
     ) -> dict[str, list[Fact]]:
         wanted = [(s, p) for s, p in dict.fromkeys(pairs) if s in out]
-        if self._point_lookups(len(wanted)):
+        if self.writer.point_lookups(len(wanted)):
             query = (
                 "MATCH (a:Entity {id: $i})-[r:Fact]->() "
                 f"WITH a, r WHERE r.predicate = $p AND r.expired_at IS NULL RETURN {_RETURN}"
@@ -255,98 +331,6 @@ class KuzuStore(KuzuTransactions, CypherReads):
             out[row[0]].append(_fact_from_row(row[1:]))
         return out
 
-    def insert_facts(
-        self,
-        rows: Sequence[tuple[str, str, Fact]],
-        *,
-        entities: Mapping[str, Entity] | None = None,
-    ) -> None:
-        """Insert new versions given as ``(subject id, object id, fact)``.
-
-        A missing endpoint is created: from ``entities[id]`` when given, else named after the
-        fact's subject or object with kind ``entity``. A batch of at least
-        :data:`COPY_THRESHOLD` versions that a COPY writes faster than logged inserts
-        (:data:`WRITE_COSTS`; :attr:`copy_policy`) waits for the end of the transaction, where it
-        is copied if the transaction logged nothing else
-        (:mod:`~graphmem.store.kuzu.transactions`); other batches are logged inserts
-        (:meth:`_insert_rows`).
-        """
-        if not rows:
-            return
-        known = entities or {}
-        policy = self.copy_policy
-        stored = -1
-        if len(rows) >= COPY_THRESHOLD and policy != "never":
-            stored = self._stored_versions()
-        if stored < 0 or (policy == "auto" and not self._copy_pays(len(rows), stored)):
-            self._materialize()
-            self._insert_rows(rows, known)
-            return
-        self._pending_into = self._pending_into or ("copy-empty" if stored == 0 else "copy-append")
-        if not self._in_tx:
-            with self.transaction():
-                self.insert_facts(rows, entities=entities)
-            return
-        if self._logged:
-            self._materialize()
-            self._insert_rows(rows, known)
-            return
-        ends = dict.fromkeys(
-            i for s, o, _ in rows for i in (s, o) if i not in self._pending_entities
-        )
-        unnamed = {i for i in ends if i not in known}  # not said to be new: name it after a fact
-        names: dict[str, str] = {}
-        for s, o, f in rows if unnamed else ():
-            if s in unnamed:
-                names.setdefault(s, f.subject)
-            if o in unnamed:
-                names.setdefault(o, f.object)
-        wanted = {i: known[i] if i in known else Entity(id=i, name=names[i]) for i in ends}
-        existing = self._names(list(wanted))
-        self._pending_entities.update({i: e for i, e in wanted.items() if i not in existing})
-        self._pending_facts.extend(rows)
-
-    def close_versions(
-        self, rows: Sequence[tuple[str, str, str | None, str]], *, at: dt.datetime
-    ) -> None:
-        """Close versions in system time: rows of ``(subject id, fid, superseded_by, reason)``."""
-        if not rows:
-            return
-        data = [[s, f, b, why] for s, f, b, why in rows]
-        if self._holding():
-            self._pending_ops.append(("close", data, at.isoformat()))
-            return
-        self._materialize()
-        self._close(data, at.isoformat())
-
-    def settle_versions(self, rows: Sequence[tuple[str, str, str]]) -> None:
-        """Set the reason of disputed versions: rows of ``(subject id, fid, reason)``.
-
-        Only a version closed at birth (``expired_at = recorded_at``: a dispute, never part of
-        any ``known_at`` answer) is touched (docs/concepts/decisions.md#authority-and-disputes).
-        """
-        if not rows:
-            return
-        self._materialize()
-        for s, f, why in rows:
-            self._q(
-                "MATCH (a:Entity {id: $s})-[r:Fact]->() WHERE r.fid = $f "
-                "AND r.expired_at = r.recorded_at SET r.reason = $reason",
-                {"s": s, "f": f, "reason": why},
-                write=True,
-            )
-
-    def bump_access(self, rows: Sequence[tuple[str, str, int]], *, at: dt.datetime) -> None:
-        """Set access counters: rows of ``(subject id, fid, new access_count)``."""
-        if not rows:
-            return
-        data = [[s, f, n] for s, f, n in rows]
-        if self._holding():
-            self._pending_ops.append(("bump", data, at.isoformat()))
-            return
-        self._materialize()
-        self._bump(data, at.isoformat())
-
     def get_facts(self, fids: Sequence[str]) -> list[Fact]:
         """Return versions by id (a scan: rel properties have no index)."""
         if not fids:
@@ -361,14 +345,3 @@ class KuzuStore(KuzuTransactions, CypherReads):
         """Return the newest system-time instant written (a recorded_at or expired_at)."""
         value = self.get_meta("last_write")
         return dt.datetime.fromisoformat(value) if value else None
-
-    def set_max_system_time(self, at: dt.datetime) -> None:
-        """Record the newest system-time instant written (the ``last_write`` marker).
-
-        In a transaction whose bulk versions wait for a COPY-only commit, the marker is written
-        right after that commit (:mod:`~graphmem.store.kuzu.transactions`).
-        """
-        if self._in_tx and self._pending_facts and not self._logged:
-            self._pending_marker = at.isoformat()
-            return
-        self._advance_marker(at.isoformat())

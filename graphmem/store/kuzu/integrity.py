@@ -121,6 +121,6 @@ class KuzuIntegrity(KuzuStore):
     def checkpoint(self) -> None:
         """Merge the write-ahead log into the database file (Kuzu ``CHECKPOINT``, copy first)."""
         try:
-            self._checkpoint_now()
+            self.executor.checkpoint_now()
         except (RuntimeError, OSError) as exc:
             raise StoreError(f"checkpoint of {self.path!r} failed: {exc}") from exc

@@ -381,8 +381,8 @@ class KuzuLines(KuzuStore):
     def _build_index(self, gen: str | None) -> LineIndex:
         """Build the in-memory index from one columnar read of every line (Arrow, no rows)."""
         query = f"MATCH (l:SessionLine) RETURN {LINE_RETURN}, l.terms"
-        conn = self._conn
-        if conn is None or self._in_tx or self._stale_terms:
+        conn = self.executor.conn
+        if conn is None or self.in_transaction or self._stale_terms:
             # (inside a transaction its pending writes go first; a read-only store of another
             # terms version is indexed with the terms of its texts as they read now)
             index = LineIndex(gen)
@@ -439,7 +439,7 @@ class KuzuLines(KuzuStore):
     def _load_index(self, gen: str | None) -> LineIndex | None:
         """The index saved beside the database for ``gen``, or ``None``."""
         target = self._lines_file()
-        if target is None or gen is None or self._in_tx or self._stale_terms:
+        if target is None or gen is None or self.in_transaction or self._stale_terms:
             return None
         found = linefile.load(target, gen=gen, terms=TERMS_VERSION)
         if found is None:
@@ -461,7 +461,7 @@ class KuzuLines(KuzuStore):
         """
         target = self._lines_file()
         index = self._warm_lines
-        if target is None or self.read_only or index is None or self._in_tx:
+        if target is None or self.read_only or index is None or self.in_transaction:
             return False
         gen = index.gen
         if gen is None or self._lines_file_gen == gen:
@@ -494,7 +494,7 @@ class KuzuLines(KuzuStore):
 
     def close(self) -> None:
         """Save the line index beside the database (when due), then close."""
-        if getattr(self, "_conn", None) is not None:
+        if self.executor.conn is not None:
             with contextlib.suppress(Exception):  # a cache: never fail a close for it
                 self.save_line_index()
         super().close()

@@ -1,10 +1,13 @@
 """The embedded store's logged writes and point reads: one prepared statement a row, or UNWIND.
 
-:class:`KuzuStatements` runs every query of the store (:meth:`KuzuStatements.run`) and holds
-the statements that write through the engine's log: predicates, entities, version inserts,
-closes, access counters and the ``last_write`` marker. The shapes come from measurements with
-1M facts on 2 cores (docs/benchmarks.md; the numbers are Kuzu 0.11.3;
-docs/concepts/storage.md#engine-facts):
+:class:`KuzuStatements` is the lower half of the store's writer part
+(:class:`~graphmem.store.kuzu.transactions.KuzuWriter`,
+docs/concepts/storage.md#the-backends-parts): it runs every query of the store through the
+executor it holds (:class:`~graphmem.store.kuzu.connection.KuzuConnection`;
+:meth:`KuzuStatements.run`) and holds the statements that write through the engine's log:
+predicates, entities, version inserts, closes, access counters and the ``last_write`` marker.
+The shapes come from measurements with 1M facts on 2 cores (docs/benchmarks.md; the numbers
+are Kuzu 0.11.3; docs/concepts/storage.md#engine-facts):
 
 - **Point lookups, not joins.** ``UNWIND $ids AS i MATCH (e:Entity {id: i})`` is a hash join
   over a full Entity scan (40 ms at 100k entities, however few the ids), and
@@ -44,14 +47,15 @@ SMALL_BATCH = 64
 POINT_VS_SCAN = 1000
 
 
-class KuzuStatements(KuzuConnection):
+class KuzuStatements:
     """The queries of the store, and its logged writes row by row or through ``UNWIND``."""
 
-    def __init__(
-        self, path: str | None = None, *, engine: str = "kuzu", read_only: bool = False
-    ) -> None:
-        super().__init__(path, engine=engine, read_only=read_only)
-        self._in_tx = False
+    def __init__(self, executor: KuzuConnection) -> None:
+        #: The engine's handles, checkpoints and prepared queries (the store's executor).
+        self.executor = executor
+        #: Whether a write transaction is open (:meth:`KuzuWriter.transaction
+        #: <graphmem.store.kuzu.transactions.KuzuWriter.transaction>`).
+        self.in_tx = False
         self._logged = False  # the open transaction ran a logged write (no COPY-only commit)
         #: How many inserts took each write path (``rows``, ``unwind``, ``copy-empty``,
         #: ``copy-append``, and ``+ops`` when held-back writes followed the COPY).
@@ -68,21 +72,20 @@ class KuzuStatements(KuzuConnection):
         Raises:
             StoreError: the engine failed; the message includes its own.
         """
-        return self._q(query, params, write=self._in_tx and bool(_WRITES.search(query)))
+        return self.execute(query, params, write=self.in_tx and bool(_WRITES.search(query)))
 
-    def _q(
+    def execute(
         self, query: str, params: Mapping[str, Any] | None = None, *, write: bool = False
     ) -> list[list[Any]]:
         """Run a query of this store; ``write``: a logged write (no COPY-only commit then).
 
-        :class:`~graphmem.store.kuzu.transactions.KuzuTransactions` writes its deferred rows
-        first.
+        :class:`~graphmem.store.kuzu.transactions.KuzuWriter` writes its deferred rows first.
         """
-        if write and self._in_tx:
+        if write and self.in_tx:
             self._logged = True
-        return self._execute(query, dict(params or {}))
+        return self.executor.execute(query, dict(params or {}))
 
-    def _write_rows(
+    def write_rows(
         self,
         single: str,
         many: str,
@@ -97,9 +100,9 @@ class KuzuStatements(KuzuConnection):
         """
         if len(rows) <= SMALL_BATCH:
             for row in rows:
-                self._q(single, {**row, **(extra or {})}, write=True)
+                self.execute(single, {**row, **(extra or {})}, write=True)
         else:
-            self._q(many, {"rows": list(rows), **(extra or {})}, write=True)
+            self.execute(many, {"rows": list(rows), **(extra or {})}, write=True)
 
     def get_meta(self, key: str) -> str | None:
         """Return a metadata value, or ``None``.
@@ -108,18 +111,21 @@ class KuzuStatements(KuzuConnection):
         outside a transaction is kept until this store writes data or reattaches
         (docs/concepts/storage.md#meta-cache); a read-only store asks every time.
         """
-        if key in self._meta:
-            return self._meta[key]
-        gen = self._meta_gen
-        rows = self._q("MATCH (m:Meta {key: $k}) RETURN m.value", {"k": key})
+        kept = self.executor.meta
+        if key in kept:
+            return kept[key]
+        gen = self.executor.meta_gen
+        rows = self.execute("MATCH (m:Meta {key: $k}) RETURN m.value", {"k": key})
         value: str | None = rows[0][0] if rows else None
-        if not self._in_tx and not self.read_only and gen == self._meta_gen:
-            self._meta[key] = value
+        if not self.in_tx and not self.executor.read_only and gen == self.executor.meta_gen:
+            kept[key] = value
         return value
 
     def set_meta(self, key: str, value: str) -> None:
         """Set a metadata value."""
-        self._q("MERGE (m:Meta {key: $k}) SET m.value = $v", {"k": key, "v": value}, write=True)
+        self.execute(
+            "MERGE (m:Meta {key: $k}) SET m.value = $v", {"k": key, "v": value}, write=True
+        )
 
     def _save_predicates(self, predicates: Sequence[Predicate]) -> None:
         rows = [predicate_props(p) for p in predicates]
@@ -129,25 +135,25 @@ class KuzuStatements(KuzuConnection):
             "p.inverse = cast({p}inverse AS STRING), p.symmetric = {p}symmetric, "
             "p.description = {p}description"
         )
-        self._write_rows(body.format(p="$"), "UNWIND $rows AS row " + body.format(p="row."), rows)
+        self.write_rows(body.format(p="$"), "UNWIND $rows AS row " + body.format(p="row."), rows)
 
-    def _point_lookups(self, n: int) -> bool:
+    def point_lookups(self, n: int) -> bool:
         """Whether ``n`` ids are read with one point query each rather than one ``UNWIND``.
 
         An ``UNWIND`` read scans the whole Entity table once (about 0.4 µs an entity), a point
         query costs about 0.5 ms: small batches and big stores go point by point.
         """
-        return n <= SMALL_BATCH and n * POINT_VS_SCAN <= self._size + self._grown
+        return n <= SMALL_BATCH and n * POINT_VS_SCAN <= self.executor.stored_rows
 
     def _names(self, ids: Sequence[str]) -> dict[str, str]:
         unique = list(dict.fromkeys(ids))
         if not unique:
             return {}
-        if self._point_lookups(len(unique)):
+        if self.point_lookups(len(unique)):
             query = "MATCH (e:Entity {id: $i}) RETURN e.id, e.name"
-            rows = [row for i in unique for row in self._execute(query, {"i": i})]
+            rows = [row for i in unique for row in self.executor.execute(query, {"i": i})]
         else:
-            rows = self._execute(
+            rows = self.executor.execute(
                 "UNWIND $ids AS i MATCH (e:Entity {id: i}) RETURN e.id, e.name", {"ids": unique}
             )
         return {r[0]: r[1] for r in rows}
@@ -171,7 +177,7 @@ class KuzuStatements(KuzuConnection):
             "e.aliases = CASE WHEN size(cast({p}aliases AS STRING[])) = 0 THEN e.aliases "
             "ELSE cast({p}aliases AS STRING[]) END"
         )
-        self._write_rows(body.format(p="$"), "UNWIND $rows AS row " + body.format(p="row."), rows)
+        self.write_rows(body.format(p="$"), "UNWIND $rows AS row " + body.format(p="row."), rows)
 
     def _insert_rows(
         self, rows: Sequence[tuple[str, str, Fact]], known: Mapping[str, Entity]
@@ -185,9 +191,9 @@ class KuzuStatements(KuzuConnection):
         ``known`` are created first when missing (a plain CREATE; a MERGE inside the insert
         costs about 1 ms more a row); the insert itself MATCHes both ends.
         """
-        if self._in_tx:
+        if self.in_tx:
             self._logged = True
-        if self.engine != "kuzu" and len(rows) > SMALL_BATCH:
+        if self.executor.engine != "kuzu" and len(rows) > SMALL_BATCH:
             self.write_paths["unwind"] += 1
             self._insert_unwind(rows, known)
             return
@@ -200,13 +206,13 @@ class KuzuStatements(KuzuConnection):
             params = {k: v for k, v in _fact_params(f).items() if v is not None}
             cols = tuple(params)
             params["src"], params["dst"] = s, o
-            if self._execute(_insert_query(cols, False), params):
+            if self.executor.execute(_insert_query(cols, False), params):
                 continue
             # An endpoint is missing (the caller did not say it was new): create it, named
             # after the fact.
             params.update(src_name=f.subject, src_kind="entity", dst_name=f.object)
             params["dst_kind"] = "entity"
-            self._execute(_insert_query(cols, True), params)
+            self.executor.execute(_insert_query(cols, True), params)
 
     def _insert_unwind(
         self, rows: Sequence[tuple[str, str, Fact]], known: Mapping[str, Entity]
@@ -231,7 +237,7 @@ class KuzuStatements(KuzuConnection):
             params = _fact_params(f)
             params["src"], params["dst"] = s, o
             data.append(params)
-        self._q(_UNWIND_INSERT, {"rows": data}, write=True)
+        self.execute(_UNWIND_INSERT, {"rows": data}, write=True)
 
     def _create_entities(self, entities: Sequence[Entity]) -> None:
         """Create entities known not to exist (plain CREATE: no lookup)."""
@@ -239,7 +245,7 @@ class KuzuStatements(KuzuConnection):
             "CREATE (:Entity {{id: {p}id, name: {p}name, kind: {p}kind, "
             "aliases: cast({p}aliases AS STRING[])}})"
         )
-        self._write_rows(
+        self.write_rows(
             body.format(p="$"),
             "UNWIND $rows AS row " + body.format(p="row."),
             [
@@ -257,7 +263,7 @@ class KuzuStatements(KuzuConnection):
         """
         if n <= SMALL_BATCH:
             return True
-        return self.engine != "kuzu" and self._size + self._grown >= 50 * n
+        return self.executor.engine != "kuzu" and self.executor.stored_rows >= 50 * n
 
     def _close(self, rows: Sequence[Sequence[Any]], at_iso: str | None) -> None:
         at = dt.datetime.fromisoformat(at_iso or "")
@@ -268,7 +274,7 @@ class KuzuStatements(KuzuConnection):
         )
         by = ", r.superseded_by = cast({p}by AS STRING)"
         if not self._close_pointwise(len(rows)):
-            self._q(
+            self.execute(
                 "UNWIND $rows AS row " + body.format(p="row.", w=", row", by=by.format(p="row.")),
                 {
                     "rows": [{"s": s, "f": f, "by": b, "reason": why} for s, f, b, why in rows],
@@ -284,7 +290,7 @@ class KuzuStatements(KuzuConnection):
             if b is not None:
                 params["by"] = b
             query = body.format(p="$", w="", by="" if b is None else by.format(p="$"))
-            self._q(query, params, write=True)
+            self.execute(query, params, write=True)
 
     def _bump(self, rows: Sequence[Sequence[Any]], at_iso: str | None) -> None:
         at = dt.datetime.fromisoformat(at_iso or "")
@@ -292,7 +298,7 @@ class KuzuStatements(KuzuConnection):
             "MATCH (a:Entity {{id: {p}s}})-[r:Fact]->() WITH r{w} WHERE r.fid = {p}f "
             "SET r.access_count = {p}n, r.last_accessed_at = $at"
         )
-        self._write_rows(
+        self.write_rows(
             body.format(p="$", w=""),
             "UNWIND $rows AS row " + body.format(p="row.", w=", row"),
             [{"s": s, "f": f, "n": n} for s, f, n in rows],
@@ -304,7 +310,7 @@ class KuzuStatements(KuzuConnection):
 
         Markers are ISO-8601 UTC strings, which sort like the instants they name.
         """
-        self._q(
+        self.execute(
             "MERGE (m:Meta {key: 'last_write'}) "
             "SET m.value = CASE WHEN m.value IS NULL OR m.value < $v THEN $v ELSE m.value END",
             {"v": value},

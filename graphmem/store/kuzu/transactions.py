@@ -1,7 +1,11 @@
-"""The embedded store's transactions: all or nothing, with big inserts deferred to a COPY.
+"""The embedded store's writer: transactions all or nothing, with big inserts deferred to a COPY.
 
-:class:`KuzuTransactions` opens and commits the one transaction of a change set
-(:meth:`KuzuTransactions.transaction`) and decides how its writes reach the engine
+:class:`KuzuWriter` is the part of the store that writes (its ``writer``,
+docs/concepts/storage.md#the-backends-parts): the store's writes (predicates, entities, inserts,
+closes, settles, access counters, the marker) go through it, with the statements of
+:class:`~graphmem.store.kuzu.statements.KuzuStatements` under it and the store's executor under
+those. It opens and commits the one transaction of a change set
+(:meth:`KuzuWriter.transaction`) and decides how its writes reach the engine
 (docs/concepts/storage.md#engine-facts; the numbers are Kuzu 0.11.3):
 
 - **COPY is the bulk path, in a transaction of its own kind.** Killed during ``COMMIT``, a
@@ -29,12 +33,13 @@
 - A COPY into a non-empty rel table costs about ``fixed + stored × per_stored`` whatever the
   batch size (Kuzu 0.11.3: 0.3 s for 1k rows into 100k versions, 4–14 s into 1M, growing with
   earlier appends), so a batch of at least :data:`COPY_THRESHOLD` versions is copied only when
-  that beats logged inserts (:data:`WRITE_COSTS`, :attr:`KuzuTransactions.copy_policy`).
+  that beats logged inserts (:data:`WRITE_COSTS`, :attr:`KuzuWriter.copy_policy`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import json
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -43,9 +48,10 @@ from typing import Any
 from graphmem.errors import StoreError
 from graphmem.models import Entity, Fact, Predicate
 from graphmem.store.kuzu.codec import _entity_table, _fact_table, _predicate_table
+from graphmem.store.kuzu.connection import KuzuConnection
 from graphmem.store.kuzu.statements import KuzuStatements
 
-__all__ = ["COPY_THRESHOLD", "WRITE_COSTS", "KuzuTransactions"]
+__all__ = ["COPY_THRESHOLD", "WRITE_COSTS", "KuzuWriter"]
 
 #: A call inserting at least this many new versions may take the bulk COPY path (when it is
 #: cheaper than logged inserts: :data:`WRITE_COSTS`; into an empty table it always is).
@@ -63,13 +69,15 @@ WRITE_COSTS = {"kuzu": (0.45e-3, 0.2, 5e-6), "ladybug": (0.09e-3, 0.3, 3.5e-6)}
 _COPY_PENDING = "copy_pending"
 
 
-class KuzuTransactions(KuzuStatements):
-    """One write transaction at a time; big inserts wait for a COPY-only commit."""
+class KuzuWriter(KuzuStatements):
+    """The store's writes: one write transaction at a time; big inserts wait for a COPY-only commit.
 
-    def __init__(
-        self, path: str | None = None, *, engine: str = "kuzu", read_only: bool = False
-    ) -> None:
-        super().__init__(path, engine=engine, read_only=read_only)
+    A part the store holds as ``writer`` (docs/concepts/storage.md#the-backends-parts), over the
+    store's executor.
+    """
+
+    def __init__(self, executor: KuzuConnection) -> None:
+        super().__init__(executor)
         self._pending_facts: list[tuple[str, str, Fact]] = []
         self._pending_entities: dict[str, Entity] = {}
         self._pending_predicates: dict[str, Predicate] = {}
@@ -88,7 +96,7 @@ class KuzuTransactions(KuzuStatements):
         self.fail_after_copy = False
         self._copy_pending = False  # a copy_pending record waits for the copy's commit
 
-    def _q(
+    def execute(
         self, query: str, params: Mapping[str, Any] | None = None, *, write: bool = False
     ) -> list[list[Any]]:
         """Run a query of this store after the deferred writes; ``write``: a logged write."""
@@ -99,7 +107,7 @@ class KuzuTransactions(KuzuStatements):
             or self._pending_ops
         ):
             self._materialize()
-        return super()._q(query, params, write=write)
+        return super().execute(query, params, write=write)
 
     def _commit(self) -> None:
         """COMMIT the open transaction, then checkpoint when the log is big.
@@ -107,24 +115,24 @@ class KuzuTransactions(KuzuStatements):
         With automatic checkpoints off (:meth:`_open`), COMMIT only appends the transaction to
         the write-ahead log: when it fails (a full disk), the log holds no complete commit
         record, so the write is absent after a reopen and the error says so. A checkpoint that
-        fails afterwards does not undo the commit: it is reported in
-        :attr:`checkpoint_error` and retried after the next commit, and the call succeeds.
+        fails afterwards does not undo the commit: it is reported in the
+        executor's ``checkpoint_error`` and retried after the next commit, and the call succeeds.
 
         Raises:
             StoreError: the commit failed; nothing of the transaction was written.
         """
         try:
-            self._conn.execute("COMMIT")
+            self.executor.conn.execute("COMMIT")
         except RuntimeError as exc:
             with contextlib.suppress(RuntimeError):
-                self._conn.execute("ROLLBACK")
+                self.executor.conn.execute("ROLLBACK")
             self._copy_pending = False  # its record stays: the next open undoes the nodes
             msg = " ".join(str(exc).split())
             raise StoreError(
-                f"{self.engine} could not commit the write: {msg}; nothing of it was written "
-                "(free disk space, then retry it)"
+                f"{self.executor.engine} could not commit the write: {msg}; nothing of it was "
+                "written (free disk space, then retry it)"
             ) from exc
-        self._checkpoint()
+        self.executor.after_commit()
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
@@ -133,23 +141,23 @@ class KuzuTransactions(KuzuStatements):
         Nested blocks join the outer transaction. Deferred bulk versions are written when the
         block ends: as COPYs only, or statement by statement (module docstring).
         """
-        if self._in_tx:
+        if self.in_tx:
             yield
             return
-        self._execute("BEGIN TRANSACTION", {})
-        self._in_tx, self._logged = True, False
+        self.executor.execute("BEGIN TRANSACTION", {})
+        self.in_tx, self._logged = True, False
         copied = False
         try:
             yield
             copied = self._commit_pending()
         except BaseException:
-            self._in_tx = False
+            self.in_tx = False
             self._discard_pending()
             # The engine may already have rolled back after a failed query.
             with contextlib.suppress(RuntimeError):
-                self._conn.execute("ROLLBACK")
+                self.executor.conn.execute("ROLLBACK")
             raise
-        self._in_tx = False
+        self.in_tx = False
         marker, self._pending_marker = self._pending_marker, None
         ops, self._after_copy = self._after_copy, []
         self._commit()
@@ -159,7 +167,7 @@ class KuzuTransactions(KuzuStatements):
         if copied and (marker is not None or pending or ops):
             # Its own transaction: a logged write must not share a COPY's commit. A crash right
             # before it leaves the marker behind the data (_recover fixes that on open) and the
-            # held-back writes undone (the copy_pending record holds them: _undo_copy_pending
+            # held-back writes undone (the copy_pending record holds them: undo_copy_pending
             # applies them on open).
             with self.transaction():
                 self._logged = True
@@ -167,7 +175,9 @@ class KuzuTransactions(KuzuStatements):
                 if marker is not None:
                     self._advance_marker(marker)
                 if pending:
-                    self._q("MATCH (m:Meta {key: $k}) DELETE m", {"k": _COPY_PENDING}, write=True)
+                    self.execute(
+                        "MATCH (m:Meta {key: $k}) DELETE m", {"k": _COPY_PENDING}, write=True
+                    )
 
     def _discard_pending(self) -> None:
         self._discard_pending_rows()
@@ -185,16 +195,16 @@ class KuzuTransactions(KuzuStatements):
         facts, ops = self._pending_facts, self._pending_ops
         self.write_paths[self._pending_into + ("+ops" if ops else "")] += 1
         self._discard_pending_rows()
-        if self.engine == "kuzu" or ops:
+        if self.executor.engine == "kuzu" or ops:
             # With held-back writes, ladybug takes this path too: nodes and those writes are
             # logged, so they must not share the COPY's commit.
             self._copy_after_checkpoint(preds, ents, facts, ops)
             return True
         if preds:
-            self._execute("COPY Predicate FROM $t", {"t": _predicate_table(preds)})
+            self.executor.execute("COPY Predicate FROM $t", {"t": _predicate_table(preds)})
         if ents:
-            self._execute("COPY Entity FROM $t", {"t": _entity_table(ents)})
-        self._execute("COPY Fact FROM $t", {"t": _fact_table(facts)})
+            self.executor.execute("COPY Entity FROM $t", {"t": _entity_table(ents)})
+        self.executor.execute("COPY Fact FROM $t", {"t": _fact_table(facts)})
         return True
 
     def _copy_after_checkpoint(
@@ -209,7 +219,7 @@ class KuzuTransactions(KuzuStatements):
         ``ops`` (entity upserts, access bumps and closes held back by the transaction) run in
         a third transaction after the copy's commit (:meth:`transaction`). The first commit
         records them with one copied version's id (the probe): a crash after the copy's commit
-        and before theirs is finished on open by applying them (:meth:`_undo_copy_pending`),
+        and before theirs is finished on open by applying them (:meth:`undo_copy_pending`),
         one before the copy's commit is undone, so the call is whole or absent.
 
         Measured with SIGKILL rounds (docs/concepts/storage.md#durability) on plain Kuzu 0.11.3
@@ -228,7 +238,7 @@ class KuzuTransactions(KuzuStatements):
         So nodes never go through ``COPY`` here, and the log is empty when the copy starts. A
         crash between the two commits leaves the call's new entities and predicates without
         versions; the first commit records them (the ``copy_pending`` metadata), and the next
-        writable open removes those that no version uses (:meth:`_undo_copy_pending`), so the
+        writable open removes those that no version uses (:meth:`undo_copy_pending`), so the
         call is whole or absent. A failure removes them at once.
         """
         if preds:
@@ -236,7 +246,7 @@ class KuzuTransactions(KuzuStatements):
         if ents:
             self._create_entities(ents)
         if preds or ents or ops:
-            # Undone on open if the copy never commits, finished if it did (_undo_copy_pending).
+            # Undone on open if the copy never commits, finished if it did (undo_copy_pending).
             record: dict[str, Any] = {
                 "entities": [e.id for e in ents],
                 "predicates": [p.name for p in preds],
@@ -251,34 +261,34 @@ class KuzuTransactions(KuzuStatements):
         self._commit()
         try:
             try:
-                self._checkpoint_now()
+                self.executor.checkpoint_now()
             except (RuntimeError, OSError) as exc:
                 msg = " ".join(str(exc).split())
                 raise StoreError(
                     f"kuzu could not checkpoint before the copy: {msg}; nothing of the write "
                     "was kept (free disk space, then retry it)"
                 ) from exc
-            self._execute("BEGIN TRANSACTION", {})
-            self._execute("COPY Fact FROM $t", {"t": _fact_table(facts)})
+            self.executor.execute("BEGIN TRANSACTION", {})
+            self.executor.execute("COPY Fact FROM $t", {"t": _fact_table(facts)})
         except BaseException:
             with contextlib.suppress(RuntimeError):
-                self._conn.execute("ROLLBACK")
-            self._execute("BEGIN TRANSACTION", {})
+                self.executor.conn.execute("ROLLBACK")
+            self.executor.execute("BEGIN TRANSACTION", {})
             if ents:
-                self._execute(
+                self.executor.execute(
                     "UNWIND $ids AS i MATCH (e:Entity {id: i}) DETACH DELETE e",
                     {"ids": [e.id for e in ents]},
                 )
             if preds:
-                self._execute(
+                self.executor.execute(
                     "UNWIND $n AS n MATCH (p:Predicate {name: n}) DELETE p",
                     {"n": [p.name for p in preds]},
                 )
-            self._execute("MATCH (m:Meta {key: $k}) DELETE m", {"k": _COPY_PENDING})
+            self.executor.execute("MATCH (m:Meta {key: $k}) DELETE m", {"k": _COPY_PENDING})
             self._copy_pending = False
             self._after_copy = []
             self._commit()
-            self._execute("BEGIN TRANSACTION", {})  # the caller's ROLLBACK ends this one
+            self.executor.execute("BEGIN TRANSACTION", {})  # the caller's ROLLBACK ends this one
             raise
 
     def _discard_pending_rows(self) -> None:
@@ -304,7 +314,7 @@ class KuzuTransactions(KuzuStatements):
             marker, self._pending_marker = self._pending_marker, None
             self._advance_marker(marker)
 
-    def _undo_copy_pending(self) -> None:
+    def undo_copy_pending(self) -> None:
         """Remove the nodes of a bulk write whose version COPY never committed (Kuzu).
 
         The entities and predicates :meth:`_copy_after_checkpoint` committed first are removed
@@ -329,7 +339,7 @@ class KuzuTransactions(KuzuStatements):
         with self.transaction():
             self._logged = True
             if ops and len(probe) == 2:
-                found = self._q(
+                found = self.execute(
                     "MATCH (a:Entity {id: $s})-[r:Fact]->() WITH r WHERE r.fid = $f "
                     "RETURN count(r)",
                     {"s": probe[0], "f": probe[1]},
@@ -337,7 +347,7 @@ class KuzuTransactions(KuzuStatements):
                 if found and found[0][0]:
                     self._run_ops(ops)
             if ids:
-                self._q(
+                self.execute(
                     "UNWIND $ids AS i MATCH (e:Entity {id: i}) "
                     "WHERE NOT EXISTS { MATCH (e)-[:Fact]-() } "
                     "AND NOT EXISTS { MATCH (:Session)-[:MENTIONS]->(e) } "
@@ -346,17 +356,17 @@ class KuzuTransactions(KuzuStatements):
                     write=True,
                 )
             for name in names:
-                used = self._q(
+                used = self.execute(
                     "MATCH ()-[r:Fact]->() WITH r WHERE r.predicate = $p RETURN count(r)",
                     {"p": name},
                 )
                 if not used or not used[0][0]:
-                    self._q("MATCH (p:Predicate {name: $p}) DELETE p", {"p": name}, write=True)
-            self._q("MATCH (m:Meta {key: $k}) DELETE m", {"k": _COPY_PENDING}, write=True)
+                    self.execute("MATCH (p:Predicate {name: $p}) DELETE p", {"p": name}, write=True)
+            self.execute("MATCH (m:Meta {key: $k}) DELETE m", {"k": _COPY_PENDING}, write=True)
 
     def _holding(self) -> bool:
         """Whether logged writes are held back: a transaction that has logged nothing yet."""
-        return self._in_tx and not self._logged
+        return self.in_tx and not self._logged
 
     def _copy_pays(self, n: int, stored: int) -> bool:
         """Whether copying ``n`` versions beats logged inserts (:data:`WRITE_COSTS`).
@@ -365,9 +375,156 @@ class KuzuTransactions(KuzuStatements):
         """
         if stored == 0:
             return True  # into an empty table, a big batch always goes as a COPY
-        row, fixed, per_stored = WRITE_COSTS[self.engine]
+        row, fixed, per_stored = WRITE_COSTS[self.executor.engine]
         return fixed + stored * per_stored < n * row
 
     def _stored_versions(self) -> int:
         # Not counting deferred rows (only sizes the COPY decision).
-        return int(self._execute("MATCH ()-[r:Fact]->() RETURN count(r)", {})[0][0])
+        return int(self.executor.execute("MATCH ()-[r:Fact]->() RETURN count(r)", {})[0][0])
+
+    # -- the store's writes (deferred while a COPY may still take them) --------------------
+
+    def save_predicates(self, predicates: Sequence[Predicate]) -> None:
+        """Insert or update predicate definitions.
+
+        Inside a transaction, new predicates wait for the commit (they may go with a bulk COPY).
+        """
+        if not predicates:
+            return
+        if self.in_tx and not self._logged:
+            found = self.executor.execute(
+                "UNWIND $n AS n MATCH (p:Predicate {name: n}) RETURN p.name",
+                {"n": [p.name for p in predicates]},
+            )
+            if not found:
+                self._pending_predicates.update({p.name: p for p in predicates})
+                return
+        self._materialize()
+        self._save_predicates(predicates)
+
+    def entity_names(self, ids: Sequence[str]) -> dict[str, str]:
+        """Return ``{id: display name}`` for those ids that exist."""
+        if self._pending_entities:
+            self._materialize()
+        return self._names(ids)
+
+    def upsert_entities(self, entities: Sequence[Entity]) -> None:
+        """Create missing entities; update kind and aliases of existing ones.
+
+        An existing entity keeps its display name; ``kind="entity"`` and empty aliases leave
+        the stored kind and aliases alone.
+        """
+        if not entities:
+            return
+        rows = [
+            {"id": e.id, "name": e.name, "kind": e.kind, "aliases": list(e.aliases)}
+            for e in {e.id: e for e in entities}.values()
+        ]
+        if self._holding():
+            self._pending_ops.append(("upsert", rows, None))
+            return
+        self._materialize()
+        self._upsert(rows)
+
+    def insert_facts(
+        self,
+        rows: Sequence[tuple[str, str, Fact]],
+        *,
+        entities: Mapping[str, Entity] | None = None,
+    ) -> None:
+        """Insert new versions given as ``(subject id, object id, fact)``.
+
+        A missing endpoint is created: from ``entities[id]`` when given, else named after the
+        fact's subject or object with kind ``entity``. A batch of at least
+        :data:`COPY_THRESHOLD` versions that a COPY writes faster than logged inserts
+        (:data:`WRITE_COSTS`; :attr:`copy_policy`) waits for the end of the transaction, where it
+        is copied if the transaction logged nothing else
+        (module docstring); other batches are logged inserts
+        (:meth:`_insert_rows`).
+        """
+        if not rows:
+            return
+        known = entities or {}
+        policy = self.copy_policy
+        stored = -1
+        if len(rows) >= COPY_THRESHOLD and policy != "never":
+            stored = self._stored_versions()
+        if stored < 0 or (policy == "auto" and not self._copy_pays(len(rows), stored)):
+            self._materialize()
+            self._insert_rows(rows, known)
+            return
+        self._pending_into = self._pending_into or ("copy-empty" if stored == 0 else "copy-append")
+        if not self.in_tx:
+            with self.transaction():
+                self.insert_facts(rows, entities=entities)
+            return
+        if self._logged:
+            self._materialize()
+            self._insert_rows(rows, known)
+            return
+        ends = dict.fromkeys(
+            i for s, o, _ in rows for i in (s, o) if i not in self._pending_entities
+        )
+        unnamed = {i for i in ends if i not in known}  # not said to be new: name it after a fact
+        names: dict[str, str] = {}
+        for s, o, f in rows if unnamed else ():
+            if s in unnamed:
+                names.setdefault(s, f.subject)
+            if o in unnamed:
+                names.setdefault(o, f.object)
+        wanted = {i: known[i] if i in known else Entity(id=i, name=names[i]) for i in ends}
+        existing = self._names(list(wanted))
+        self._pending_entities.update({i: e for i, e in wanted.items() if i not in existing})
+        self._pending_facts.extend(rows)
+
+    def close_versions(
+        self, rows: Sequence[tuple[str, str, str | None, str]], *, at: dt.datetime
+    ) -> None:
+        """Close versions in system time: rows of ``(subject id, fid, superseded_by, reason)``."""
+        if not rows:
+            return
+        data = [[s, f, b, why] for s, f, b, why in rows]
+        if self._holding():
+            self._pending_ops.append(("close", data, at.isoformat()))
+            return
+        self._materialize()
+        self._close(data, at.isoformat())
+
+    def settle_versions(self, rows: Sequence[tuple[str, str, str]]) -> None:
+        """Set the reason of disputed versions: rows of ``(subject id, fid, reason)``.
+
+        Only a version closed at birth (``expired_at = recorded_at``: a dispute, never part of
+        any ``known_at`` answer) is touched (docs/concepts/decisions.md#authority-and-disputes).
+        """
+        if not rows:
+            return
+        self._materialize()
+        for s, f, why in rows:
+            self.execute(
+                "MATCH (a:Entity {id: $s})-[r:Fact]->() WHERE r.fid = $f "
+                "AND r.expired_at = r.recorded_at SET r.reason = $reason",
+                {"s": s, "f": f, "reason": why},
+                write=True,
+            )
+
+    def bump_access(self, rows: Sequence[tuple[str, str, int]], *, at: dt.datetime) -> None:
+        """Set access counters: rows of ``(subject id, fid, new access_count)``."""
+        if not rows:
+            return
+        data = [[s, f, n] for s, f, n in rows]
+        if self._holding():
+            self._pending_ops.append(("bump", data, at.isoformat()))
+            return
+        self._materialize()
+        self._bump(data, at.isoformat())
+
+    def set_max_system_time(self, at: dt.datetime) -> None:
+        """Record the newest system-time instant written (the ``last_write`` marker).
+
+        In a transaction whose bulk versions wait for a COPY-only commit, the marker is written
+        right after that commit (module docstring).
+        """
+        if self.in_tx and self._pending_facts and not self._logged:
+            self._pending_marker = at.isoformat()
+            return
+        self._advance_marker(at.isoformat())

@@ -1,11 +1,9 @@
-"""Store queries for snapshots, neighbourhoods and the lossless export/import of a whole store.
+"""Store queries for snapshots, neighbourhoods and the lossless export of a whole store.
 
 Functions take a :class:`~graphmem.store.kuzu.engine.KuzuStore`; :mod:`graphmem.export` builds
 graphs and files on top of them. Rows come back as plain values (entity ids, JSON-ready dicts or
-:class:`~graphmem.models.Fact` models); nothing here knows about file formats.
-
-Restoring bypasses the write decisions: it writes history as it was recorded (ids, both time
-axes, reasons, counters) into an empty store, inside the caller's transaction.
+:class:`~graphmem.models.Fact` models); nothing here knows about file formats. The import's
+writes are the store's ``restore`` part (:mod:`graphmem.store.kuzu.restore`).
 
 **Neighbourhoods** (:meth:`ball`). Query shapes measured on Kuzu 0.11.3 with 1M facts, 100k
 entities and an out-degree of about 10, on 2 shared cores. A 2-hop ball holds 110-370 entities
@@ -48,10 +46,8 @@ from __future__ import annotations
 
 import datetime as dt
 import itertools
-from collections.abc import Mapping, Sequence
 from typing import Any
 
-from graphmem.models import Predicate
 from graphmem.store.cypher import transfer as shared_transfer
 from graphmem.store.cypher.walk import breadth_first
 from graphmem.store.kuzu.codec import _COLS, _RETURN, KUZU, _fact_from_row
@@ -106,11 +102,8 @@ _LINKED = (
 _NODES = "MATCH (e:Entity) WHERE offset(ID(e)) IN $ids RETURN offset(ID(e)), e.id, e.name, e.kind"
 
 
-# -- restore (into an empty store, inside the caller's transaction) ----------------------------
-
-
 class KuzuTransfer(KuzuLines):
-    """Whole-memory reads and the import's writes on Kuzu (TransferStore)."""
+    """Whole-memory reads on Kuzu (TransferStore)."""
 
     def snapshot_edges(
         self,
@@ -190,107 +183,3 @@ class KuzuTransfer(KuzuLines):
             for eid, name, kind in sorted(nodes.values(), key=lambda n: n[0])
         ]
         return entities, edges
-
-    def import_meta(self, values: Mapping[str, str]) -> None:
-        """Set metadata keys."""
-        for key, value in sorted(values.items()):
-            self.set_meta(key, value)
-
-    def import_predicates(self, predicates: Sequence[Predicate]) -> None:
-        """Replace the whole ontology by ``predicates``."""
-        self.run("MATCH (p:Predicate) DELETE p")
-        self.save_predicates(predicates)
-
-    def import_entities(self, rows: Sequence[Mapping[str, Any]]) -> None:
-        """Create entities from ``{id, name, kind, aliases}`` rows, values as given."""
-        if not rows:
-            return
-        self.run(
-            "UNWIND $rows AS row CREATE (:Entity {id: row.id, name: cast(row.name AS STRING), "
-            "kind: cast(row.kind AS STRING), aliases: cast(row.aliases AS STRING[])})",
-            {
-                "rows": [
-                    {
-                        "id": r["id"],
-                        "name": r.get("name"),
-                        "kind": r.get("kind"),
-                        "aliases": list(r.get("aliases") or []),
-                    }
-                    for r in rows
-                ]
-            },
-        )
-
-    def import_sessions(self, rows: Sequence[Mapping[str, Any]]) -> None:
-        """Create sessions, their MENTIONS edges (the entities must exist) and their lines.
-
-        A row without ``recorded_at`` (an export older than schema 2) is recorded at its
-        ``started_at``. The lines are split again from the texts (they are not exported).
-        """
-        if not rows:
-            return
-        self.run(
-            "UNWIND $rows AS row CREATE (:Session {id: row.id, "
-            "started_at: cast(row.started_at AS TIMESTAMP), "
-            "ended_at: cast(row.ended_at AS TIMESTAMP), "
-            "title: cast(row.title AS STRING), text: cast(row.text AS STRING), "
-            "summary: cast(row.summary AS STRING), source: cast(row.source AS STRING), "
-            "recorded_at: cast(row.recorded_at AS TIMESTAMP), scope: cast(row.scope AS STRING)})",
-            {
-                "rows": [
-                    {
-                        "id": r["id"],
-                        "started_at": to_store(r["started_at"]),
-                        "ended_at": to_store(r.get("ended_at")),
-                        "title": r.get("title"),
-                        "text": r.get("text"),
-                        "summary": r.get("summary"),
-                        "source": r.get("source"),
-                        "recorded_at": to_store(r.get("recorded_at") or r["started_at"]),
-                        "scope": r.get("scope") or None,
-                    }
-                    for r in rows
-                ]
-            },
-        )
-        self.replace_lines(
-            [
-                (r["id"], r.get("text"), r["started_at"], r.get("recorded_at") or r["started_at"])
-                for r in rows
-                if r.get("text")
-            ],
-        )
-        mentions = [
-            {"s": r["id"], "e": eid, "n": int(n)}
-            for r in rows
-            for eid, n in sorted((r.get("mentions") or {}).items())
-        ]
-        if mentions:
-            # MERGE, not MATCH, on both endpoints: UNWIND + MATCH on two nodes plans as a cross
-            # product on Kuzu 0.11.3 (docs/concepts/storage.md#engine-facts); both
-            # nodes exist already.
-            self.run(
-                "UNWIND $rows AS row MERGE (s:Session {id: row.s}) MERGE (e:Entity {id: row.e}) "
-                "CREATE (s)-[:MENTIONS {count: cast(row.n AS INT64)}]->(e)",
-                {"rows": mentions},
-            )
-
-    def import_audit(self, rows: Sequence[Mapping[str, Any]]) -> None:
-        """Create audit records from ``{id, at, action, detail}`` rows."""
-        if not rows:
-            return
-        self.run(
-            "UNWIND $rows AS row CREATE (:Audit {id: row.id, at: cast(row.at AS TIMESTAMP), "
-            "action: cast(row.action AS STRING), detail: cast(row.detail AS STRING)})",
-            {
-                "rows": [
-                    {
-                        "id": r["id"],
-                        "at": to_store(r.get("at")),
-                        "action": r.get("action"),
-                        "detail": r.get("detail"),
-                    }
-                    for r in rows
-                ]
-            },
-        )

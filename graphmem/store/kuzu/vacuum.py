@@ -34,14 +34,45 @@ import glob
 import os
 import shutil
 import tempfile
-from typing import TypeVar
+from collections.abc import Mapping
+from contextlib import AbstractContextManager
+from typing import Any, Protocol, TypeVar
 
 from graphmem.errors import StoreError
 from graphmem.fileio import fsync_dir
 from graphmem.store.kuzu.checkpoint import BASE_SUFFIX
-from graphmem.store.kuzu.statements import KuzuStatements
+from graphmem.store.kuzu.connection import KuzuConnection
 
-_S = TypeVar("_S", bound=KuzuStatements)
+
+class KuzuStore(Protocol):
+    """What a rebuild needs of the store (:class:`graphmem.store.kuzu.engine.KuzuStore`)."""
+
+    executor: KuzuConnection
+
+    @property
+    def path(self) -> str | None:
+        """The database file (``None``: in memory)."""
+        ...
+
+    @property
+    def read_only(self) -> bool:
+        """Whether the store was opened read-only."""
+        ...
+
+    def run(self, query: str, params: Mapping[str, Any] | None = None) -> list[list[Any]]:
+        """Run one query."""
+        ...
+
+    def get_meta(self, key: str) -> str | None:
+        """Return a metadata value."""
+        ...
+
+    def file_swap(self) -> AbstractContextManager[None]:
+        """Close the handles, let the caller replace the file, reopen them."""
+        ...
+
+
+_S = TypeVar("_S", bound=KuzuStore)
 
 __all__ = ["PURGES_KEY", "WORK_PREFIX", "compact", "finish_interrupted", "rebuild_pending"]
 
@@ -58,12 +89,12 @@ def _literal(path: str) -> str:
     return f"'{path}'"
 
 
-def _purges(store: KuzuStatements) -> int:
+def _purges(store: KuzuStore) -> int:
     rows = store.run("MATCH (a:Audit) WHERE a.action = 'purge' RETURN count(a)")
     return int(rows[0][0]) if rows else 0
 
 
-def rebuild_pending(store: KuzuStatements) -> bool:
+def rebuild_pending(store: KuzuStore) -> bool:
     """Return whether a purge committed in ``store`` still waits for its file rebuild."""
     if store.path is None:
         return False
@@ -82,7 +113,7 @@ def _work_dirs(path: str) -> list[str]:
     return sorted(glob.glob(pattern))
 
 
-def finish_interrupted(store: KuzuStatements) -> None:
+def finish_interrupted(store: KuzuStore) -> None:
     """Clean up after a rebuild a crash cut short; redo it if a purge is still in the file.
 
     Called by every writable open of a file database (the store holds the database's lock).
@@ -118,7 +149,7 @@ def compact(store: _S) -> _S:
     return store
 
 
-def _rebuild(store: KuzuStatements, path: str) -> None:
+def _rebuild(store: KuzuStore, path: str) -> None:
     """Export, import into a fresh file, rename it over ``path`` (the real file), reopen."""
     parent = os.path.dirname(path)
     work = tempfile.mkdtemp(prefix=WORK_PREFIX + os.path.basename(path) + ".", dir=parent)
@@ -130,7 +161,7 @@ def _rebuild(store: KuzuStatements, path: str) -> None:
         fresh = os.path.join(work, "compact.kuzu")
         purges = _purges(store)
         store.run(f"EXPORT DATABASE {_literal(dump)} (format='parquet')")
-        mod = store.engine_module
+        mod = store.executor.engine_module
         db = mod.Database(fresh)
         conn = mod.Connection(db)
         try:
