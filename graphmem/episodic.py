@@ -96,6 +96,8 @@ __all__ = [
 ]
 
 SUPERSEDED_FACTOR = 0.85
+#: The mark of a line whose topic a later line says again (docs/concepts/recall.md#said-again).
+SAID_AGAIN = "possibly superseded per "
 #: The constant of reciprocal rank fusion (the usual 60: the first ranks differ little).
 RRF_K = 60
 #: How many of the best on-topic facts lend their source line.
@@ -326,8 +328,8 @@ def line_candidates(
     _mark_superseded(kernel, out, valid_at=valid_at, known_at=known_at)
     _mark_said_ended(out, owner=kernel.owner, valid_at=valid_at, follows=followers)
     _mark_restated(out, valid_at=valid_at, query=query)
-    for c in out:
-        if c.superseded is not None:
+    for c in out:  # a topic said again is a pointer, not a verdict: it keeps its rank
+        if c.superseded is not None and not c.superseded.startswith(SAID_AGAIN):
             c.score *= SUPERSEDED_FACTOR
     out.sort(key=LineCandidate.sort_key)
     return out
@@ -668,7 +670,7 @@ def _line_marks(
             found[lid] = f"{r.speaker}: {r.text} possibly replaced per {fmt_date(when)}"
     again = said_again(items, valid_at=valid_at, query=query, skip=skip | frozenset(found))
     for lid, when in again.items():
-        found[lid] = f"possibly superseded per {fmt_date(when)}"
+        found[lid] = f"{SAID_AGAIN}{fmt_date(when)}"
     return found
 
 

@@ -272,21 +272,22 @@ def test_blind_corpus_floors(name):
 
 #: Floors under the stories whose context passes the smoke check, per blind corpus
 #: (docs/concepts/recall.md#marks-measured): one under the count measured when the floor was
-#: set, so a change that loses what passed fails here. The eleventh and twelfth corpora passed
-#: 23 and 26 of 60 on their blind first runs.
+#: set, so a change that loses what passed fails here. The eleventh, twelfth and thirteenth
+#: corpora passed 23, 26 and 24 of 60 on their blind first runs.
 CONTEXT_FLOORS = {
     "text_blind_dev.jsonl": 28,
-    "text_blind_test.jsonl": 39,
-    "text_blind_holdout.jsonl": 61,
-    "text_blind_fourth.jsonl": 24,
+    "text_blind_test.jsonl": 40,
+    "text_blind_holdout.jsonl": 62,
+    "text_blind_fourth.jsonl": 25,
     "text_blind_fifth.jsonl": 24,
-    "text_blind_sixth.jsonl": 29,
-    "text_blind_seventh.jsonl": 22,
-    "text_blind_eighth.jsonl": 28,
-    "text_blind_ninth.jsonl": 28,
+    "text_blind_sixth.jsonl": 31,
+    "text_blind_seventh.jsonl": 24,
+    "text_blind_eighth.jsonl": 30,
+    "text_blind_ninth.jsonl": 29,
     "text_blind_tenth.jsonl": 32,
-    "text_blind_eleventh.jsonl": 33,
-    "text_blind_twelfth.jsonl": 35,
+    "text_blind_eleventh.jsonl": 35,
+    "text_blind_twelfth.jsonl": 37,
+    "text_blind_thirteenth.jsonl": 24,
 }
 
 
