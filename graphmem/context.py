@@ -132,6 +132,7 @@ from graphmem.context_render import (
     excerpt,
 )
 from graphmem.episodic import (
+    SAID_AGAIN,
     Context,
     LineCandidate,
     SearchItem,
@@ -387,10 +388,10 @@ def _mark_restated(
         if c.fact.id in again:
             c.said_ended = f"possibly replaced per {again[c.fact.id].date().isoformat()}"
     skip |= frozenset(found) | frozenset(again) | {i.id for i in said}
-    for fid, when in said_again(items + said, valid_at=k_at, query=query, skip=skip).items():
-        for c in ranked:
-            if c.fact.id == fid:
-                c.said_ended = f"possibly superseded per {when.date().isoformat()}"
+    topic = said_again(items + said, valid_at=k_at, query=query, skip=skip)
+    for c in ranked:
+        if c.fact.id in topic:
+            c.said_ended = f"{SAID_AGAIN}{topic[c.fact.id].date().isoformat()}"
 
 
 def _said(f: FactView) -> str:

@@ -403,7 +403,7 @@ def said_again(
     if not later:
         return {}
     query_words = term_set(query)
-    words = {i.id: term_set(i.text) | (term_set(i.label) & query_words) for i in items}
+    words = {i.id: _words(i, set(), query_words) for i in items}
     out: dict[str, dt.datetime] = {}
     for c in items:
         if c.id in skip:
