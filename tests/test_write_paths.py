@@ -238,6 +238,14 @@ def test_crash_record_of_held_back_writes_is_applied_on_open(tmp_path) -> None:
         store.writer.fail_after_copy = True  # the seam: stop between the two commits
         with pytest.raises(RuntimeError, match="after the copy"):
             mem.add_facts(more)
+    # A read-only open reads the finished write too: it repairs the file through a writable
+    # open first (docs/concepts/storage.md#read-only-recovery).
+    reader = open_store(path, engine=ENGINE, read_only=True)
+    try:
+        assert versions(reader) == want
+        assert reader.get_meta("copy_pending") is None
+    finally:
+        reader.close()
     reopened = open_store(path, engine=ENGINE)
     with gm.open(store=reopened, clock=clock):  # the open applies the held-back closes
         assert versions(reopened) == want

@@ -157,6 +157,8 @@ class KuzuConnection:
         everything opened is closed again.
         """
         path = self.path
+        self.forget_meta()  # opened again after a close: the file may have changed
+        self._has_fts = None
         # One graphmem process at a time before an open and during a checkpoint or the close
         # (docs/concepts/storage.md#the-gate).
         self._gate = None if path is None else locks.Gate(os.fspath(path))

@@ -21,11 +21,14 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import os
+import time
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from typing import Any
 
-from graphmem.errors import SchemaVersionError, StoreError
+from graphmem.errors import SchemaVersionError, StoreBusy, StoreError
 from graphmem.models import Fact
+from graphmem.store import locks
 from graphmem.store.cypher.reads import CypherReads
 from graphmem.store.kuzu.codec import _RETURN, KUZU, _fact_from_row
 from graphmem.store.kuzu.connection import (
@@ -37,7 +40,12 @@ from graphmem.store.kuzu.connection import (
 from graphmem.store.kuzu.restore import KuzuRestore
 from graphmem.store.kuzu.schema import DDL, SCHEMA_VERSION, UPGRADES
 from graphmem.store.kuzu.statements import POINT_VS_SCAN, SMALL_BATCH
-from graphmem.store.kuzu.transactions import COPY_THRESHOLD, WRITE_COSTS, KuzuWriter
+from graphmem.store.kuzu.transactions import (
+    COPY_PENDING,
+    COPY_THRESHOLD,
+    WRITE_COSTS,
+    KuzuWriter,
+)
 
 __all__ = [
     "CHECKPOINT_BYTES",
@@ -49,6 +57,10 @@ __all__ = [
     "WRITE_COSTS",
     "KuzuStore",
 ]
+
+#: Seconds a read-only open waits to see a bulk write a crash cut short finished
+#: (docs/concepts/storage.md#read-only-recovery).
+CUT_WRITE_WAIT = 5.0
 
 
 class KuzuStore(CypherReads):
@@ -75,6 +87,8 @@ class KuzuStore(CypherReads):
         self.executor.open(self)
         try:
             self._init_schema()
+            if read_only and path is not None:
+                self._finish_cut_write()
             self.executor.size = self._recover()
             if path is not None and not read_only:
                 # A purge's file rebuild that a crash cut short is finished first (vacuum).
@@ -232,6 +246,40 @@ class KuzuStore(CypherReads):
         ``found`` is the version upgraded from; schema 3's ``Fact.source_type`` stays NULL on
         the versions written before it (nobody said who said them).
         """
+
+    def _finish_cut_write(self) -> None:
+        """Finish a bulk write a crash cut between its commits before a read-only open reads.
+
+        A write's record (``copy_pending``: docs/concepts/storage.md#read-only-recovery) means
+        its versions and its closes, or its nodes and its versions, are in separate commits
+        that a kill can part; a writable open finishes or removes it, a read-only one cannot.
+        So this store closes, a writable open of the file (in this process) repairs it, and the
+        store opens read-only again. While a writer holds the file (ladybug lets readers join
+        it), its next commit removes the record: the store reopens until it is gone.
+
+        Raises:
+            StoreBusy: the record stayed for :data:`CUT_WRITE_WAIT` seconds (other readers
+                held the file, so no writable open could repair it).
+        """
+        path = os.fspath(self.executor.path or "")
+        deadline = time.monotonic() + CUT_WRITE_WAIT
+        while self.writer.get_meta(COPY_PENDING) is not None:
+            self.executor.close()
+            try:
+                if not any(mode == "WRITE" for _, mode in locks.lock_holders(path)):
+                    with contextlib.suppress(StoreBusy):
+                        type(self)(path, engine=self.engine).close()  # its open repairs
+                if time.monotonic() > deadline:
+                    raise StoreBusy(
+                        f"database {path!r} holds a bulk write a crash cut short, and other "
+                        "processes held it while this read-only open waited to finish it; "
+                        "close them, then open it once without read_only (CLI: without "
+                        "--read-only) (docs/concepts/storage.md#read-only-recovery)"
+                    )
+                time.sleep(0.05)
+            finally:
+                if self.executor.conn is None:
+                    self.executor.open(self)
 
     def _recover(self) -> int:
         """Return how many entities and versions are stored; repair a lagging marker.

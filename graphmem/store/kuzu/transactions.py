@@ -51,7 +51,7 @@ from graphmem.store.kuzu.codec import _entity_table, _fact_table, _predicate_tab
 from graphmem.store.kuzu.connection import KuzuConnection
 from graphmem.store.kuzu.statements import KuzuStatements
 
-__all__ = ["COPY_THRESHOLD", "WRITE_COSTS", "KuzuWriter"]
+__all__ = ["COPY_PENDING", "COPY_THRESHOLD", "WRITE_COSTS", "KuzuWriter"]
 
 #: A call inserting at least this many new versions may take the bulk COPY path (when it is
 #: cheaper than logged inserts: :data:`WRITE_COSTS`; into an empty table it always is).
@@ -66,7 +66,7 @@ COPY_THRESHOLD = 500
 #: cheaper: on Kuzu from about 1.5k rows into 100k versions, 11k rows into 1M.
 WRITE_COSTS = {"kuzu": (0.45e-3, 0.2, 5e-6), "ladybug": (0.09e-3, 0.3, 3.5e-6)}
 #: Meta key: the nodes a Kuzu bulk write committed before its version COPY (undone on open).
-_COPY_PENDING = "copy_pending"
+COPY_PENDING = "copy_pending"
 
 
 class KuzuWriter(KuzuStatements):
@@ -176,7 +176,7 @@ class KuzuWriter(KuzuStatements):
                     self._advance_marker(marker)
                 if pending:
                     self.execute(
-                        "MATCH (m:Meta {key: $k}) DELETE m", {"k": _COPY_PENDING}, write=True
+                        "MATCH (m:Meta {key: $k}) DELETE m", {"k": COPY_PENDING}, write=True
                     )
 
     def _discard_pending(self) -> None:
@@ -255,7 +255,7 @@ class KuzuWriter(KuzuStatements):
                 s, _, f = facts[0]
                 record["probe"] = [s, f.id]
                 record["ops"] = [list(op) for op in ops]
-            self.set_meta(_COPY_PENDING, json.dumps(record))
+            self.set_meta(COPY_PENDING, json.dumps(record))
             self._copy_pending = True
             self._after_copy = list(ops)
         self._commit()
@@ -284,7 +284,7 @@ class KuzuWriter(KuzuStatements):
                     "UNWIND $n AS n MATCH (p:Predicate {name: n}) DELETE p",
                     {"n": [p.name for p in preds]},
                 )
-            self.executor.execute("MATCH (m:Meta {key: $k}) DELETE m", {"k": _COPY_PENDING})
+            self.executor.execute("MATCH (m:Meta {key: $k}) DELETE m", {"k": COPY_PENDING})
             self._copy_pending = False
             self._after_copy = []
             self._commit()
@@ -323,7 +323,7 @@ class KuzuWriter(KuzuStatements):
         closes, which follow the copy in a transaction of their own) are applied: the copy
         committed when its probe version exists.
         """
-        value = self.get_meta(_COPY_PENDING)
+        value = self.get_meta(COPY_PENDING)
         if value is None:
             return
         ops: list[tuple[str, list[Any], str | None]] = []
@@ -362,7 +362,7 @@ class KuzuWriter(KuzuStatements):
                 )
                 if not used or not used[0][0]:
                     self.execute("MATCH (p:Predicate {name: $p}) DELETE p", {"p": name}, write=True)
-            self.execute("MATCH (m:Meta {key: $k}) DELETE m", {"k": _COPY_PENDING}, write=True)
+            self.execute("MATCH (m:Meta {key: $k}) DELETE m", {"k": COPY_PENDING}, write=True)
 
     def _holding(self) -> bool:
         """Whether logged writes are held back: a transaction that has logged nothing yet."""
