@@ -14,11 +14,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from graphmem.context_facts import _Candidate
 from graphmem.episodic import (
     GROUND_FACTS,
+    MAX_TEXT,
     LineCandidate,
     SearchItem,
     fmt_date,
-    line_text,
-    render_line,
 )
 from graphmem.normalize import term_set
 from graphmem.store.records import LineRow
@@ -207,12 +206,17 @@ ECHO_SHARE = 0.8
 ECHO_MIN_WORDS = 3
 
 
+#: A token holding a digit ("02:30", "$16.99", "v1.27"): the indexed words leave numbers out,
+#: so a line differing only in one ("export 02:30", "export 05:00") says something else.
+_FIGURE = re.compile(r"[^\s,;()]*\d[^\s,;()]*")
+
+
 def _dedupe(cands: Sequence[LineCandidate]) -> tuple[list[LineCandidate], dict[str, str]]:
     """Fold lines that say the same thing into the best of them (echo folding).
 
     Exact repeats (same speaker and text) and near-duplicates (same speaker, neither marked
-    superseded, every indexed word of the folded line in the kept one and at least
-    :data:`ECHO_SHARE` of its words) fold into the best-ranked line, which then notes how
+    superseded, every indexed word and every figure of the folded line in the kept one and at
+    least :data:`ECHO_SHARE` of its words) fold into the best-ranked line, which then notes how
     often and from when to when it was said (docs/concepts/recall.md#echo-folding): the
     folded lines say nothing the kept one does not, so no value is hidden and no superseded
     value is shown as current. Deterministic: candidates come best first, ties by id.
@@ -225,6 +229,7 @@ def _dedupe(cands: Sequence[LineCandidate]) -> tuple[list[LineCandidate], dict[s
     out: list[LineCandidate] = []
     groups: dict[str, list[LineCandidate]] = {}
     words: dict[str, frozenset[str]] = {}
+    numbers: dict[str, frozenset[str]] = {}  # tokens holding a digit: times, amounts, versions
     homes: dict[str, list[LineCandidate]] = {}  # the kept lines not superseded, by speaker
     for c in cands:
         speaker = (c.line.speaker or "").casefold()
@@ -234,13 +239,16 @@ def _dedupe(cands: Sequence[LineCandidate]) -> tuple[list[LineCandidate], dict[s
             groups[kept[key]].append(c)
             continue
         mine = term_set(c.line.text)
+        figures = frozenset(_FIGURE.findall(c.line.text.casefold()))
         home = None
         if c.superseded is None and len(mine) >= ECHO_MIN_WORDS:
             home = next(
                 (
                     k
                     for k in homes.get(speaker, ())
-                    if mine <= words[k.line.id] and len(mine) >= ECHO_SHARE * len(words[k.line.id])
+                    if mine <= words[k.line.id]
+                    and len(mine) >= ECHO_SHARE * len(words[k.line.id])
+                    and figures <= numbers[k.line.id]
                 ),
                 None,
             )
@@ -249,6 +257,7 @@ def _dedupe(cands: Sequence[LineCandidate]) -> tuple[list[LineCandidate], dict[s
             continue
         kept[key] = same[c.line.id] = c.line.id
         words[c.line.id] = mine
+        numbers[c.line.id] = figures
         groups[c.line.id] = [c]
         out.append(c)
         if c.superseded is None:  # a line others may fold into (kept in order, by speaker)
@@ -321,3 +330,26 @@ def _lines_block(chosen: Mapping[str, LineCandidate | LineRow], order: Sequence[
             passages.append((best, current))
     passages.sort(key=lambda p: (p[0], p[1][0]))
     return [line for _, block in passages for line in block]
+
+
+def line_text(c: LineCandidate | LineRow, superseded: str | None = None) -> str:
+    """Return a line as ``Speaker: text`` with its superseded and echo notes (no date)."""
+    row = c.line if isinstance(c, LineCandidate) else c
+    note = c.superseded if isinstance(c, LineCandidate) else superseded
+    echo = c.echo if isinstance(c, LineCandidate) else None
+    body = _clip(row.text, MAX_TEXT)
+    text = f"{row.speaker}: {body}" if row.speaker else body
+    notes = "; ".join(n for n in (note, echo) if n)
+    return f"{text} ({notes})" if notes else text
+
+
+def render_line(c: LineCandidate | LineRow, *, dated: bool = True) -> str:
+    """Return a line as rendered in a context block.
+
+    ``dated``: the first line of a passage, ``- [8 May 2023] ...``; else a continuation of
+    the passage above, indented.
+    """
+    row = c.line if isinstance(c, LineCandidate) else c
+    if dated:
+        return f"- [{fmt_date(row.started_at)}] {line_text(c)}"
+    return f"  {line_text(c)}"

@@ -92,7 +92,6 @@ __all__ = [
     "Semantic",
     "fmt_date",
     "line_candidates",
-    "render_line",
 ]
 
 SUPERSEDED_FACTOR = 0.85
@@ -617,6 +616,19 @@ def mark_neighbours(
     rows_all = [c.line for c in candidates] + list(fresh.values())
     skip = frozenset(c.line.id for c in candidates if c.superseded is not None)
     found = _line_marks(rows_all, valid_at=valid_at, query=query, skip=skip)
+    # A value a line says ended, named by a line of another session: the candidates were
+    # marked among themselves (_mark_said_ended); a neighbour may be either line.
+    said = [Said(r.id, _fielded(r), r.started_at, _order(r)) for r in rows_all]
+    shown = [
+        Shown(r.id, _fielded(r), r.started_at, _order(r))
+        for r in rows_all
+        if r.id not in skip and r.id not in found
+    ]
+    for lid, (value, when) in marks(shown, said, owner="", valid_at=valid_at).items():
+        if when is not None or lid in fresh:
+            found[lid] = f"{value}: no longer current " + (
+                "from here" if when is None else f"per {fmt_date(when)}"
+            )
     for c in candidates:
         if c.line.id in found:
             c.superseded = found[c.line.id]
@@ -632,6 +644,14 @@ def mark_neighbours(
 #: A label of two or more words, one in lower case ("Onboarding buddy", "Target launch"):
 #: a field's name, not a person's (docs/concepts/recall.md#restated).
 _LABEL = re.compile(r"[A-Za-z]+(?: [A-Za-z]+)+")
+
+
+def _fielded(row: LineRow) -> str:
+    """A line's text with its field's name ("Goal race: ... target 3:45"), else its text."""
+    label = row.speaker
+    if label and _LABEL.fullmatch(label) and not label.istitle():
+        return f"{label}: {row.text}"
+    return row.text
 
 
 def _line_marks(
@@ -682,9 +702,11 @@ def _mark_said_ended(
     follows: Mapping[str, str] | None = None,
 ) -> None:
     """Mark lines that name a value a line says ended (docs/concepts/recall.md#said-ended)."""
-    said = [Said(c.line.id, c.line.text, c.line.started_at, _order(c.line)) for c in candidates]
+    said = [
+        Said(c.line.id, _fielded(c.line), c.line.started_at, _order(c.line)) for c in candidates
+    ]
     shown = [
-        Shown(c.line.id, c.line.text, c.line.started_at, _order(c.line))
+        Shown(c.line.id, _fielded(c.line), c.line.started_at, _order(c.line))
         for c in candidates
         if c.superseded is None
     ]
@@ -773,26 +795,3 @@ def _word(ch: str) -> bool:
 def _clip(text: str, limit: int) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
-
-
-def line_text(c: LineCandidate | LineRow, superseded: str | None = None) -> str:
-    """Return a line as ``Speaker: text`` with its superseded and echo notes (no date)."""
-    row = c.line if isinstance(c, LineCandidate) else c
-    note = c.superseded if isinstance(c, LineCandidate) else superseded
-    echo = c.echo if isinstance(c, LineCandidate) else None
-    body = _clip(row.text, MAX_TEXT)
-    text = f"{row.speaker}: {body}" if row.speaker else body
-    notes = "; ".join(n for n in (note, echo) if n)
-    return f"{text} ({notes})" if notes else text
-
-
-def render_line(c: LineCandidate | LineRow, *, dated: bool = True) -> str:
-    """Return a line as rendered in a context block.
-
-    ``dated``: the first line of a passage, ``- [8 May 2023] ...``; else a continuation of
-    the passage above, indented.
-    """
-    row = c.line if isinstance(c, LineCandidate) else c
-    if dated:
-        return f"- [{fmt_date(row.started_at)}] {line_text(c)}"
-    return f"  {line_text(c)}"

@@ -62,8 +62,11 @@ _BEFORE = re.compile(
     # "not going back to Joe's Garage", "as of today we're officially out of Harbor Street"
     r"(?:not|never|n't\s+be)\s+going\s+back\s+to|"
     r"(?:'re|’re|are|moved|moving|finally|officially)\s+out\s+of|"
-    # "ingest workers are off RabbitMQ and consuming from NATS now"
-    r"(?:'re|’re|are|is|now|finally|officially)\s+off(?=\s+(?-i:[A-Z]))"
+    # "ingest workers are off RabbitMQ and consuming from NATS now", "move transactional mail
+    # off SendGrid"
+    r"(?:(?:'re|’re|are|is|now|finally|officially)|"
+    r"(?:mov(?:e|ed|es|ing)|migrat(?:e|ed|es|ing)|switch(?:ed|es|ing)?)(?:\s+[\w-]+){1,3}?)"
+    r"\s+off(?=\s+(?-i:[A-Z]))"
     r"(?!\s+(?:mon|tue|wed|thu|fri|sat|sun|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec))|"
     # "sold the Honda Fit", "last day at Brightwave"
     r"sold|last\s+day\s+at)"
@@ -153,10 +156,10 @@ def _words(text: str) -> list[str]:
     out = []
     for raw in text.split():
         word = raw.strip(",.;:!?()[]\"'“”")
-        if not word:
+        if not word or word in "—–-":  # a dash ends the clause (docs/concepts/recall.md#said-ended)
             break
         out.append(word.casefold())
-        if raw[-1:] in ",.;:!?)" or len(out) == 4:
+        if raw[-1:] in ',.;:!?)"”' or len(out) == 4:  # so does a closing quote
             break
     return out
 
@@ -319,6 +322,15 @@ def shares_words(a: str, b: str, value: str) -> bool:
     return bool((set(terms(a)) - skip) & (set(terms(b)) - skip))
 
 
+#: A name with its version ("Node.js 18", "Python 3.9", "PG 14"): a value no other thing
+#: shares, so a line naming it speaks of the same thing as a line saying it ended.
+_VERSIONED = re.compile(r"(?i)[a-z][\w.+#-]*[a-z][\w+#-]*\s+(?:v?\d+(?:\.\d+)+|v?\d\d+|v\d)")
+
+
+def _versioned(value: str) -> bool:
+    return _VERSIONED.fullmatch(value) is not None and bool(terms(value.split()[0]))
+
+
 def first_named(values: Iterable[str], text: str) -> str | None:
     """The first of ``values`` (longest runs come first) that ``text`` names."""
     return next((v for v in values if names(v, text)), None)
@@ -381,6 +393,7 @@ def marks(
                 continue
             if item.subject is None:
                 related = follows.get(sid) == item.id or shares_words(item.text, s.text, value)
+                related = related or _versioned(value)
             else:
                 related = item.subject == owner or names(item.subject.casefold(), s.text)
                 related = related or shares_words(item.subject, s.text, value)

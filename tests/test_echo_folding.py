@@ -12,8 +12,8 @@ import datetime as dt
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graphmem.context_render import _dedupe
-from graphmem.episodic import LineCandidate, render_line
+from graphmem.context_render import _dedupe, render_line
+from graphmem.episodic import LineCandidate
 from graphmem.normalize import terms
 from graphmem.recall_cues import asks_when, has_time_cue
 from graphmem.store.records import LineRow
@@ -48,6 +48,21 @@ def test_near_duplicates_fold_into_the_best_with_how_often_and_when() -> None:
     assert render_line(kept[0]).endswith("(said 3×, 1 Jan 2025–9 Jan 2025)")
 
 
+def test_a_changed_figure_never_folds() -> None:
+    # the indexed words leave numbers out: these differ only in the time, the amount, the version
+    cands = [
+        _cand("a", 1, None, "0 5 * * * /opt/jobs/export.sh # nightly export 05:00", 9),
+        _cand("b", 1, None, "30 2 * * * /opt/jobs/export.sh # nightly export 02:30", 1),
+        _cand("c", 1, "Ann", "the family plan costs $16.99 a month", 2),
+        _cand("d", 1, "Ann", "the family plan costs $19.99 a month", 3),
+        _cand("e", 1, "Ann", "staging runs postgres 16 on the big box", 4),
+        _cand("f", 2, "Ann", "staging runs postgres 16 on the big box", 5),
+    ]
+    kept, _ = _dedupe(cands)
+    assert [c.line.id for c in kept] == ["a#1", "b#1", "c#1", "d#1", "e#1"]
+    assert kept[-1].echo == "said 2×, 4 Jan 2025–5 Jan 2025"  # the same figure still folds
+
+
 def test_a_changed_value_never_folds() -> None:
     cands = [
         _cand("a", 1, "Ann", "I work at Acme as a senior engineer now", 1),
@@ -61,6 +76,7 @@ def test_a_changed_value_never_folds() -> None:
 
 _WORDS = st.sampled_from(
     ["acme", "globex", "hiking", "painting", "dog", "cat", "mountain", "lake", "sunrise", "kayak"]
+    + ["02:30", "05:00", "$16.99", "v1.27", "14"]
 )
 
 
@@ -93,9 +109,12 @@ def test_folding_hides_no_word_and_no_superseded_line(rows: list) -> None:
             )
         if c.line.id in ids:
             continue
-        # every word of a folded line is said by a kept line of the same speaker
+        # every word and figure of a folded line is said by a kept line of the same speaker
         assert any(
-            k.line.speaker == c.line.speaker and set(terms(c.line.text)) <= set(terms(k.line.text))
+            k.line.speaker == c.line.speaker
+            and set(terms(c.line.text)) <= set(terms(k.line.text))
+            and {w for w in c.line.text.split() if any(ch.isdigit() for ch in w)}
+            <= set(k.line.text.split())
             for k in kept
         )
 

@@ -280,14 +280,14 @@ CONTEXT_FLOORS = {
     "text_blind_holdout.jsonl": 62,
     "text_blind_fourth.jsonl": 25,
     "text_blind_fifth.jsonl": 24,
-    "text_blind_sixth.jsonl": 31,
+    "text_blind_sixth.jsonl": 32,
     "text_blind_seventh.jsonl": 24,
-    "text_blind_eighth.jsonl": 30,
+    "text_blind_eighth.jsonl": 31,
     "text_blind_ninth.jsonl": 29,
     "text_blind_tenth.jsonl": 32,
     "text_blind_eleventh.jsonl": 35,
-    "text_blind_twelfth.jsonl": 37,
-    "text_blind_thirteenth.jsonl": 24,
+    "text_blind_twelfth.jsonl": 36,
+    "text_blind_thirteenth.jsonl": 26,
 }
 
 

@@ -10,7 +10,16 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import graphmem as gm
-from graphmem.said_ended import _ended_values, _read_ended, ended_values, names
+from graphmem.said_ended import (
+    Said,
+    Shown,
+    _ended_values,
+    _read_ended,
+    _versioned,
+    ended_values,
+    marks,
+    names,
+)
 from graphmem.text.claims import Claim
 from graphmem.timeutil import ManualClock
 from tests import backends
@@ -407,3 +416,108 @@ def test_a_corrected_line_says_it_was_wrong(clock: ManualClock) -> None:
         assert "was wrong; corrected to: reports_to tamsin" in old
         before = _context(mem, "who is my manager?", known_at="2026-02-10")
         assert not any("wrong" in ln for ln in before)
+
+
+def test_a_field_line_is_marked_by_its_field_name_and_a_later_ending(clock: ManualClock) -> None:
+    # "Budget: ..." shares no word with the later line but its field's name; shown beside the
+    # hit (a neighbour) or as a hit, it is marked the same.
+    with backends.memory(clock=clock, reader=NoReader()) as mem:
+        clock.set("2026-03-02T12:00Z")
+        mem.add_session(
+            "RENOVATION LOG — week 1\nKitchen budget: oak cabinets — cap 40k\n"
+            "Contractor: Bell & Sons",
+            started_at="2026-03-02",
+        )
+        clock.set("2026-05-11T12:00Z")
+        mem.add_session(
+            "RENOVATION LOG — week 10\nroof leak ate the reserve. new kitchen budget 25k, "
+            "not spending 40k anymore. tiles arrive friday.",
+            started_at="2026-05-11",
+        )
+        clock.set("2026-05-12")
+        lines = _context(mem, "What is the kitchen budget capped at?")
+        old = next(ln for ln in lines if "cap 40k" in ln)
+        assert "40k: no longer current per 11 may 2026" in old
+        before = _context(mem, "What is the kitchen budget capped at?", known_at="2026-04-01")
+        assert not any("no longer" in ln for ln in before)
+
+
+def test_a_versioned_name_said_ended_marks_the_lines_naming_it(clock: ManualClock) -> None:
+    with backends.memory(clock=clock, reader=NoReader()) as mem:
+        clock.set("2026-01-10T12:00Z")
+        mem.add_session(
+            "## 2.4.0\n- Faster cold starts.\n- The CLI needs Python 3.9 or later.",
+            started_at="2026-01-10",
+        )
+        clock.set("2026-06-01T12:00Z")
+        mem.add_session(
+            "## 3.0.0\n- Removed Python 3.9; the floor is Python 3.11.", started_at="2026-06-01"
+        )
+        clock.set("2026-06-02")
+        lines = _context(mem, "Which Python does the CLI need?")
+        old = next(ln for ln in lines if "needs python 3.9" in ln)
+        assert "python 3.9: no longer current per 1 jun 2026" in old
+
+
+@pytest.mark.parametrize(
+    ("value", "versioned"),
+    [
+        ("node.js 18", True),
+        ("python 3.9", True),
+        ("pg 14", True),
+        ("api v2", True),
+        ("18", False),  # a number alone is many things
+        ("week 3", False),  # one digit: a count, not a version
+        ("the 30", False),  # no name
+        ("chasing 3:45", False),
+    ],
+)
+def test_which_values_name_a_versioned_thing(value: str, versioned: bool) -> None:
+    assert _versioned(value) is versioned
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    name=st.sampled_from(["Node.js", "Python", "Postgres", "Go", "Ruby"]),
+    old=st.integers(10, 30),
+    other=st.text(alphabet="abcdefghij ", min_size=0, max_size=30),
+)
+def test_a_versioned_ending_marks_only_earlier_lines_naming_that_version(
+    name: str, old: int, other: str
+) -> None:
+    # marks() for lines: the earlier line naming the version is marked with the ender's date;
+    # one naming another version, or said after the ending, is not.
+    t0, t1, t2 = (dt.datetime(2026, m, 1, tzinfo=dt.timezone.utc) for m in (1, 3, 5))
+    ender = Said("e", f"Dropped {name} {old}; {name} {old + 2} is the minimum.", t1)
+    items = [
+        Shown("a", f"{other} needs {name} {old} {other}", t0),
+        Shown("b", f"{other} needs {name} {old + 1} {other}", t0),
+        Shown("c", f"{other} needs {name} {old} {other}", t2),
+    ]
+    said = [ender, *(Said(i.id, i.text, i.when) for i in items)]
+    found = marks(items, said, owner="self", valid_at=t2)
+    assert found.get("a") == (f"{name} {old}".casefold(), t1)
+    assert "b" not in found
+    assert found.get("c", (None, None))[1] is None  # never marked by an earlier ending
+
+
+def test_a_neighbour_that_says_a_value_ended_marks_a_hit_of_another_session() -> None:
+    # The hit names Heroku; the line saying Heroku ended came only as the neighbour of a hit
+    # of its own session: the candidates were marked among themselves before it was shown.
+    from graphmem.episodic import LineCandidate, mark_neighbours
+    from graphmem.store.records import LineRow
+
+    t0, t1 = (
+        dt.datetime(2026, 2, 1, tzinfo=dt.timezone.utc),
+        dt.datetime(2026, 6, 1, tzinfo=dt.timezone.utc),
+    )
+    hit = LineRow("s1#0", "s1", 0, None, "the billing dynos run on Heroku", t0, t0)
+    other = LineRow("s2#0", "s2", 0, None, "billing status: all green", t1, t1)
+    ender = LineRow("s2#1", "s2", 1, None, "the dynos left Heroku for good", t1, t1)
+    cands = [LineCandidate(hit, 1.0, score=1.0), LineCandidate(other, 0.5, score=0.5)]
+    beside = mark_neighbours([ender], cands, valid_at=t1, query="where do billing dynos run?")
+    assert cands[0].superseded == "heroku: no longer current per 1 Jun 2026"
+    assert cands[1].superseded is None
+    shown = beside["s2#1"]
+    assert isinstance(shown, LineCandidate)
+    assert shown.superseded == "heroku: no longer current from here"
