@@ -75,7 +75,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from graphmem.display import ContextText
 from graphmem.kernel import kernel_of
-from graphmem.normalize import term_set, terms
+from graphmem.normalize import names_phrase, term_set, terms
 from graphmem.recall_cues import asks_when, has_time_cue, named_dates
 from graphmem.restated import Item, renamed, restated, said_again
 from graphmem.said_ended import Said, Shown, marks
@@ -221,9 +221,18 @@ class LineCandidate:
     #: (docs/concepts/recall.md#echo-folding): ``"said 3×, 8 May 2023–2 Jul 2023"``.
     echo: str | None = None
 
-    def sort_key(self) -> tuple[float, str]:
-        """Best score first, ties by line id."""
-        return (-self.score, self.line.id)
+    def sort_key(self) -> tuple[float, float, int, str]:
+        """Best score first, ties by :func:`_place` (the line said last first)."""
+        return (-self.score, *_place(self.line))
+
+
+def _place(row: LineRow) -> tuple[float, int, str]:
+    """A line's place among lines of equal rank: the line said last first, then by number.
+
+    Not by id first: a session's id is random unless the caller named it, and a context must
+    not change from one run to the next (docs/concepts/recall.md#how-lines-are-ranked).
+    """
+    return (-row.started_at.timestamp(), row.n, row.id)
 
 
 def _norm(text: str) -> str:
@@ -270,6 +279,7 @@ def line_candidates(
         for alias in [name, *(a for a, owner in kernel.aliases.items() if owner == eid)]:
             extra.extend(terms(alias))
     hits = store.search_lines([*query_words, *extra], limit=limit, known_at=known_at)
+    hits = sorted(hits, key=lambda h: (-h.score, *_place(h.line)))  # ties: newest first
     found: dict[str, LineRow] = {h.line.id: h.line for h in hits}
     bm25 = {h.line.id: h.score for h in hits}
     # the rankings fused (module documentation): BM25, grounding, the neighbours of the best hits
@@ -287,7 +297,7 @@ def line_candidates(
                 lent[row.id] = max(lent.get(row.id, 0.0), fact_score)
                 found.setdefault(row.id, row)
                 break
-    rankings.append(sorted(lent, key=lambda i: (-lent[i], i)))
+    rankings.append(sorted(lent, key=lambda i: (-lent[i], *_place(found[i]))))
     around: dict[str, str] = {}  # neighbour: the hit it is next to
     for h in hits[: max(NEIGHBOUR_HITS, limit // 4)]:
         before, after = store.neighbours(h.line, index=warm)
@@ -312,7 +322,9 @@ def line_candidates(
         ids = sorted(found)
         sims = semantic(query, [found[i].text for i in ids])
         near = {i: min(max(float(v), 0.0), 1.0) for i, v in zip(ids, sims, strict=False)}
-        rankings.append(sorted((i for i in near if near[i] > 0), key=lambda i: (-near[i], i)))
+        rankings.append(
+            sorted((i for i in near if near[i] > 0), key=lambda i: (-near[i], *_place(found[i])))
+        )
     fused = _fuse(rankings)
     # a neighbour's own rankings stand; its place next to a hit lifts it up to just after the hit
     lifted = _fuse([list(around)])
@@ -429,7 +441,7 @@ def _mark_superseded(
         else:
             # a line of the same session that restates a value ("assistant: Noted, Zendesk
             # for support tickets") stands or falls with it
-            linked = [k for k in claims if _names(k.object, _norm(row.text))]
+            linked = [k for k in claims if names_phrase(k.object, _norm(row.text))]
         valid = [
             k
             for k in linked
@@ -474,7 +486,8 @@ def _mark_superseded(
     for i, past in ended.items():
         note = candidates[i].superseded
         # The latest end among the linked versions is when the line stopped being true.
-        k = max(past, key=lambda x: (x.valid_to or x.valid_from, x.id))
+        # (ties by what they say: ids are random, and the mark must not change between runs)
+        k = max(past, key=lambda x: (x.valid_to or x.valid_from, x.predicate, x.object, x.id))
         assert k.valid_to is not None
         successors = sorted(
             (
@@ -526,7 +539,7 @@ def _mark_replaced_beside(
             continue
         text = _norm(c.line.text)
         for v, k in by_session.get(c.line.session, ()):
-            if _names(v.object, text) and not _names(k.object, text):
+            if names_phrase(v.object, text) and not names_phrase(k.object, text):
                 c.superseded = f"{_clip(v.object, 60)} replaced by {_clip(k.object, 60)}"
                 break
 
@@ -751,7 +764,7 @@ def ended_here(row: LineRow, marked: Mapping[str, Mapping[str, str]]) -> str | N
     """The mark of a value its session says ended elsewhere that ``row`` names, or ``None``."""
     text = _norm(row.text)
     return next(
-        (mark for value, mark in marked.get(row.session, {}).items() if _names(value, text)),
+        (mark for value, mark in marked.get(row.session, {}).items() if names_phrase(value, text)),
         None,
     )
 
@@ -770,26 +783,6 @@ def _mark_restated(
     for c in candidates:
         if c.line.id in found:
             c.superseded = found[c.line.id]
-
-
-def _names(value: str, text: str) -> bool:
-    """Whether a line names a value as a whole word or phrase."""
-    value = _norm(value)
-    if len(value) <= 2:
-        return False
-    # as re's (?<!\w)value(?!\w), without compiling a pattern per value (one per fact object)
-    at = text.find(value)
-    while at >= 0:
-        end = at + len(value)
-        if not (at and _word(text[at - 1])) and not (end < len(text) and _word(text[end])):
-            return True
-        at = text.find(value, at + 1)
-    return False
-
-
-def _word(ch: str) -> bool:
-    r"""Whether ``ch`` is a word character (re's ``\w`` for ``str``: alphanumeric or ``_``)."""
-    return ch.isalnum() or ch == "_"
 
 
 def _clip(text: str, limit: int) -> str:

@@ -34,6 +34,7 @@ __all__ = [
     "clean_name",
     "clean_subject",
     "entity_key",
+    "names_phrase",
     "predicate_name",
     "stem",
     "terms",
@@ -307,3 +308,27 @@ def terms(text: str) -> list[str]:
     """
     words = _TOKEN.findall(unicodedata.normalize("NFKC", text).casefold())
     return [stem(w) for w in words if len(w) > 1 and not w.isdigit() and w not in STOPWORDS]
+
+
+def names_phrase(value: str, text: str) -> bool:
+    """Whether ``text`` (case-folded, spaces collapsed) names ``value`` as a whole word or phrase.
+
+    >>> names_phrase("Zendesk", "we use zendesk now"), names_phrase("Zendesk", "zendesks")
+    (True, False)
+    """
+    value = " ".join(value.split()).casefold()
+    if len(value) <= 2:
+        return False
+    # as re's (?<!\w)value(?!\w), without compiling a pattern per value (one per fact object)
+    at = text.find(value)
+    while at >= 0:
+        end = at + len(value)
+        if not (at and _word(text[at - 1])) and not (end < len(text) and _word(text[end])):
+            return True
+        at = text.find(value, at + 1)
+    return False
+
+
+def _word(ch: str) -> bool:
+    r"""Whether ``ch`` is a word character (re's ``\w`` for ``str``: alphanumeric or ``_``)."""
+    return ch.isalnum() or ch == "_"

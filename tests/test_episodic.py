@@ -508,3 +508,22 @@ def test_empty_and_unmatched_messages(mem: gm.Memory) -> None:
     mem.add_session("hello world", started_at="2025-01-01")
     assert mem.context("zebra") == 'No facts or session lines in memory match "zebra".'
     assert re.match(r'Memory relevant to "hello" \(1 session line\):', mem.context("hello"))
+
+
+def test_lines_of_equal_rank_come_the_newest_first() -> None:
+    # Sessions named by no caller get random ids: a tie broken by id changed the context from
+    # one run to the next. Equal lines of three sessions, told out of order, in six memories.
+    seen = set()
+    for _ in range(6):
+        clock = ManualClock("2026-01-01")
+        with backends.memory(clock=clock) as mem:
+            for n, (day, tool) in enumerate((("05", "Vitest"), ("02", "Jest"), ("09", "Mocha"))):
+                clock.set(f"2026-01-09T1{n}:00Z")
+                mem.add_session(
+                    f"the web tests run on {tool}", started_at=f"2026-01-{day}", extract=False
+                )
+            clock.set("2026-01-10")
+            seen.add(str(mem.context("what do the web tests run on?", budget_tokens=200)))
+    assert len(seen) == 1, seen
+    tools = [ln.rsplit(" ", 1)[-1] for ln in seen.pop().splitlines()[1:]]
+    assert tools == ["Mocha", "Vitest", "Jest"]

@@ -418,45 +418,40 @@ def test_a_corrected_line_says_it_was_wrong(clock: ManualClock) -> None:
         assert not any("wrong" in ln for ln in before)
 
 
-def test_a_field_line_is_marked_by_its_field_name_and_a_later_ending(clock: ManualClock) -> None:
-    # "Budget: ..." shares no word with the later line but its field's name; shown beside the
-    # hit (a neighbour) or as a hit, it is marked the same.
-    with backends.memory(clock=clock, reader=NoReader()) as mem:
-        clock.set("2026-03-02T12:00Z")
-        mem.add_session(
-            "RENOVATION LOG — week 1\nKitchen budget: oak cabinets — cap 40k\n"
-            "Contractor: Bell & Sons",
-            started_at="2026-03-02",
-        )
-        clock.set("2026-05-11T12:00Z")
-        mem.add_session(
+@pytest.mark.parametrize(
+    ("first", "later", "question", "old", "mark"),
+    [
+        # "Kitchen budget: ..." shares no word with the later line but its field's name
+        (
+            "RENOVATION LOG — week 1\nKitchen budget: oak cabinets — cap 40k\nContractor: Bell",
             "RENOVATION LOG — week 10\nroof leak ate the reserve. new kitchen budget 25k, "
             "not spending 40k anymore. tiles arrive friday.",
-            started_at="2026-05-11",
-        )
-        clock.set("2026-05-12")
-        lines = _context(mem, "What is the kitchen budget capped at?")
-        old = next(ln for ln in lines if "cap 40k" in ln)
-        assert "40k: no longer current per 11 may 2026" in old
-        before = _context(mem, "What is the kitchen budget capped at?", known_at="2026-04-01")
-        assert not any("no longer" in ln for ln in before)
-
-
-def test_a_versioned_name_said_ended_marks_the_lines_naming_it(clock: ManualClock) -> None:
-    with backends.memory(clock=clock, reader=NoReader()) as mem:
-        clock.set("2026-01-10T12:00Z")
-        mem.add_session(
+            "What is the kitchen budget capped at?",
+            "cap 40k",
+            "40k: no longer current per 11 may 2026",
+        ),
+        # a versioned name needs no shared word
+        (
             "## 2.4.0\n- Faster cold starts.\n- The CLI needs Python 3.9 or later.",
-            started_at="2026-01-10",
-        )
-        clock.set("2026-06-01T12:00Z")
-        mem.add_session(
-            "## 3.0.0\n- Removed Python 3.9; the floor is Python 3.11.", started_at="2026-06-01"
-        )
-        clock.set("2026-06-02")
-        lines = _context(mem, "Which Python does the CLI need?")
-        old = next(ln for ln in lines if "needs python 3.9" in ln)
-        assert "python 3.9: no longer current per 1 jun 2026" in old
+            "## 3.0.0\n- Removed Python 3.9; the floor is Python 3.11.",
+            "Which Python does the CLI need?",
+            "needs python 3.9",
+            "python 3.9: no longer current per 11 may 2026",
+        ),
+    ],
+)
+def test_a_line_tied_to_a_later_ending_by_its_field_or_version_is_marked(
+    clock: ManualClock, first: str, later: str, question: str, old: str, mark: str
+) -> None:
+    with backends.memory(clock=clock, reader=NoReader()) as mem:
+        for day, text in (("03-02", first), ("05-11", later)):
+            clock.set(f"2026-{day}T12:00Z")
+            mem.add_session(text, started_at=f"2026-{day}")
+        clock.set("2026-05-12")
+        line = next(ln for ln in _context(mem, question) if old in ln)
+        assert mark in line
+        before = _context(mem, question, known_at="2026-04-01")
+        assert not any("no longer" in ln for ln in before)
 
 
 @pytest.mark.parametrize(
