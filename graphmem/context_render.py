@@ -219,7 +219,7 @@ def _dedupe(cands: Sequence[LineCandidate]) -> tuple[list[LineCandidate], dict[s
     least :data:`ECHO_SHARE` of its words) fold into the best-ranked line, which then notes how
     often and from when to when it was said (docs/concepts/recall.md#echo-folding): the
     folded lines say nothing the kept one does not, so no value is hidden and no superseded
-    value is shown as current. Deterministic: candidates come best first, ties by id.
+    value is shown as current. Deterministic: candidates come best first (ties in their order).
 
     Returns the kept lines and ``{line id: id of the kept line saying the same}`` for the
     exact repeats (what a fact's statement in one of them is covered by).

@@ -631,17 +631,10 @@ def mark_neighbours(
     found = _line_marks(rows_all, valid_at=valid_at, query=query, skip=skip)
     # A value a line says ended, named by a line of another session: the candidates were
     # marked among themselves (_mark_said_ended); a neighbour may be either line.
-    said = [Said(r.id, _fielded(r), r.started_at, _order(r)) for r in rows_all]
-    shown = [
-        Shown(r.id, _fielded(r), r.started_at, _order(r))
-        for r in rows_all
-        if r.id not in skip and r.id not in found
-    ]
-    for lid, (value, when) in marks(shown, said, owner="", valid_at=valid_at).items():
-        if when is not None or lid in fresh:
-            found[lid] = f"{value}: no longer current " + (
-                "from here" if when is None else f"per {fmt_date(when)}"
-            )
+    unmarked = frozenset(r.id for r in rows_all if r.id not in skip and r.id not in found)
+    for lid, (said, own) in _ended_marks(rows_all, unmarked, owner="", valid_at=valid_at).items():
+        if not own or lid in fresh:
+            found[lid] = said
     for c in candidates:
         if c.line.id in found:
             c.superseded = found[c.line.id]
@@ -707,6 +700,32 @@ def _line_marks(
     return found
 
 
+def _ended_marks(
+    rows: Sequence[LineRow],
+    unmarked: frozenset[str],
+    *,
+    owner: str,
+    valid_at: dt.datetime,
+    follows: Mapping[str, str] | None = None,
+) -> dict[str, tuple[str, bool]]:
+    """:func:`~graphmem.said_ended.marks` over lines (a field line with its field's name).
+
+    Returns ``{line id: (mark, whether the line itself says the value ended)}`` for the lines
+    of ``unmarked`` that get one.
+    """
+    said = [Said(r.id, _fielded(r), r.started_at, _order(r)) for r in rows]
+    shown = [Shown(r.id, _fielded(r), r.started_at, _order(r)) for r in rows if r.id in unmarked]
+    found = marks(shown, said, owner=owner, valid_at=valid_at, follows=follows)
+    return {
+        lid: (
+            f"{value}: no longer current "
+            + ("from here" if when is None else f"per {fmt_date(when)}"),
+            when is None,
+        )
+        for lid, (value, when) in found.items()
+    }
+
+
 def _mark_said_ended(
     candidates: Sequence[LineCandidate],
     *,
@@ -715,24 +734,12 @@ def _mark_said_ended(
     follows: Mapping[str, str] | None = None,
 ) -> None:
     """Mark lines that name a value a line says ended (docs/concepts/recall.md#said-ended)."""
-    said = [
-        Said(c.line.id, _fielded(c.line), c.line.started_at, _order(c.line)) for c in candidates
-    ]
-    shown = [
-        Shown(c.line.id, _fielded(c.line), c.line.started_at, _order(c.line))
-        for c in candidates
-        if c.superseded is None
-    ]
-    found_all = marks(shown, said, owner=owner, valid_at=valid_at, follows=follows)
+    rows = [c.line for c in candidates]
+    unmarked = frozenset(c.line.id for c in candidates if c.superseded is None)
+    found = _ended_marks(rows, unmarked, owner=owner, valid_at=valid_at, follows=follows)
     for c in candidates:
-        found = found_all.get(c.line.id)
-        if found is None:
-            continue
-        value, when = found
-        if when is None:
-            c.superseded = f"{value}: no longer current from here"
-        else:
-            c.superseded = f"{value}: no longer current per {fmt_date(when)}"
+        if c.line.id in found:
+            c.superseded = found[c.line.id][0]
     marked = session_ended(candidates)
     for c in candidates:
         if c.superseded is None and (mark := ended_here(c.line, marked)):
