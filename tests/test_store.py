@@ -437,10 +437,10 @@ def _queries(store: KuzuStore, word: str = "") -> list[str]:
     asked: list[str] = []
     run = store.executor.execute
 
-    def recording(query: str, params: dict[str, object]) -> list[list[object]]:
+    def recording(query: str, params: dict[str, object], keep=None) -> list[list[object]]:
         if word in query:
             asked.append(query)
-        return run(query, params)  # type: ignore[arg-type]
+        return run(query, params, keep)  # type: ignore[arg-type]
 
     store.executor.execute = recording  # type: ignore[method-assign]
     return asked

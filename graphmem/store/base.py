@@ -254,8 +254,16 @@ class FactStore(Protocol):
         """One entity by id, or ``None``."""
         ...
 
-    def current_versions(self, subject_ids: Sequence[str]) -> dict[str, list[Fact]]:
-        """The versions not closed in system time, per subject id (every id is a key)."""
+    def current_versions(
+        self,
+        subject_ids: Sequence[str],
+        *,
+        pairs: Collection[tuple[str, str]] | None = None,
+    ) -> dict[str, list[Fact]]:
+        """The versions not closed in system time, per subject id (every id is a key).
+
+        With ``pairs`` (``(subject id, predicate)``), only the versions of those pairs.
+        """
         ...
 
     def query_facts(

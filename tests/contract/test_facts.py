@@ -511,6 +511,25 @@ def test_current_versions(pair: Pair) -> None:
     assert pair.ask(lambda x: x.current_versions([])) == {}
 
 
+def test_current_versions_of_pairs(pair: Pair) -> None:
+    """With ``pairs``, only those (subject, predicate) pairs' current versions, every id a key."""
+    _timeline(pair)
+    got = pair.ask(
+        lambda x: x.current_versions(
+            ["alice", "bob", "nobody"],
+            pairs=[("alice", "works_at"), ("bob", "likes"), ("nobody", "works_at")],
+        ),
+        norm=lambda d: {k: by_id(v) for k, v in d.items()},
+    )
+    assert {k: ids(by_id(v)) for k, v in got.items()} == {
+        "alice": ["a3", "a4"],
+        "bob": [],
+        "nobody": [],
+    }
+    likes = pair.ask(lambda x: x.current_versions(["alice"], pairs=[("alice", "likes")]))
+    assert {k: ids(v) for k, v in likes.items()} == {"alice": ["a2"]}
+
+
 def test_get_facts_changed_between_and_counts(pair: Pair) -> None:
     _timeline(pair)
     assert pair.ask(lambda x: ids(by_id(x.get_facts(["a3", "zz", "b1"])))) == ["a3", "b1"]

@@ -16,7 +16,7 @@ index; with ``(a:Entity)`` it scans every entity and probes the index from each 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from graphmem.models import Fact
 from graphmem.store.falkordb.codec import FACT_RETURN, fact_from_row
@@ -52,10 +52,29 @@ class FalkorFacts(FalkorWrites):
 
     # -- fact versions ---------------------------------------------------------------------------
 
-    def current_versions(self, subject_ids: Sequence[str]) -> dict[str, list[Fact]]:
-        """The versions not closed in system time, per subject id (every id is a key)."""
+    def current_versions(
+        self,
+        subject_ids: Sequence[str],
+        *,
+        pairs: Collection[tuple[str, str]] | None = None,
+    ) -> dict[str, list[Fact]]:
+        """One ``UNWIND`` over the ids, or over the pairs (the predicate filtered in the query).
+
+        The protocol's :meth:`~graphmem.store.base.FactStore.current_versions`.
+        """
         out: dict[str, list[Fact]] = {s: [] for s in subject_ids}
         if not out:
+            return out
+        if pairs is not None:
+            wanted = [{"s": s, "p": p} for s, p in dict.fromkeys(pairs) if s in out]
+            rows = self._q(
+                "UNWIND $pairs AS pr MATCH (a:Entity {id: pr.s})-[r:Fact]->() "
+                f"WHERE r.predicate = pr.p AND r.expired_at IS NULL RETURN pr.s, {FACT_RETURN} "
+                "ORDER BY pr.s, r.predicate, r.valid_from, r.recorded_at, r.fid",
+                {"pairs": wanted},
+            )
+            for row in rows:
+                out[row[0]].append(fact_from_row(row[1:]))
             return out
         rows = self._q(
             "UNWIND $ids AS i MATCH (a:Entity {id: i})-[r:Fact]->() "

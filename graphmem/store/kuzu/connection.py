@@ -416,8 +416,17 @@ class KuzuConnection:
         if self._claim is not None:
             self._claim.release()
 
-    def execute(self, query: str, params: dict[str, Any]) -> list[list[Any]]:
+    def execute(
+        self,
+        query: str,
+        params: dict[str, Any],
+        keep: Callable[[list[Any]], bool] | None = None,
+    ) -> list[list[Any]]:
         """Run one parameterised query (prepared when it is worth it) and return all rows.
+
+        ``keep``: return only the rows it accepts, taken one at a time from the engine, so the
+        rows left out are never all in memory at once (a bulk write's planning read of 570k
+        versions built 450 MB of rows to keep a fifth of them, docs/benchmarks.md#appending).
 
         Raises:
             StoreError: the store is closed, or the engine failed (its message included).
@@ -446,8 +455,10 @@ class KuzuConnection:
         stmt = self._prepared(query, params)
         try:
             result = self._conn.execute(query if stmt is None else stmt, params)
-            rows: list[list[Any]] = result.get_all()
-            return rows
+            if keep is None:
+                rows: list[list[Any]] = result.get_all()
+                return rows
+            return [row for row in result if keep(row)]
         except RuntimeError as exc:
             self._stmts.pop(query, None)
             raise StoreError(f"{self.engine} query failed: {exc}") from exc

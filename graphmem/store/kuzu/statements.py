@@ -12,11 +12,12 @@ are Kuzu 0.11.3; docs/concepts/storage.md#engine-facts):
 - **Point lookups, not joins.** ``UNWIND $ids AS i MATCH (e:Entity {id: i})`` is a hash join
   over a full Entity scan (40 ms at 100k entities, however few the ids), and
   ``UNWIND ... MERGE ... CREATE`` costs about 2 ms a row, while one prepared statement per row
-  costs 0.1–0.6 ms. Small id sets and every write below the COPY path go row by row; ``UNWIND``
-  only serves large id sets (:data:`SMALL_BATCH`). Inserting a version costs Kuzu 0.45–0.55
-  ms a row either way (a prepared ``MATCH``/``MATCH``/``CREATE`` per row, or one ``UNWIND``:
-  measured, docs/benchmarks.md#appending: no shape is faster), ladybug 0.13 ms per row and 0.09 ms
-  through one ``UNWIND``, which its bigger batches take (:meth:`KuzuStatements._insert_rows`).
+  costs 0.1–2.4 ms. Id sets small for the store (:meth:`KuzuStatements.point_lookups`) and
+  every write below the COPY path go row by row; ``UNWIND`` serves the rest. Inserting a
+  version costs Kuzu 0.45–0.55 ms a row either way (a prepared ``MATCH``/``MATCH``/``CREATE``
+  per row, or one ``UNWIND``: measured, docs/benchmarks.md#appending: no shape is faster),
+  ladybug 0.13 ms per row and 0.09 ms through one ``UNWIND``, which its bigger batches take
+  (:meth:`KuzuStatements._insert_rows`).
 - **No NULL parameters.** A ``None`` parameter makes ladybug re-bind the statement (20 µs
   each), so writes leave NULL properties out of the query instead of passing ``None``.
 - Every filter on rel properties sits behind a ``WITH`` barrier, or the planner scans all edges
@@ -30,7 +31,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from graphmem.models import Entity, Fact, Predicate
@@ -43,8 +44,11 @@ __all__ = ["POINT_VS_SCAN", "SMALL_BATCH", "KuzuStatements"]
 
 #: Up to this many ids or rows, one prepared statement per id/row; above, one ``UNWIND`` query.
 SMALL_BATCH = 64
-#: One point query costs about as much as scanning this many stored rows (entities, versions).
-POINT_VS_SCAN = 1000
+#: One point query costs about as much as scanning this many stored rows (entities, versions):
+#: at 1M versions a point read of a subject's versions took 2.4 ms and an ``UNWIND`` read of 100
+#: subjects (an Entity scan) 0.3 s; at 100k, 100 point reads cost more than the ``UNWIND``
+#: (docs/benchmarks.md#small-batches).
+POINT_VS_SCAN = 4000
 
 
 class KuzuStatements:
@@ -75,15 +79,22 @@ class KuzuStatements:
         return self.execute(query, params, write=self.in_tx and bool(_WRITES.search(query)))
 
     def execute(
-        self, query: str, params: Mapping[str, Any] | None = None, *, write: bool = False
+        self,
+        query: str,
+        params: Mapping[str, Any] | None = None,
+        *,
+        write: bool = False,
+        keep: Callable[[list[Any]], bool] | None = None,
     ) -> list[list[Any]]:
         """Run a query of this store; ``write``: a logged write (no COPY-only commit then).
 
+        ``keep``: only the rows it accepts (:meth:`KuzuConnection.execute
+        <graphmem.store.kuzu.connection.KuzuConnection.execute>`).
         :class:`~graphmem.store.kuzu.transactions.KuzuWriter` writes its deferred rows first.
         """
         if write and self.in_tx:
             self._logged = True
-        return self.executor.execute(query, dict(params or {}))
+        return self.executor.execute(query, dict(params or {}), keep)
 
     def write_rows(
         self,
@@ -140,10 +151,11 @@ class KuzuStatements:
     def point_lookups(self, n: int) -> bool:
         """Whether ``n`` ids are read with one point query each rather than one ``UNWIND``.
 
-        An ``UNWIND`` read scans the whole Entity table once (about 0.4 µs an entity), a point
-        query costs about 0.5 ms: small batches and big stores go point by point.
+        An ``UNWIND`` read scans the whole Entity table once, a point query costs 0.5-2.4 ms
+        (more in bigger stores): a batch goes point by point when the store holds at least
+        :data:`POINT_VS_SCAN` rows per id, so 100 subjects at 1M versions, 20 at 100k.
         """
-        return n <= SMALL_BATCH and n * POINT_VS_SCAN <= self.executor.stored_rows
+        return n * POINT_VS_SCAN <= self.executor.stored_rows
 
     def _names(self, ids: Sequence[str]) -> dict[str, str]:
         unique = list(dict.fromkeys(ids))

@@ -41,7 +41,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import json
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -97,7 +97,12 @@ class KuzuWriter(KuzuStatements):
         self._copy_pending = False  # a copy_pending record waits for the copy's commit
 
     def execute(
-        self, query: str, params: Mapping[str, Any] | None = None, *, write: bool = False
+        self,
+        query: str,
+        params: Mapping[str, Any] | None = None,
+        *,
+        write: bool = False,
+        keep: Callable[[list[Any]], bool] | None = None,
     ) -> list[list[Any]]:
         """Run a query of this store after the deferred writes; ``write``: a logged write."""
         if (
@@ -107,7 +112,7 @@ class KuzuWriter(KuzuStatements):
             or self._pending_ops
         ):
             self._materialize()
-        return super().execute(query, params, write=write)
+        return super().execute(query, params, write=write, keep=keep)
 
     def _commit(self) -> None:
         """COMMIT the open transaction, then checkpoint when the log is big.
