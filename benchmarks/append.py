@@ -15,6 +15,9 @@ Each ``work_*`` runs in its own process (called by :mod:`benchmarks.run`):
 - ``text-{kuzu,ladybug}``: ``add_sessions`` of 1,000 generated dialogue sessions of 20 turns,
   in calls of 100, their text read by the text pipeline into the store: sentences per second.
 - ``demo-{kuzu,ladybug}``: ``python -m graphmem demo`` end to end, a fresh process.
+- ``calls-{kuzu,ladybug}``: ``n`` facts as ``add_facts`` calls of 10k from an empty store;
+  ``calls-copy-{kuzu,ladybug}``: the same batches as raw ``COPY``s into a minimal rel table
+  (docs/benchmarks.md#appending-in-10k-calls).
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ import sys
 import time
 from typing import Any
 
-from benchmarks.measure import note, rss_mb
+from benchmarks.measure import disk_mb, note, rss_mb
 
 UTC = dt.timezone.utc
 T0 = dt.datetime(2026, 1, 1, tzinfo=UTC)
@@ -189,6 +192,86 @@ def work_append_copy(engine: str, n: int, tmp: str) -> dict[str, Any]:
     out["versions"] = n + sum(s for s, _ in tables)
     conn.close()
     db.close()
+    out["peak_rss_mb"] = round(rss_mb())
+    return out
+
+
+def work_calls(engine: str, n: int, tmp: str) -> dict[str, Any]:
+    """``n`` facts as ``add_facts`` calls of 10k from an empty store (``data.call_batches``)."""
+    import graphmem as gm
+    from benchmarks import data
+    from graphmem.timeutil import ManualClock
+
+    out: dict[str, Any] = {"system": f"calls-{engine}", "facts": n}
+    plan = data.call_batches(n)
+    clock = ManualClock(T0)
+    times = []
+    with gm.open(os.path.join(tmp, f"calls-{engine}.db"), engine=engine, clock=clock) as mem:
+        for p, c in data.CALL_PREDICATES:
+            mem.define_predicate(p, cardinality=c)
+        for k, rows in enumerate(plan):
+            clock.set(T0 + dt.timedelta(seconds=k + 1))
+            t = time.perf_counter()
+            mem.add_facts(rows)
+            times.append(time.perf_counter() - t)
+            note(f"call {k + 1}", round(times[-1], 2), "s")
+        out["versions"] = mem.count_versions()
+    out["seconds"] = round(sum(times), 2)
+    out["calls"] = len(times)
+    out["last_call_s"] = round(times[-1], 2)
+    out["disk_mb"] = round(disk_mb(os.path.join(tmp, f"calls-{engine}.db")), 1)
+    out["peak_rss_mb"] = round(rss_mb())
+    return out
+
+
+def work_calls_copy(engine: str, n: int, tmp: str) -> dict[str, Any]:
+    """The engine alone on the same batches: each one ``COPY`` into the least a bitemporal edge
+    needs (an id, the predicate, both intervals), from prebuilt Arrow tables."""
+    import importlib
+
+    import pyarrow as pa
+
+    from benchmarks import data
+
+    out: dict[str, Any] = {"system": f"calls-copy-{engine}", "facts": n}
+    plan = data.call_batches(n)
+    ts = pa.timestamp("us")
+    tables = [
+        pa.table(
+            {
+                "from": [str(r["subject"]) for r in rows],
+                "to": [str(r["object"]) for r in rows],
+                "id": [f"f{k}_{i}" for i in range(len(rows))],
+                "predicate": [str(r["predicate"]) for r in rows],
+                "vf": pa.array([r["valid_from"].replace(tzinfo=None) for r in rows], ts),  # type: ignore[attr-defined]
+                "vt": pa.nulls(len(rows), ts),
+                "rf": pa.array([T0.replace(tzinfo=None)] * len(rows), ts),
+                "rt": pa.nulls(len(rows), ts),
+            }
+        )
+        for k, rows in enumerate(plan)
+    ]
+    mod = importlib.import_module(engine)
+    path = os.path.join(tmp, f"calls-copy-{engine}.db")
+    db = mod.Database(path)
+    conn = mod.Connection(db)
+    conn.execute("CREATE NODE TABLE E(id STRING, PRIMARY KEY(id))")
+    conn.execute(
+        "CREATE REL TABLE F(FROM E TO E, id STRING, predicate STRING, vf TIMESTAMP, "
+        "vt TIMESTAMP, rf TIMESTAMP, rt TIMESTAMP)"
+    )
+    conn.execute("COPY E FROM $t", {"t": pa.table({"id": [f"E{i}" for i in range(n // 10)]})})
+    times = []
+    for table in tables:
+        t = time.perf_counter()
+        conn.execute("COPY F FROM $t", {"t": table})
+        times.append(time.perf_counter() - t)
+    conn.close()
+    db.close()
+    out["seconds"] = round(sum(times), 2)
+    out["calls"] = len(times)
+    out["last_call_s"] = round(times[-1], 2)
+    out["disk_mb"] = round(disk_mb(path), 1)
     out["peak_rss_mb"] = round(rss_mb())
     return out
 

@@ -72,3 +72,33 @@ def single_writes(n: int, q: int, *, seed: int = 11) -> list[dict[str, object]]:
 def remember_texts(q: int) -> list[str]:
     """Return ``q`` short first-person texts for the text-remember latency (moves and jobs)."""
     return [f"I live in City{i}." if i % 2 == 0 else f"I work at Company{i}." for i in range(q)]
+
+
+#: The append-in-calls workload (docs/benchmarks.md#appending-in-10k-calls): 5 predicates, 3
+#: single-valued.
+CALL_PREDICATES = [("q0", "one"), ("q1", "many"), ("q2", "one"), ("q3", "many"), ("q4", "one")]
+
+
+def call_batches(n: int, size: int = 10_000) -> list[list[dict[str, object]]]:
+    """``n`` facts over ``n // 10`` subjects and :data:`CALL_PREDICATES` as calls of ``size``.
+
+    Random subjects, objects and valid times (1990-2025, in random order); batch ``k`` is seed
+    ``k``, so every system writes the same rows in the same order.
+    """
+    ents = max(n // 10, 10)
+    names = [p for p, _ in CALL_PREDICATES]
+    out = []
+    for k in range(max(n // size, 1)):
+        rng = random.Random(k)
+        out.append(
+            [
+                {
+                    "subject": f"E{rng.randrange(ents)}",
+                    "predicate": rng.choice(names),
+                    "object": f"E{rng.randrange(ents)}",
+                    "valid_from": BASE + dt.timedelta(days=rng.randrange(SPAN_DAYS)),
+                }
+                for _ in range(size)
+            ]
+        )
+    return out

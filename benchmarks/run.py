@@ -76,6 +76,10 @@ APPEND_SYSTEMS = [
     "text-ladybug",
     "demo-kuzu",
     "demo-ladybug",
+    "calls-kuzu",
+    "calls-ladybug",
+    "calls-copy-kuzu",
+    "calls-copy-ladybug",
 ]
 #: The appends after the base store: (facts per call, calls). Every system writes the same
 #: batches in the same order (benchmarks.data with seed 1000 + call number).
@@ -503,6 +507,10 @@ def worker(args: argparse.Namespace) -> None:
                 result = append.work_stream(engine, n, tmp)
             elif kind == "text":
                 result = append.work_text(engine, n, tmp)
+            elif kind == "calls":
+                result = append.work_calls(engine, n, tmp)
+            elif kind == "calls-copy":
+                result = append.work_calls_copy(engine, n, tmp)
             else:
                 result = append.work_demo(engine, tmp)
         else:
@@ -602,6 +610,11 @@ def append_tables(results: list[dict[str, Any]]) -> list[str]:
             if r["system"].startswith("stream"):
                 what = (
                     f"{r['ingest_s']} s ({r['ingest_facts_per_s']:,} facts/s, {r['chunks']} chunks)"
+                )
+            elif r["system"].startswith("calls"):
+                what = (
+                    f"{r['seconds']} s in {r['calls']} calls (last {r['last_call_s']} s), "
+                    f"{r['disk_mb']} MB on disk"
                 )
             elif r["system"].startswith("text"):
                 what = (
