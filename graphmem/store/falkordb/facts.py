@@ -65,23 +65,20 @@ class FalkorFacts(FalkorWrites):
         out: dict[str, list[Fact]] = {s: [] for s in subject_ids}
         if not out:
             return out
-        if pairs is not None:
-            wanted = [{"s": s, "p": p} for s, p in dict.fromkeys(pairs) if s in out]
+        if pairs is None:
+            rows = self._q(
+                "UNWIND $ids AS i MATCH (a:Entity {id: i})-[r:Fact]->() "
+                f"WHERE r.expired_at IS NULL RETURN i, {FACT_RETURN} "
+                "ORDER BY i, r.predicate, r.valid_from, r.recorded_at, r.fid",
+                {"ids": list(out)},
+            )
+        else:
             rows = self._q(
                 "UNWIND $pairs AS pr MATCH (a:Entity {id: pr.s})-[r:Fact]->() "
                 f"WHERE r.predicate = pr.p AND r.expired_at IS NULL RETURN pr.s, {FACT_RETURN} "
                 "ORDER BY pr.s, r.predicate, r.valid_from, r.recorded_at, r.fid",
-                {"pairs": wanted},
+                {"pairs": [{"s": s, "p": p} for s, p in dict.fromkeys(pairs) if s in out]},
             )
-            for row in rows:
-                out[row[0]].append(fact_from_row(row[1:]))
-            return out
-        rows = self._q(
-            "UNWIND $ids AS i MATCH (a:Entity {id: i})-[r:Fact]->() "
-            f"WHERE r.expired_at IS NULL RETURN i, {FACT_RETURN} "
-            "ORDER BY i, r.predicate, r.valid_from, r.recorded_at, r.fid",
-            {"ids": list(out)},
-        )
         for row in rows:
             out[row[0]].append(fact_from_row(row[1:]))
         return out

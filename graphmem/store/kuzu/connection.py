@@ -425,8 +425,9 @@ class KuzuConnection:
         """Run one parameterised query (prepared when it is worth it) and return all rows.
 
         ``keep``: return only the rows it accepts, taken one at a time from the engine, so the
-        rows left out are never all in memory at once (a bulk write's planning read of 570k
-        versions built 450 MB of rows to keep a fifth of them, docs/benchmarks.md#appending).
+        rows left out are never all in memory at once (a bulk write's planning read keeps the
+        rows of its pairs only: a streamed 1M ingest peaked at 2.8 GB instead of 3.35 GB,
+        docs/benchmarks.md#appending-in-10k-calls).
 
         Raises:
             StoreError: the store is closed, or the engine failed (its message included).
