@@ -129,5 +129,5 @@ def test_concurrent_writers_keep_one_truth(falkordb_url: str, n: int, tmp_path: 
     finally:
         writers.close()
         store = mem._kernel.store
-        store._conn.command("GRAPH.DELETE", store.graph)
+        store.executor.connection().command("GRAPH.DELETE", store.graph)
         mem.close()

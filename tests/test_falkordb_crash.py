@@ -141,11 +141,13 @@ def test_kill_client_mid_staged_write(falkordb_url: str) -> None:
     assert max([0, *acks]) <= n <= max([0, *acks]) + 1
     store = open_store(falkordb_url)
     graph = store.graph
-    staging = [x for x in store._conn.command("GRAPH.LIST") if x.startswith(graph + writes.STAGING)]
+    names = store.executor.connection().command("GRAPH.LIST")
+    staging = [x for x in names if x.startswith(graph + writes.STAGING)]
     store.close()
     FalkorStore(falkordb_url, staging_max_age=-1).close()  # removes the crashed write's graph
     store = open_store(falkordb_url)
-    left = [x for x in store._conn.command("GRAPH.LIST") if x.startswith(graph + writes.STAGING)]
+    names = store.executor.connection().command("GRAPH.LIST")
+    left = [x for x in names if x.startswith(graph + writes.STAGING)]
     store.close()
     assert left == []
     assert len(staging) <= 1

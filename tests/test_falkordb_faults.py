@@ -31,7 +31,7 @@ def mem(falkordb_url: str) -> Iterator[Any]:
         yield m
     finally:
         store = m._kernel.store
-        store._conn.command("GRAPH.DELETE", store.graph)
+        store.executor.connection().command("GRAPH.DELETE", store.graph)
         m.close()
 
 
@@ -73,14 +73,14 @@ def test_open_never_deletes_a_look_alike_graph(falkordb_server: Any) -> None:
     team = f"team_{uuid.uuid4().hex[:8]}"
     other = f"{team}{writes.STAGING}1000000000::prod"
     base = FalkorStore(f"{falkordb_server.url}/{team}", staging_max_age=-1)
-    base._conn.execute_on(other, "CREATE (:Meta {key: 'tenant'})", None)
+    base.executor.connection().execute_on(other, "CREATE (:Meta {key: 'tenant'})", None)
     try:
         FalkorStore(f"{falkordb_server.url}/{team}", staging_max_age=-1).close()
         gm.open(f"{falkordb_server.url}/{team}").close()
-        assert other in base._conn.command("GRAPH.LIST")
+        assert other in base.executor.connection().command("GRAPH.LIST")
     finally:
         for name in (other, team):
-            base._conn.command("GRAPH.DELETE", name)
+            base.executor.connection().command("GRAPH.DELETE", name)
         base.close()
 
 
@@ -112,7 +112,7 @@ def test_check_notices_an_edge_the_index_cannot_find(mem: Any) -> None:
     store = mem._kernel.store
     mem.add_fact("s", "tag", "ok")
     # As the defect stored it: the raw character, not escaped (the client is bypassed).
-    store._conn.command(
+    store.executor.connection().command(
         "GRAPH.QUERY",
         store.graph,
         "CYPHER i=\"x\x01y\" CREATE (:Entity {id: $i, name: $i, kind: 'entity'})",
@@ -192,10 +192,10 @@ def test_timeout_of_an_applied_write_is_a_success(
 def test_timeout_message_without_token_says_unknown(falkordb_url: str) -> None:
     store = FalkorStore(falkordb_url)
     try:
-        err = store._timed_out(store._conn, None)
+        err = store.executor.timed_out(store.executor.connection(), None)
         assert "whether it was applied is unknown" in str(err)
     finally:
-        store._conn.command("GRAPH.DELETE", store.graph)
+        store.executor.connection().command("GRAPH.DELETE", store.graph)
         store.close()
 
 
@@ -250,7 +250,7 @@ def test_loading_server_says_so(monkeypatch: pytest.MonkeyPatch, falkordb_url: s
             store.count_versions()
     finally:
         monkeypatch.undo()
-        store._conn.command("GRAPH.DELETE", store.graph)
+        store.executor.connection().command("GRAPH.DELETE", store.graph)
         store.close()
 
 
@@ -274,7 +274,7 @@ def test_a_writer_whose_clock_is_behind_is_ordered_after_the_newest_write(
         assert behind.check().ok
     finally:
         store = ahead._kernel.store
-        store._conn.command("GRAPH.DELETE", store.graph)
+        store.executor.connection().command("GRAPH.DELETE", store.graph)
         ahead.close()
         behind.close()
 
@@ -319,7 +319,7 @@ def test_a_writer_that_lost_its_lock_writes_nothing(falkordb_url: str) -> None:
         a.add_fact("alice", "works_at", "Acme")
         with pytest.raises(StoreBusy, match="writer lock it had lost"), a._kernel.uow.write() as w:  # noqa: PT012
             # A paused past the lock's time to live: the lock is gone, B writes.
-            store._conn.command("DEL", store._lock_key)
+            store.executor.connection().command("DEL", store.lock.key)
             b.add_fact("alice", "works_at", "Globex")
             w.changes.meta["stale"] = "1"
         assert store.get_meta("stale") is None
@@ -329,7 +329,7 @@ def test_a_writer_that_lost_its_lock_writes_nothing(falkordb_url: str) -> None:
         assert [f.object for f in r.superseded] == ["Globex"]
         assert a.check().ok
     finally:
-        store._conn.command("GRAPH.DELETE", store.graph)
+        store.executor.connection().command("GRAPH.DELETE", store.graph)
         a.close()
         b.close()
 
@@ -346,10 +346,10 @@ def test_a_writer_waits_for_the_lock_then_gives_up_busy(falkordb_url: str) -> No
             b.add_fact("bob", "works_at", "Acme")
         assert b.facts(subject="bob") == []
         # A lock left by a process that died expires; the next writer then proceeds.
-        store._conn.command("SET", store._lock_key, "dead", "PX", 200)
+        store.executor.connection().command("SET", store.lock.key, "dead", "PX", 200)
         assert b.add_fact("bob", "works_at", "Acme").decision.value == "add"
     finally:
-        store._conn.command("GRAPH.DELETE", store.graph)
+        store.executor.connection().command("GRAPH.DELETE", store.graph)
         a.close()
         b.close()
 

@@ -52,7 +52,7 @@ def store(falkordb_url: str) -> Iterator[FalkorStore]:
     try:
         yield s
     finally:
-        s._conn.command("GRAPH.DELETE", s.graph)
+        s.executor.connection().command("GRAPH.DELETE", s.graph)
         s.close()
 
 
@@ -148,12 +148,12 @@ def test_foreign_graph_and_schema_version(store: FalkorStore, falkordb_url: str)
     with pytest.raises(SchemaVersionError, match="'999'"):
         open_store(falkordb_url.rsplit("/", 1)[0] + "/" + store.graph)
     other = store.graph + "_foreign"
-    store._conn.execute_on(other, "CREATE (:Person {name: 'x'})", None)
+    store.executor.connection().execute_on(other, "CREATE (:Person {name: 'x'})", None)
     try:
         with pytest.raises(SchemaVersionError, match="no graphmem schema"):
             open_store(falkordb_url.rsplit("/", 1)[0] + "/" + other)
     finally:
-        store._conn.command("GRAPH.DELETE", other)
+        store.executor.connection().command("GRAPH.DELETE", other)
 
 
 def test_capabilities_and_path(store: FalkorStore) -> None:
@@ -385,7 +385,7 @@ def test_snapshot_into_empty_graph(falkordb_url: str, chunk_rows: int | None) ->
     assert store.loose_mentions() == 0
     raw = store.raw_facts()
     assert {r["recorded_at"] for r in raw} == {t(1), t(2)}
-    store._conn.command("GRAPH.DELETE", store.graph)
+    store.executor.connection().command("GRAPH.DELETE", store.graph)
     store.close()
 
 
@@ -396,7 +396,7 @@ def test_staged_apply_is_whole(falkordb_url: str) -> None:
     assert store.count_versions() == 30
     assert store.get_meta("k") == "v"
     assert store.max_system_time() == T0
-    names = store._conn.command("GRAPH.LIST")
+    names = store.executor.connection().command("GRAPH.LIST")
     assert not [n for n in names if n.startswith(store.graph + writes.STAGING)]
     # A chunk that fails (the metadata part, after the inserts): nothing of the change set,
     # and the staging graph is gone.
@@ -406,9 +406,9 @@ def test_staged_apply_is_whole(falkordb_url: str) -> None:
         store.apply(ChangeSet(at=t(1), inserts=more, meta=bad))  # type: ignore[arg-type]
     assert store.count_versions() == 30
     assert store.max_system_time() == T0
-    names = store._conn.command("GRAPH.LIST")
+    names = store.executor.connection().command("GRAPH.LIST")
     assert not [n for n in names if n.startswith(store.graph + writes.STAGING)]
-    store._conn.command("GRAPH.DELETE", store.graph)
+    store.executor.connection().command("GRAPH.DELETE", store.graph)
     store.close()
 
 
@@ -420,16 +420,16 @@ def test_staged_apply_refuses_a_concurrent_write(falkordb_url: str) -> None:
         if chunk == 0:
             other.apply(ChangeSet(at=T0, meta={"meddler": "1"}))
 
-    store.staging_hook = meddle
+    store.writer.staging_hook = meddle
     rows = [(f"e{i}", f"o{i}", fact(f"f{i}", f"E{i}", f"O{i}")) for i in range(12)]
     with pytest.raises(StoreError, match="another client"):
         store.apply(ChangeSet(at=t(1), inserts=rows))
     assert store.count_versions() == 0
     assert store.get_meta("meddler") == "1"
-    names = store._conn.command("GRAPH.LIST")
+    names = store.executor.connection().command("GRAPH.LIST")
     assert not [n for n in names if n.startswith(store.graph + writes.STAGING)]
     other.close()
-    store._conn.command("GRAPH.DELETE", store.graph)
+    store.executor.connection().command("GRAPH.DELETE", store.graph)
     store.close()
 
 
@@ -437,13 +437,14 @@ def test_stale_staging_removed_on_open(store: FalkorStore, falkordb_url: str) ->
     old = f"{store.graph}{writes.STAGING}1000::dead"
     young = f"{store.graph}{writes.STAGING}99999999999::live"
     for name, started in ((old, 1000), (young, int(time.time()))):
-        store._conn.execute_on(name, "CREATE (:Meta {key: 'x'})", None)
-        store._conn.command("HSET", store._staging_key, name, started)  # as _apply_staged does
+        store.executor.connection().execute_on(name, "CREATE (:Meta {key: 'x'})", None)
+        # as a staged write does
+        store.executor.connection().command("HSET", store.writer.staging_key, name, started)
     open_store(falkordb_url).close()
-    names = store._conn.command("GRAPH.LIST")
+    names = store.executor.connection().command("GRAPH.LIST")
     assert old not in names
     assert young in names
-    store._conn.command("GRAPH.DELETE", young)
+    store.executor.connection().command("GRAPH.DELETE", young)
 
 
 def test_tenancy(falkordb_url: str) -> None:
@@ -459,7 +460,7 @@ def test_tenancy(falkordb_url: str) -> None:
         assert a.count_versions() == 1
     finally:
         for s in (a, b):
-            s._conn.command("GRAPH.DELETE", s.graph)
+            s.executor.connection().command("GRAPH.DELETE", s.graph)
             s.close()
 
 
@@ -493,7 +494,7 @@ def test_resent_change_set_is_applied_once(store: FalkorStore) -> None:
         sessions=[(Session(id="s1", started_at=T0, text="X: hi\nY: ho"), {"x": 1})],
         audit=[("a1", "add", "{}")],
     )
-    plan, _ = store._plan(changes)
+    plan, _ = store.writer.plan(changes)
     query, params = plan.query()
     first = store._w(query, params)
     again = store._w(query, params)
@@ -525,7 +526,7 @@ def test_reply_timeout_never_applies_twice(falkordb_url: str) -> None:
     else:
         assert "whether it was applied is unknown" in failed
         assert store.count_versions() in (1, 20_001)
-    store._conn.command("GRAPH.DELETE", store.graph)
+    store.executor.connection().command("GRAPH.DELETE", store.graph)
     store.close()
 
 
@@ -577,7 +578,7 @@ def test_known_at_unchanged_by_later_applies(
             if f.expired_at is not None:
                 assert f not in s.query_facts(known_at=f.expired_at)
     finally:
-        s._conn.command("GRAPH.DELETE", s.graph)
+        s.executor.connection().command("GRAPH.DELETE", s.graph)
         s.close()
 
 
@@ -595,13 +596,13 @@ def test_importing_graphmem_loads_no_client() -> None:
 def test_engine_option_is_ignored_for_a_url(falkordb_url: str) -> None:
     store = open_store(falkordb_url, engine="kuzu")
     assert store.engine == "falkordb"
-    store._conn.command("GRAPH.DELETE", store.graph)
+    store.executor.connection().command("GRAPH.DELETE", store.graph)
     store.close()
 
 
 def test_closed_store_is_store_error(falkordb_url: str) -> None:
     store = open_store(falkordb_url)
-    store._conn.command("GRAPH.DELETE", store.graph)
+    store.executor.connection().command("GRAPH.DELETE", store.graph)
     store.close()
     store.close()  # twice is fine
     with pytest.raises(StoreError, match="closed"):

@@ -1,7 +1,12 @@
 """The FalkorDB backend: graphmem's store on a FalkorDB server (one graph per memory).
 
-:class:`FalkorStore` composes the topic mixins (facts and the one write, sessions, search,
-transfer, integrity) over :class:`~graphmem.store.falkordb.connection.FalkorBase`; it is
+:class:`FalkorStore` is made of parts (docs/concepts/storage.md#the-backends-parts): its
+``executor`` (:class:`~graphmem.store.falkordb.connection.FalkorExecutor`: the connection pool
+and the queries), its writer ``lock`` (:class:`~graphmem.store.falkordb.order.WriterLock`: the
+lock, the fence and the memory's id) and its ``writer``
+(:class:`~graphmem.store.falkordb.writes.FalkorWriter`: the one write), and of the topic
+mixins (facts, sessions, search, transfer, integrity) over
+:class:`~graphmem.store.falkordb.connection.FalkorBase`; it is
 opened with a ``falkordb://[password@]host:port/graph`` URL (``graphmem.store.open_store``).
 On a writable open it creates the exact-match indexes of the schema, records the schema
 version in ``Meta``, gives the graph its memory id (:mod:`~graphmem.store.falkordb.order`)
@@ -12,16 +17,20 @@ not import the client: the connection does, when a store opens.
 
 from __future__ import annotations
 
+import datetime as dt
+from contextlib import AbstractContextManager
 from typing import Any
 
 from graphmem.errors import SchemaVersionError, StoreError
-from graphmem.store.base import Capabilities
-from graphmem.store.falkordb.connection import FalkorURL, parse_url
+from graphmem.store.base import Applied, Capabilities, ChangeSet
+from graphmem.store.falkordb.connection import FalkorExecutor, FalkorURL, parse_url
 from graphmem.store.falkordb.facts import FalkorFacts
 from graphmem.store.falkordb.integrity import LABELS, FalkorIntegrity
+from graphmem.store.falkordb.order import WriterLock
 from graphmem.store.falkordb.search import FalkorSearch
 from graphmem.store.falkordb.sessions import FalkorSessions
 from graphmem.store.falkordb.transfer import FalkorTransfer
+from graphmem.store.falkordb.writes import FalkorWriter
 from graphmem.store.schema import SCHEMA_VERSION as _KUZU_SCHEMA_VERSION
 
 __all__ = ["INDEXES", "SCHEMA_VERSION", "FalkorStore", "FalkorURL", "parse_url"]
@@ -77,23 +86,41 @@ class FalkorStore(FalkorFacts, FalkorSessions, FalkorSearch, FalkorTransfer, Fal
         chunk_rows: int | None = None,
         staging_max_age: float | None = None,
     ) -> None:
-        if chunk_rows is not None:
-            self.chunk_rows = max(1, int(chunk_rows))
-        if staging_max_age is not None:
-            self.staging_max_age = float(staging_max_age)
-        self._connect(url, read_only=read_only)
+        #: The connection pool and the queries.
+        self.executor = FalkorExecutor(url, read_only=read_only)
+        #: The writer lock, the fence and the memory's id.
+        self.lock = WriterLock(self.executor)
+        #: The one write: a change set planned into one query, or staged when huge.
+        self.writer = FalkorWriter(
+            self.executor, self.lock, chunk_rows=chunk_rows, staging_max_age=staging_max_age
+        )
         try:
             self._init_schema()
             self._check_terms()
             if not read_only:
-                self._claim_memory()
-                self._remove_stale_staging()
+                self.lock.claim_memory()
+                self.writer.remove_stale_staging()
             else:
-                rows = self._q("MATCH (t:GraphmemTx {key: 'tokens'}) RETURN t.memory")
-                self.memory_id = rows[0][0] if rows else None
+                self.lock.read_memory()
         except BaseException:
             self.close()
             raise
+
+    @property
+    def memory_id(self) -> str | None:
+        """The id of the memory this handle opened (``None`` for a graph never written)."""
+        return self.lock.memory_id
+
+    def exclusive(self) -> AbstractContextManager[dt.datetime | None]:
+        """Hold the memory's writer lock (:meth:`WriterLock.exclusive`)."""
+        return self.lock.exclusive()
+
+    def apply(self, changes: ChangeSet) -> Applied:
+        """Commit ``changes`` as one query (:meth:`FalkorWriter.apply`); the line index follows."""
+        applied, lines = self.writer.apply(changes)
+        if lines is not None:
+            self._note_lines(*lines)
+        return applied
 
     @property
     def capabilities(self) -> Capabilities:
@@ -111,7 +138,7 @@ class FalkorStore(FalkorFacts, FalkorSessions, FalkorSearch, FalkorTransfer, Fal
 
     def close(self) -> None:
         """Close the connections (the server keeps the data)."""
-        self._close_connection()
+        self.executor.close()
 
     def __enter__(self) -> FalkorStore:
         return self
@@ -126,9 +153,12 @@ class FalkorStore(FalkorFacts, FalkorSessions, FalkorSearch, FalkorTransfer, Fal
 
     def _graph_exists(self) -> bool:
         try:
-            names = self._conn.command("GRAPH.LIST") or []
+            conn = self.executor.connection()
+            names = conn.command("GRAPH.LIST") or []
+        except StoreError:
+            raise
         except Exception as exc:  # noqa: BLE001 - mapped to StoreError
-            raise self._conn.error(exc, "GRAPH.LIST") from None
+            raise conn.error(exc, "GRAPH.LIST") from None
         return self.graph in names
 
     def _init_schema(self) -> None:

@@ -1,4 +1,7 @@
-"""The connection to a FalkorDB server: URL parsing, the pool, errors, and :class:`FalkorBase`.
+"""The connection to a FalkorDB server: URL parsing, the pool, errors, the executor.
+
+:class:`FalkorExecutor` is the store's executor; :class:`FalkorBase` is what its topic
+mixins build on.
 
 A store URL is ``falkordb://[[user:]password@]host[:port]/graph[?options]``; the graph name is
 the tenant (one graph per memory; a store never reads another graph). Options:
@@ -37,6 +40,7 @@ __all__ = [
     "GRAPH_NAME",
     "Connection",
     "FalkorBase",
+    "FalkorExecutor",
     "FalkorURL",
     "parse_url",
     "redact",
@@ -340,35 +344,40 @@ _CANCEL = (
 )
 
 
-class FalkorBase(CypherReads):
-    """What every FalkorDB store mixin builds on: the connection, ``_q`` and ``_w``.
+class FalkorExecutor:
+    """The connection pool and the queries, with the resend rules of the module docstring.
+
+    The store's ``executor`` part (docs/concepts/storage.md#the-backends-parts).
 
     Attributes:
-        engine: ``"falkordb"``.
+        url: the parsed URL.
         path: the URL without its password.
         graph: the graph name (the tenant).
         read_only: writes raise :class:`StoreError`.
+        conn: the connection pool (``None`` once closed).
     """
 
-    dialect = FALKOR
-
-    engine: str = "falkordb"
-    path: str | None
-    graph: str
-    read_only: bool
-    url: FalkorURL
-    _conn: Connection
-
-    def _connect(self, url: str | FalkorURL, *, read_only: bool = False) -> None:
+    def __init__(self, url: str | FalkorURL, *, read_only: bool = False) -> None:
         self.url = url if isinstance(url, FalkorURL) else parse_url(url)
         self.path = self.url.display
         self.graph = self.url.graph
         self.read_only = read_only
-        self._conn = Connection(self.url)
+        self.conn: Connection | None = Connection(self.url)
 
-    def _q(self, query: str, params: Mapping[str, Any] | None = None) -> list[list[Any]]:
+    def connection(self) -> Connection:
+        """The open connection pool.
+
+        Raises:
+            StoreError: the store is closed.
+        """
+        conn = self.conn
+        if conn is None:
+            raise StoreError(f"the store {self.path} is closed; open it again (gm.open)")
+        return conn
+
+    def q(self, query: str, params: Mapping[str, Any] | None = None) -> list[list[Any]]:
         """Run a read query (``GRAPH.RO_QUERY``); resent once after a lost connection."""
-        conn = self._open_connection()
+        conn = self.connection()
         try:
             return conn.execute(query, params, read_only=True)
         except GraphmemError:
@@ -381,7 +390,7 @@ class FalkorBase(CypherReads):
         except Exception as exc:  # noqa: BLE001
             raise conn.error(exc) from None
 
-    def _w(
+    def w(
         self,
         query: str,
         params: Mapping[str, Any] | None = None,
@@ -402,24 +411,24 @@ class FalkorBase(CypherReads):
         """
         if self.read_only:
             raise StoreError(f"the store {self.path} is open read-only; open it writable")
-        conn = self._open_connection()
+        conn = self.connection()
         try:
             return conn.execute(query, params, read_only=False)
         except GraphmemError:
             raise  # a parameter graphmem refused (codec): nothing was sent
         except Exception as exc:  # noqa: BLE001 - mapped to StoreError below
             if conn.is_timeout(exc):
-                raise self._timed_out(conn, token) from None
+                raise self.timed_out(conn, token) from None
             if not conn.is_connection_error(exc):
                 raise conn.error(exc, "write") from None
         try:
             return conn.execute(query, params, read_only=False)
         except Exception as exc:  # noqa: BLE001
             if conn.is_timeout(exc):
-                raise self._timed_out(conn, token) from None
+                raise self.timed_out(conn, token) from None
             raise conn.error(exc, "write") from None
 
-    def _timed_out(self, conn: Connection, token: str | None) -> StoreError:
+    def timed_out(self, conn: Connection, token: str | None) -> StoreError:
         """The error of a write whose reply did not come in time, saying whether it applied.
 
         With a token, the token is recorded by a short query of its own (FalkorDB runs the
@@ -453,14 +462,46 @@ class FalkorBase(CypherReads):
             "server is not overloaded, or raise ?timeout= in the URL"
         )
 
-    def _open_connection(self) -> Connection:
-        conn: Connection | None = getattr(self, "_conn", None)
-        if conn is None:
-            raise StoreError(f"the store {self.path} is closed; open it again (gm.open)")
-        return conn
-
-    def _close_connection(self) -> None:
-        conn = getattr(self, "_conn", None)
-        self._conn = None  # type: ignore[assignment]
+    def close(self) -> None:
+        """Close the connection pool (the server keeps the data); closing twice is harmless."""
+        conn, self.conn = self.conn, None
         if conn is not None:
             conn.close()
+
+
+class FalkorBase(CypherReads):
+    """What every FalkorDB store mixin builds on: its executor, ``_q`` and ``_w``."""
+
+    dialect = FALKOR
+
+    engine: str = "falkordb"
+    #: The connection pool and the queries (a part: docs/concepts/storage.md#the-backends-parts).
+    executor: FalkorExecutor
+
+    @property
+    def url(self) -> FalkorURL:
+        """The parsed URL."""
+        return self.executor.url
+
+    @property
+    def path(self) -> str:
+        """The URL without its password."""
+        return self.executor.path
+
+    @property
+    def graph(self) -> str:
+        """The graph name (the tenant)."""
+        return self.executor.graph
+
+    @property
+    def read_only(self) -> bool:
+        """Whether writes raise :class:`StoreError`."""
+        return self.executor.read_only
+
+    def _q(self, query: str, params: Mapping[str, Any] | None = None) -> list[list[Any]]:
+        """Run a read query (:meth:`FalkorExecutor.q`)."""
+        return self.executor.q(query, params)
+
+    def _w(self, query: str, params: Mapping[str, Any] | None = None) -> list[list[Any]]:
+        """Run a write query (:meth:`FalkorExecutor.w`)."""
+        return self.executor.w(query, params)

@@ -1,11 +1,10 @@
-"""FactStore on FalkorDB: metadata, ontology, entities and fact versions (reads), and ``apply``.
+"""FactStore on FalkorDB: metadata, ontology, entities and fact versions (reads).
 
-:class:`FalkorFacts` is a mixin of :class:`~graphmem.store.falkordb.FalkorStore`; its write,
-:meth:`~graphmem.store.falkordb.writes.FalkorWrites.apply`, commits a change set as one query
-(:mod:`graphmem.store.falkordb.writes`). The reads both backends share (``query_facts``,
-``changed_between``, entities, predicates) are in :mod:`graphmem.store.cypher.facts`; here are
-the ones FalkorDB answers its own way. Times are INT64 microseconds UTC
-(:mod:`~graphmem.store.falkordb.codec`).
+:class:`FalkorFacts` is a mixin of :class:`~graphmem.store.falkordb.FalkorStore`; the store's
+``writer`` part commits a change set as one query (:mod:`graphmem.store.falkordb.writes`).
+The reads both backends share (``query_facts``, ``changed_between``, entities, predicates) are
+in :mod:`graphmem.store.cypher.facts`; here are the ones FalkorDB answers its own way. Times
+are INT64 microseconds UTC (:mod:`~graphmem.store.falkordb.codec`).
 
 Query shapes (FalkorDB 4, measured at 100k versions): an edge-property lookup must leave the
 far node unlabeled, ``MATCH (a)-[r:Fact {fid: x}]->()``, so the plan starts from the edge
@@ -20,13 +19,13 @@ from collections.abc import Collection, Sequence
 
 from graphmem.models import Fact
 from graphmem.store.falkordb.codec import FACT_RETURN, fact_from_row
-from graphmem.store.falkordb.writes import FalkorWrites
+from graphmem.store.falkordb.connection import FalkorBase
 
 __all__ = ["FalkorFacts"]
 
 
-class FalkorFacts(FalkorWrites):
-    """Metadata, ontology, entities, fact versions and the one write method (FactStore)."""
+class FalkorFacts(FalkorBase):
+    """Metadata, ontology, entities and fact versions (the reads of FactStore)."""
 
     # -- metadata, ontology, entities ----------------------------------------------------------
 

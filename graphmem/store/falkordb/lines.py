@@ -29,7 +29,7 @@ Episodic search (:meth:`FalkorLines.search_lines`)
     the full text (a one-shot CLI call answers without the build; as Kuzu, which also creates
     the index then on a writable store) and every later search the in-memory index. The
     index is fresh while its generation equals the ``lines_gen`` Meta value, which every line
-    write replaces in its query; ``FalkorFacts.apply`` reports its line changes and the
+    write replaces in its query; the store's writer reports its line changes and the
     generation it replaced (read in the same query) to :meth:`FalkorLines._note_lines`,
     applied as a delta; any other change (another client, a staged import) rebuilds it. The
     full-text path is taken only for ASCII words of at most 64 characters, when the index
@@ -173,7 +173,7 @@ class FalkorLines(FalkorBase):
         removed: Iterable[str],
         added: Sequence[tuple[LineRow, str]],
     ) -> None:
-        """Record a committed line write of this process (``FalkorFacts.apply`` calls it).
+        """Record a committed line write of this process (``FalkorStore.apply`` passes it on).
 
         ``base`` is the ``lines_gen`` it replaced and ``gen`` the one it wrote, ``removed`` the
         sessions whose lines it deleted, ``added`` the lines ``(row, terms)`` it created. Lets

