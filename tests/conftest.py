@@ -15,11 +15,28 @@ import os
 from collections.abc import Iterator
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 import graphmem as gm
 from graphmem.store.base import Store
 from graphmem.timeutil import ManualClock
 from tests import backends
+
+# A 2 GiB buffer pool for the embedded stores the tests open (and their child processes): the
+# engine's default reserves 80% of memory, which costs every open about 20 ms
+# (docs/concepts/storage.md#buffer-pool). A test of the default unsets it.
+os.environ.setdefault("GRAPHMEM_BUFFER_POOL", "2GiB")
+
+# Hypothesis profiles (``HYPOTHESIS_PROFILE``, default ``dev``): the examples a property runs are
+# its own (``@settings(max_examples=...)``); a profile sets how a run behaves. Both keep the
+# examples that failed in ``.hypothesis/`` and replay them first (in CI, each engine's step
+# replays what the steps before it found); ``ci`` (`.ci/run`) also prints the blob that
+# reproduces a failure (``@reproduce_failure``).
+settings.register_profile(
+    "dev", deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+)
+settings.register_profile("ci", parent=settings.get_profile("dev"), print_blob=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -46,7 +46,7 @@ pytestmark = pytest.mark.filterwarnings("ignore:Generating overly large repr")
 SCALE = float(os.environ.get("GRAPHMEM_FUZZ_SCALE", "1"))
 _TRACE_PATH = os.environ.get("GRAPHMEM_FUZZ_TRACE")
 TRACE = open(_TRACE_PATH, "a") if _TRACE_PATH else None  # noqa: SIM115 - lives for the run
-#: Examples run and outcomes, per API (printed by the last test; see the issue-7 note).
+#: Examples run and outcomes, per API (printed by test_zz_store_is_intact_after_the_run).
 STATS: Counter[str] = Counter()
 UTC = dt.timezone.utc
 MB = "x" * 1_000_000

@@ -655,8 +655,8 @@ def test_any_whitespace_only_text_is_refused(text: str) -> None:
 def test_topic_groups_forget_a_purged_entity() -> None:
     """A purged entity is no topic of the groups hotness reads.
 
-    Kuzu 0.11.3 still grouped its deleted node when rows were counted whole
-    (docs/concepts/storage.md#purged-group).
+    Kuzu 0.11.3's DETACH DELETE left a mention of it behind, which a count reading nothing of
+    the node still counted (docs/concepts/storage.md#purged-group).
     """
     from graphmem.models import Entity, Session
     from graphmem.store import open_store
@@ -684,5 +684,6 @@ def test_topic_groups_forget_a_purged_entity() -> None:
         store.apply(ChangeSet(at=at(6), purge=purge))
         groups = store.mention_groups(now=at(1), start=at(1) - dt.timedelta(hours=3))
         assert [(g.hits, g.df, g.n_topics) for g in groups] == [(1, 1, 2)]
+        assert store.loose_mentions() == 0  # no edge into the deleted node is left
     finally:
         store.close()

@@ -513,3 +513,45 @@ def test_a_read_only_open_sizes_its_buffer_pool_by_the_database(
         s.close()
     monkeypatch.setattr(connection, "READ_POOL_MIN", 2**62)  # above 80% of memory
     assert connection._read_pool(path) == {}  # the engine's default
+
+
+@pytest.mark.parametrize(
+    ("value", "size"),
+    [("2GiB", 2**31), ("512 MiB", 2**29), ("67108864", 2**26), ("1tib", 2**40), ("", None)],
+)
+def test_the_buffer_pool_setting_reads_sizes(value: str, size: int | None) -> None:
+    # docs/concepts/storage.md#buffer-pool
+    from graphmem.store.kuzu.connection import buffer_pool
+
+    assert buffer_pool(value) == size
+
+
+@pytest.mark.parametrize("value", ["lots", "2GB", "-1GiB", "1.5GiB", "1MiB", "0"])
+def test_a_buffer_pool_that_is_no_size_is_refused_naming_it(value: str) -> None:
+    from graphmem.store.kuzu.connection import POOL_ENV, buffer_pool
+
+    with pytest.raises(gm.InvalidInput, match=f"{POOL_ENV}={value!r}"):
+        buffer_pool(value)
+
+
+def test_the_buffer_pool_applies_to_writable_and_in_memory_opens(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from graphmem.store.kuzu.connection import POOL_ENV
+
+    path = str(tmp_path / "m.kuzu")
+    monkeypatch.setenv(POOL_ENV, "256MiB")
+    for target in (None, path):
+        with fresh(target) as s:
+            assert s.executor.pool == 2**28
+            s.set_meta("k", "1")
+    monkeypatch.delenv(POOL_ENV)
+    with fresh(path) as s:
+        assert s.executor.pool is None  # the engine's default
+        assert s.get_meta("k") == "1"
+    monkeypatch.setenv(POOL_ENV, "a lot")
+    with pytest.raises(gm.InvalidInput, match="not a size"):
+        open_store(path, engine=ENGINE)
+    monkeypatch.delenv(POOL_ENV)
+    with fresh(path) as s:
+        assert s.get_meta("k") == "1"  # the refused open changed nothing

@@ -122,7 +122,7 @@ DISTRACTOR_TAGS = (
     "correction",
 )
 TAG_MIN = 3
-#: the ontology predicates the issue names, each in at least 5 claims
+#: the ontology predicates the corpus must cover, each in at least 5 claims
 VERB_PREDICATES = (
     "works_at",
     "lives_in",

@@ -176,9 +176,7 @@ def mention_groups(self: CypherHost, *, now: dt.datetime, start: dt.datetime) ->
     """
     d = self.dialect
     rows = self._q(
-        # Counted by id: Kuzu 0.11.3 still groups an entity a purge deleted when its rows are
-        # counted whole (docs/concepts/storage.md#purged-group)
-        MENTIONS + " WHERE hits > 0 WITH e.id AS id, hits, df RETURN hits, df, count(id)",
+        MENTIONS + " WHERE hits > 0 RETURN hits, df, count(*)",
         {"now": d.to_db(now), "start": d.to_db(start)},
     )
     return sorted(MentionGroup(int(r[0]), int(r[1]), int(r[2])) for r in rows)

@@ -62,6 +62,13 @@ class KuzuAudit(KuzuStore):
             self.run("MATCH (e:Entity {id: $e})-[r:Fact]->(e) DELETE r", {"e": entity_id})
             self.run("MATCH ()-[r:Fact]->(e:Entity {id: $e}) DELETE r", {"e": entity_id})
             self.run("MATCH (e:Entity {id: $e})-[r:Fact]->() DELETE r", {"e": entity_id})
+        if mentions:
+            # Kuzu 0.11.3's DETACH DELETE can leave a MENTIONS edge into the deleted node
+            # behind, which a count that reads nothing of the node still counts
+            # (docs/concepts/storage.md#purged-group): those edges go first.
+            self.run(
+                "MATCH (:Session)-[m:MENTIONS]->(e:Entity {id: $e}) DELETE m", {"e": entity_id}
+            )
         self.run("MATCH (e:Entity {id: $e}) DETACH DELETE e", {"e": entity_id})
         redacted, unmentioned = self._redact_names(names)
         candidates = sorted(set(objects) | unmentioned)

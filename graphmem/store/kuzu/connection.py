@@ -31,7 +31,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from graphmem.errors import StoreBusy, StoreError
+from graphmem.errors import InvalidInput, StoreBusy, StoreError
 from graphmem.store import locks
 from graphmem.store.kuzu import checkpoint, guard
 
@@ -63,6 +63,13 @@ SETTLE_TRIES = 10
 #: Reserving the default pool costs a short command 15 ms (docs/concepts/storage.md#read-pool).
 READ_POOL_FACTOR = 8
 READ_POOL_MIN = 2**30
+#: The environment variable that sets the buffer pool of a writable open (or an in-memory
+#: store), in bytes or with a unit: ``512MiB``, ``2GiB`` (docs/concepts/storage.md#buffer-pool).
+POOL_ENV = "GRAPHMEM_BUFFER_POOL"
+_POOL_UNITS = {"": 1, "b": 1, "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
+_POOL_VALUE = re.compile(r"\s*(\d+)\s*([a-z]*)\s*")
+#: The smallest buffer pool graphmem opens a database with (the schema alone needs room).
+POOL_MIN = 64 * 2**20
 #: How long an open waits for another process's lock on the file to go before it reports the
 #: database as busy without probing it (:meth:`KuzuConnection._held_elsewhere`).
 HELD_WAIT = 0.5
@@ -134,6 +141,9 @@ class KuzuConnection:
         self._commits = 0  # commits since the last checkpoint (CHECKPOINT_COMMITS)
         #: What the open recovered (a killed checkpoint's copy put back), or ``None``.
         self.recovered: str | None = None
+        #: The buffer pool the database was opened with, in bytes (``None``: the engine's
+        #: default, 80% of memory): docs/concepts/storage.md#buffer-pool.
+        self.pool: int | None = None
         self._ckpt: checkpoint.Checkpointer | None = None  # Kuzu files: copy, then checkpoint
         self._conn: Any = None
         self._db: Any = None
@@ -302,6 +312,11 @@ class KuzuConnection:
             options["auto_checkpoint"] = False
         if read_only and target != ":memory:":
             options.update(_read_pool(target))
+        else:
+            pool = buffer_pool()
+            if pool is not None:
+                options["buffer_pool_size"] = pool
+        self.pool = options.get("buffer_pool_size")
         try:
             return self._mod.Database(target, read_only=read_only, **options)
         except RuntimeError as exc:
@@ -519,6 +534,34 @@ class KuzuConnection:
                     "statically linked" in str(exc).lower()
                 )
         return self._has_fts
+
+
+def buffer_pool(value: str | None = None) -> int | None:
+    """The buffer pool of a writable open set by :data:`POOL_ENV`, or ``None`` (the engine's).
+
+    Args:
+        value: the setting (``None``: read :data:`POOL_ENV`).
+
+    Raises:
+        InvalidInput: a value that is not a size of at least :data:`POOL_MIN` bytes.
+    """
+    if value is None:
+        value = os.environ.get(POOL_ENV)
+    if value is None or not value.strip():
+        return None
+    m = _POOL_VALUE.fullmatch(value.lower())
+    if m is None or m.group(2) not in _POOL_UNITS:
+        raise InvalidInput(
+            f"{POOL_ENV}={value!r} is not a size; give bytes or a number with a unit "
+            "(KiB, MiB, GiB, TiB), e.g. 2GiB"
+        )
+    size = int(m.group(1)) * _POOL_UNITS[m.group(2)]
+    if size < POOL_MIN:
+        raise InvalidInput(
+            f"{POOL_ENV}={value!r} is below the least buffer pool graphmem opens a database "
+            f"with ({POOL_MIN // 2**20} MiB); raise it, or unset it for the engine's default"
+        )
+    return size
 
 
 def _read_pool(target: str) -> dict[str, int]:
