@@ -1,4 +1,4 @@
-"""Issue 18 workloads: appending in batches, streaming bulk ingest, session text, the demo.
+"""The append workloads: appending in batches, streaming bulk ingest, session text, the demo.
 
 Each ``work_*`` runs in its own process (called by :mod:`benchmarks.run`):
 

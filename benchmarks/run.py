@@ -63,7 +63,8 @@ SYSTEMS = [
 ]
 #: Not in the default run: its own virtual env, and minutes at 100k (docs/benchmarks.md#memvara).
 PEER_SYSTEMS = ["memvara"]
-#: Issue 18 workloads (``--systems`` names; sizes are the stores appended to).
+#: The append workloads (``--systems`` names; sizes are the stores appended to;
+#: docs/benchmarks.md#appending).
 APPEND_SYSTEMS = [
     "append-kuzu",
     "append-ladybug",

@@ -1,4 +1,4 @@
-"""Issue 15 on the CLI: sessions, one vocabulary, and the smaller surface defects.
+"""The CLI's surfaces: sessions, one vocabulary, and the smaller surface defects.
 
 ``add-session`` and ``ingest``; the option names match the Python parameter names; ``--db``
 after the subcommand; ``graphmem`` alone; ``add-many -``; JSON errors; hints in CLI terms; date

@@ -1,4 +1,4 @@
-"""Issue 16: a full disk, a damaged file or log, oversized fields, atomic file writes.
+"""Reliability: a full disk, a damaged file or log, oversized fields, atomic file writes.
 
 - Disk full: a real tmpfs of 20 MB (root only; skipped elsewhere) filled by a child process.
   Every write that raised must be absent after a reopen, every acknowledged one present.
