@@ -30,6 +30,8 @@ class Dialect:
         barrier: filters on relationship properties go behind ``WITH`` (Kuzu 0.11.3 plans them
             wrongly otherwise, docs/concepts/storage.md#with-barrier).
         lower: the engine's lower-case function.
+        stored_time: the Python type of a stored time as the engine returns it (what
+            :meth:`raw_time` decodes).
     """
 
     name: str
@@ -39,6 +41,16 @@ class Dialect:
     fact_from_row: Callable[[Sequence[Any]], Fact]
     barrier: bool
     lower: str
+    stored_time: type
+
+    def raw_time(self, value: Any) -> Any:
+        """A stored time as aware UTC; a value that is no time (a damaged row) as stored."""
+        if isinstance(value, self.stored_time) and not isinstance(value, bool):
+            try:
+                return self.from_db(value)
+            except (OverflowError, ValueError):
+                return value
+        return value
 
     def where(self, carry: str, conds: Sequence[str]) -> str:
         """``WHERE`` over ``conds`` (with ``WITH carry`` first where the engine needs it).

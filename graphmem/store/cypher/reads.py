@@ -55,3 +55,5 @@ class CypherReads:
     all_facts = transfer.all_facts
     all_sessions = transfer.all_sessions
     all_audit = transfer.all_audit
+    # graphmem check
+    raw_facts = transfer.raw_facts

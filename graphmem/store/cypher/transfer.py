@@ -11,6 +11,7 @@ from typing import Any
 
 from graphmem.store.cypher.dialect import CypherHost, Dialect
 from graphmem.store.records import Edge
+from graphmem.store.schema import FACT_COLUMNS
 
 __all__ = [
     "all_audit",
@@ -21,6 +22,7 @@ __all__ = [
     "content_counts",
     "edges",
     "entity_rows",
+    "raw_facts",
 ]
 
 _COUNTS = {
@@ -121,3 +123,27 @@ def all_audit(self: CypherHost) -> list[dict[str, Any]]:
         {"id": r[0], "at": d.from_db(r[1]), "action": r[2], "detail": r[3]}
         for r in sorted(rows, key=_timed)
     ]
+
+
+_FACT_COLS = [c for c, _ in FACT_COLUMNS]
+_TIME_COLS = [c for c, t in FACT_COLUMNS if t == "TIMESTAMP"]
+
+
+def raw_facts(self: CypherHost) -> list[dict[str, Any]]:
+    """Every fact version with its endpoints' ids and names, as stored (``graphmem check``).
+
+    One full scan of the Fact edges; times come back aware UTC, and a value that is no time (a
+    damaged row) as stored, so the checker can report rows that would not load as models.
+    """
+    cols = ", ".join(f"r.{c}" for c in _FACT_COLS)
+    rows = self._q(
+        f"MATCH (a:Entity)-[r:Fact]->(b:Entity) RETURN a.id, a.name, b.id, b.name, {cols}"
+    )
+    keys = ["subject_id", "subject", "object_id", "object_name", *_FACT_COLS]
+    out = []
+    for row in rows:
+        d = dict(zip(keys, row, strict=True))
+        for c in _TIME_COLS:
+            d[c] = self.dialect.raw_time(d[c])
+        out.append(d)
+    return out

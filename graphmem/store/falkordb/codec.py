@@ -175,4 +175,5 @@ FALKOR = Dialect(
     fact_from_row=fact_from_row,
     barrier=False,
     lower="toLower",
+    stored_time=int,
 )

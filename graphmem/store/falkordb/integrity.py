@@ -9,28 +9,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from graphmem.store.falkordb.codec import from_db
 from graphmem.store.falkordb.connection import FalkorBase
 from graphmem.store.falkordb.order import lost_data
-from graphmem.store.schema import FACT_COLUMNS
 
 __all__ = ["LABELS", "RELATIONS", "FalkorIntegrity"]
 
-_FACT_COLS = [c for c, _ in FACT_COLUMNS]
-_TIME_COLS = {c for c, t in FACT_COLUMNS if t == "TIMESTAMP"}
 #: The node labels and relationship types of the graphmem schema (``counts`` reports them).
 LABELS = ("Audit", "Entity", "Meta", "Predicate", "Session", "SessionLine")
 RELATIONS = ("Fact", "MENTIONS")
-
-
-def _time(value: Any) -> Any:
-    """Decode an INT64 time; anything else (a damaged value) is returned as stored."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        try:
-            return from_db(value)
-        except (OverflowError, ValueError):
-            return value
-    return value
 
 
 class FalkorIntegrity(FalkorBase):
@@ -50,7 +36,8 @@ class FalkorIntegrity(FalkorBase):
             "MATCH ()-[r:Fact]->() RETURN r.fid, r.recorded_at, r.expired_at, r.valid_to, "
             "r.superseded_by, r.access_count"
         )
-        out = [(r[0], _time(r[1]), _time(r[2]), _time(r[3]), r[4], r[5]) for r in rows]
+        t = self.dialect.raw_time
+        out = [(r[0], t(r[1]), t(r[2]), t(r[3]), r[4], r[5]) for r in rows]
         return sorted(out, key=repr)
 
     def raw_meta(self) -> dict[str, Any]:
@@ -67,21 +54,6 @@ class FalkorIntegrity(FalkorBase):
                 raise lost_data(self.url.where, mine)
         return {k: v for k, v in self._q("MATCH (m:Meta) RETURN m.key, m.value")}
 
-    def raw_facts(self) -> list[dict[str, Any]]:
-        """Every fact version with its endpoints' ids and names."""
-        cols = ", ".join(f"r.{c}" for c in _FACT_COLS)
-        rows = self._q(
-            f"MATCH (a:Entity)-[r:Fact]->(b:Entity) RETURN a.id, a.name, b.id, b.name, {cols}"
-        )
-        keys = ["subject_id", "subject", "object_id", "object_name", *_FACT_COLS]
-        out = []
-        for row in rows:
-            d = dict(zip(keys, row, strict=True))
-            for c in _TIME_COLS:
-                d[c] = _time(d[c])
-            out.append(d)
-        return out
-
     def raw_entities(self) -> list[dict[str, Any]]:
         """Every entity's id, name and aliases."""
         rows = self._q("MATCH (e:Entity) RETURN e.id, e.name, e.aliases")
@@ -90,7 +62,8 @@ class FalkorIntegrity(FalkorBase):
     def raw_sessions(self) -> list[dict[str, Any]]:
         """Every session's id and times (the text is not read)."""
         rows = self._q("MATCH (s:Session) RETURN s.id, s.started_at, s.ended_at")
-        return [{"id": r[0], "started_at": _time(r[1]), "ended_at": _time(r[2])} for r in rows]
+        t = self.dialect.raw_time
+        return [{"id": r[0], "started_at": t(r[1]), "ended_at": t(r[2])} for r in rows]
 
     def raw_mentions(self) -> list[dict[str, Any]]:
         """Every MENTIONS edge of a session to an entity as ``{session, entity, count}``."""

@@ -103,6 +103,7 @@ KUZU = Dialect(
     fact_from_row=_fact_from_row,
     barrier=True,
     lower="lower",
+    stored_time=dt.datetime,
 )
 
 

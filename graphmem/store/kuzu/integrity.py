@@ -11,13 +11,11 @@ from typing import Any
 
 from graphmem.errors import StoreError
 from graphmem.store.kuzu.engine import KuzuStore
-from graphmem.store.kuzu.schema import DDL, FACT_COLUMNS
+from graphmem.store.kuzu.schema import DDL
 from graphmem.timeutil import from_store
 
 __all__ = ["KuzuIntegrity"]
 
-_FACT_COLS = [c for c, _ in FACT_COLUMNS]
-_TIME_COLS = [c for c, t in FACT_COLUMNS if t == "TIMESTAMP"]
 NODE_TABLES = frozenset(
     stmt.split("EXISTS ")[1].split("(")[0] for stmt in DDL if stmt.startswith("CREATE NODE")
 )
@@ -36,20 +34,6 @@ class KuzuIntegrity(KuzuStore):
     def raw_meta(self) -> dict[str, Any]:
         """Return every ``Meta`` key and value."""
         return {k: v for k, v in self.run("MATCH (m:Meta) RETURN m.key, m.value")}
-
-    def raw_facts(self) -> list[dict[str, Any]]:
-        """Return every fact version with its endpoints' ids: one full scan of the Fact edges."""
-        cols = ", ".join(f"r.{c}" for c in _FACT_COLS)
-        rows = self.run(
-            f"MATCH (a:Entity)-[r:Fact]->(b:Entity) RETURN a.id, a.name, b.id, b.name, {cols}"
-        )
-        keys = ["subject_id", "subject", "object_id", "object_name", *_FACT_COLS]
-        out = [dict(zip(keys, row, strict=True)) for row in rows]
-        for row in out:  # stored naive UTC; the protocol returns aware UTC
-            for c in _TIME_COLS:
-                if row[c] is not None:
-                    row[c] = row[c].replace(tzinfo=dt.timezone.utc)
-        return out
 
     def fact_states(self) -> list[tuple[Any, ...]]:
         """Return a cheap, sorted fingerprint of every version: what writes may change.
