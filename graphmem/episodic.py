@@ -77,7 +77,7 @@ from graphmem.display import ContextText
 from graphmem.kernel import kernel_of
 from graphmem.normalize import names_phrase, term_set, terms
 from graphmem.recall_cues import asks_when, has_time_cue, named_dates
-from graphmem.restated import Item, renamed, restated, said_again
+from graphmem.restated import Item, field_of, field_said_again, renamed, restated, said_again
 from graphmem.said_ended import Said, Shown, marks
 from graphmem.store.records import FactView, LineRow, SessionClaim
 
@@ -665,35 +665,38 @@ def _line_marks(
 ) -> dict[str, str]:
     """The marks of :mod:`graphmem.restated` on lines: ``{line id: mark}``.
 
-    A value a later line gives otherwise (:func:`~graphmem.restated.restated`); and a field's
-    short value ("Onboarding buddy: Josh Tran") whose field a later line names again, by its
-    last word, with a word of change and without the value ("buddy is Mei-Lin Osei instead"):
-    ``(Onboarding buddy: Josh Tran possibly replaced per 18 May 2026)``
-    (:func:`~graphmem.restated.renamed`).
+    A value a later line gives otherwise (:func:`~graphmem.restated.restated`); a field's short
+    value ("Onboarding buddy: Josh Tran") whose field a later line names again by its last word,
+    with a word of change, without the value ("buddy is Mei-Lin Osei instead": ``(... possibly
+    replaced per 18 May 2026)``, :func:`~graphmem.restated.renamed`); a field a later time gives
+    another value (:func:`~graphmem.restated.field_said_again`); a topic said again.
     """
     items = [_item(r) for r in rows]
     found = {
         lid: f"{mark} per {fmt_date(when)}"
         for lid, (mark, when) in restated(items, valid_at=valid_at, query=query, skip=skip).items()
     }
-    fields = {
-        r.id: r
-        for r in rows
-        if r.id not in skip
-        and r.id not in found
-        and r.speaker
-        and _LABEL.fullmatch(r.speaker)
-        and not r.speaker.istitle()
-        and len(r.text.split()) <= 5
+    fields = {  # its name split off as the line's speaker or not ("☐ Onboarding buddy: Li")
+        i.id: f
+        for i in items
+        if i.id not in skip
+        and i.id not in found
+        and (f := field_of(i)) is not None
+        and _LABEL.fullmatch(f[0])
+        and not f[0].istitle()
+        and len(f[1].split()) <= 5
     }
     if fields:
+        whens = {i.id: i.when for i in items}
         slots = [
-            (r.id, (r.speaker or "").split()[-1], r.text, "", r.started_at) for r in fields.values()
+            (lid, name.split()[-1], value, "", whens[lid]) for lid, (name, value) in fields.items()
         ]
         later = [i._replace(text=f"{i.label}: {i.text}") if i.label else i for i in items]
         for lid, when in renamed(slots, later, valid_at=valid_at, query=query).items():
-            r = fields[lid]
-            found[lid] = f"{r.speaker}: {r.text} possibly replaced per {fmt_date(when)}"
+            name, value = fields[lid]
+            found[lid] = f"{name}: {value} possibly replaced per {fmt_date(when)}"
+    moved = field_said_again(items, valid_at=valid_at, query=query, skip=skip | frozenset(found))
+    found |= {lid: f"{mark} per {fmt_date(when)}" for lid, (mark, when) in moved.items()}
     again = said_again(items, valid_at=valid_at, query=query, skip=skip | frozenset(found))
     for lid, when in again.items():
         found[lid] = f"{SAID_AGAIN}{fmt_date(when)}"

@@ -34,7 +34,16 @@ from graphmem.normalize import STOPWORDS, term_set, terms
 from graphmem.recall_cues import asks_when
 from graphmem.text.lexicon import ALIASES
 
-__all__ = ["CUE", "Item", "renamed", "restated", "said_again", "typed_values"]
+__all__ = [
+    "CUE",
+    "Item",
+    "field_of",
+    "field_said_again",
+    "renamed",
+    "restated",
+    "said_again",
+    "typed_values",
+]
 
 _MONTH = (
     r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
@@ -419,4 +428,111 @@ def said_again(
             if need <= theirs and (mine & names) <= theirs and mine - theirs - query_words:
                 out[c.id] = n.when
                 break
+    return out
+
+
+#: A field line: a short name, ":" or "=", a value ("image: registry.io/api:2.14.1", "- guests:
+#: 18", 'rust-version = "1.70"', "☐ onboarding buddy: li wei").
+_FIELD = re.compile(r"^[^\w]{0,3}([A-Za-z][\w .'/-]{0,38}?)\s*[:=]\s*(\S.*?)\s*$")
+#: A diff's removed line: "-" then the line ("-timeout=30"); a list's dash has a space after it.
+_REMOVED = re.compile(r"^\s*-(?=\w)")
+#: A sentence's end in a value: "maybe later.", "peanuts. pretty serious one".
+_SENTENCE_END = re.compile(r"[.!?](?:\s|$)")
+#: The speakers of a chat: never a field's name.
+_ROLES = _set("user assistant me you system bot ai human agent")
+#: A value of a field: at most this many words.
+_FIELD_WORDS = 6
+#: A value of more than 3 words is a value only with a digit or an identifier's character.
+_VALUE_MARK = re.compile(r"[\d_./:@#$€£%-]")
+
+
+def field_of(item: Item) -> tuple[str, str] | None:
+    """``(name, value)`` of a field line, its name as written; ``None`` for any other.
+
+    >>> field_of(Item("1", "☐ Onboarding buddy: Li Wei", dt.datetime(2026, 1, 1)))
+    ('Onboarding buddy', 'Li Wei')
+    >>> field_of(Item("2", "bring his NHS card and forms", dt.datetime(2026, 1, 1), label="Dad"))
+    """
+    text = (f"{item.label}: {item.text}" if item.label else item.text).strip()
+    if _REMOVED.match(text):
+        return None  # a diff's removed line
+    m = _FIELD.match(text)
+    if m is None:
+        return None
+    name = " ".join(m.group(1).split())
+    value = m.group(2).strip().strip("\"'`").strip()
+    words = value.split()
+    if not value or len(name.split()) > 4 or len(words) > _FIELD_WORDS:
+        return None
+    if len(words) > 3 and not _VALUE_MARK.search(value):
+        return None  # a sentence after a speaker's name ("dad: bring his NHS card")
+    if _SENTENCE_END.search(value):
+        return None  # a reply ("user: maybe later."), not a value
+    return name, value
+
+
+def field_said_again(
+    items: Sequence[Item],
+    *,
+    valid_at: dt.datetime,
+    query: str,
+    skip: frozenset[str] = frozenset(),
+) -> dict[str, tuple[str, dt.datetime]]:
+    """Items with a field that something said at a later time gives another value.
+
+    "image: registry.io/api:2.14.1" in May's manifest and "image: registry.io/api:2.19.0" in
+    November's (docs/concepts/recall.md#field-said-again): the earlier one reads
+    ``(image: registry.io/api:2.14.1 possibly superseded: registry.io/api:2.19.0 per D)``. The
+    fields are an item's lines (a session line is one line, a note may hold many). No word of
+    change is needed (a document states its fields again); instead both are fields of one
+    name with a short value, the only field of that name said at their time (a list of
+    records names its fields once per record), said at different times, and the name shares a
+    word with the question. A diff's removed line ("-timeout=30") is no field.
+
+    Returns ``{id: (mark, when the later item was said)}``: a pointer, never a write.
+    """
+    query_words = frozenset(terms(query))
+    if not query_words:
+        return {}
+    # a name that labels a sentence somewhere is a speaker's ("user: peanuts" in a chat)
+    speakers = _ROLES | {
+        i.label.casefold() for i in items if i.label and len(i.text.split()) > _FIELD_WORDS
+    }
+    fields: dict[str, dict[str, tuple[str, str]]] = {}  # id -> {name: (as written, value)}
+    said: dict[tuple[dt.datetime, str], int] = {}
+    for i in items:
+        if i.when > valid_at:
+            continue
+        mine: dict[str, tuple[str, str]] = {}
+        for k, line in enumerate(i.text.splitlines()):
+            f = field_of(Item(i.id, line, i.when, label=i.label if k == 0 else ""))
+            if f is not None and f[0].casefold() not in speakers:
+                name = f[0].casefold()
+                said[(i.when, name)] = said.get((i.when, name), 0) + 1
+                mine.setdefault(name, f)
+        if mine:
+            fields[i.id] = mine
+    ordered = sorted((i for i in items if i.id in fields), key=lambda i: (i.when, i.order, i.id))
+    out: dict[str, tuple[str, dt.datetime]] = {}
+    for c in ordered:
+        if c.id in skip:
+            continue
+        for name, (written, value) in fields[c.id].items():
+            if said[(c.when, name)] != 1 or not term_set(name) & query_words:
+                continue
+            n = next(
+                (
+                    n
+                    for n in ordered
+                    if n.when > c.when and name in fields[n.id] and said[(n.when, name)] == 1
+                ),
+                None,
+            )
+            if n is None:
+                continue
+            new = fields[n.id][name][1]
+            if value.casefold() in new.casefold() or new.casefold() in value.casefold():
+                continue  # said again alike: nothing moved
+            out[c.id] = (f"{written}: {value} possibly superseded: {new}", n.when)
+            break
     return out

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import graphmem as gm
-from graphmem.restated import Item, renamed, restated, typed_values
+from graphmem.restated import Item, field_said_again, renamed, restated, typed_values
 from graphmem.timeutil import ManualClock
 
 D1 = dt.datetime(2026, 2, 3, 9, tzinfo=dt.UTC)
@@ -329,3 +329,134 @@ def test_no_field_mark(mem: gm.Memory, clock: ManualClock, first: str, later: st
     ]
     text = _context_after(mem, clock, sessions, "Who is Arlo's onboarding buddy?")
     assert "possibly replaced" not in text
+
+
+# -- a field said again (docs/concepts/recall.md#field-said-again) -----------------------------
+
+
+def _fields(old: str, new: str, *, query: str, same_time: bool = False) -> dict[str, str]:
+    items = [Item("a", old, D1), Item("b", new, D1 if same_time else D2)]
+    found = field_said_again(items, valid_at=LATER, query=query)
+    return {k: v for k, (v, _) in found.items()}
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "query", "mark"),
+    [
+        (
+            "      image: registry.io/checkout-api:2.14.1",
+            "      image: registry.io/checkout-api:2.19.0",
+            "Which image does checkout-api run?",
+            "image: registry.io/checkout-api:2.14.1 possibly superseded: "
+            "registry.io/checkout-api:2.19.0",
+        ),
+        ("- guests: 18", "- guests: 26", "how many guests?", "guests: 18 possibly superseded: 26"),
+        (
+            'rust-version = "1.70"',
+            '+rust-version = "1.74"',  # a diff's added line
+            "oldest rust version?",
+            "rust-version: 1.70 possibly superseded: 1.74",
+        ),
+        (
+            "☐ Status: in progress",
+            "☑ Status: on hold",
+            "what's the project status?",
+            "Status: in progress possibly superseded: on hold",
+        ),
+        (
+            "[package]\nname = tern\nrust-version = 1.70",  # a document's field
+            "rust-version = 1.74",
+            "oldest rust version?",
+            "rust-version: 1.70 possibly superseded: 1.74",
+        ),
+    ],
+)
+def test_a_field_a_later_time_gives_otherwise_is_marked(
+    old: str, new: str, query: str, mark: str
+) -> None:
+    assert _fields(old, new, query=query) == {"a": mark}
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "query"),
+    [
+        ("image: api:2.14.1", "image: api:2.19.0", "which port?"),  # no word of the question
+        ("image: api:2.14.1", "image: api:2.14.1", "which image?"),  # said again alike
+        ("guests: 18", "guests: 18 (incl kids)", "how many guests?"),  # the value again
+        ("kim: fyi invoices are stored in S3 now", "kim: the API runs on Go", "kim"),  # a speaker
+        ("Dad: bring his NHS card today", "Dad: fine", "what did dad say?"),  # a sentence
+        ("-timeout=30", "timeout=60", "what is the timeout?"),  # a diff's removed line
+        ("user: maybe later", "user: hm ok", "what does the user want?"),  # a chat's role
+        ("Kim: peanuts. serious one", "Kim: 4 pizzas", "what did Kim order?"),  # a reply
+    ],
+)
+def test_no_field_said_again_mark(old: str, new: str, query: str) -> None:
+    assert _fields(old, new, query=query) == {}
+
+
+def test_a_name_that_labels_a_sentence_is_a_speaker_not_a_field() -> None:
+    items = [
+        Item("a", "ok", D1, label="Sam"),
+        Item("b", "I think we should move the standup to Tuesdays", D1, label="Sam"),
+        Item("c", "fine", D2, label="Sam"),
+    ]
+    assert field_said_again(items, valid_at=LATER, query="what did Sam say?") == {}
+
+
+def test_fields_said_twice_at_one_time_mark_nothing() -> None:
+    # a list of records names its fields once per record; one time is one document
+    items = [
+        Item("a", "name: api", D1),
+        Item("b", "name: worker", D1),
+        Item("c", "name: api-v2", D2),
+    ]
+    assert field_said_again(items, valid_at=LATER, query="which name?") == {}
+    assert _fields("image: api:1", "image: api:2", query="image?", same_time=True) == {}
+    assert (
+        field_said_again(
+            [Item("a", "image: api:1", D1), Item("b", "image: api:2", LATER + dt.timedelta(1))],
+            valid_at=LATER,
+            query="image?",
+        )
+        == {}
+    )  # said after valid_at
+
+
+_FIELD_LINES = st.sampled_from(
+    ["image: api:1.2", "image: api:1.3", "guests: 18", "guests: 26", "- image: api:2.0", "hi"]
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_FIELD_LINES, min_size=1, max_size=6), st.randoms(use_true_random=False))
+def test_field_marks_point_later_in_any_input_order(texts, rnd) -> None:
+    items = [Item(str(i), t, D1 + dt.timedelta(days=i)) for i, t in enumerate(texts)]
+    query = "image guests"
+    found = field_said_again(items, valid_at=LATER, query=query)
+    shuffled = list(items)
+    rnd.shuffle(shuffled)
+    assert field_said_again(shuffled, valid_at=LATER, query=query) == found
+    by_id = {i.id: i for i in items}
+    for item_id, (mark, when) in found.items():
+        assert when > by_id[item_id].when
+        old = mark.split(" possibly superseded: ")[0].split(": ", 1)[1]
+        assert old in by_id[item_id].text
+
+
+def test_a_config_said_again_marks_the_earlier_field_in_context(
+    mem: gm.Memory, clock: ManualClock
+) -> None:
+    first = "# postgresql.conf on db-1\nshared_buffers = 4GB\nmax_connections = 200"
+    later = "# postgresql.conf on db-1 (after tuning)\nshared_buffers = 8GB\nmax_connections = 500"
+    q = "what is max_connections on db-1?"
+    clock.set("2026-05-14T09:00:00Z")
+    mem.add_session(first, started_at="2026-05-14")
+    clock.set("2026-05-15T09:00:00Z")
+    before = str(mem.context(q, known_at="2026-05-15T09:00:00Z"))
+    clock.set("2026-11-26T09:00:00Z")
+    mem.add_session(later, started_at="2026-11-26")
+    clock.set("2026-11-27T09:00:00Z")
+    text = str(mem.context(q))
+    old = next(line for line in text.splitlines() if "200" in line)
+    assert "(max_connections: 200 possibly superseded: 500 per 26 Nov 2026)" in old
+    assert str(mem.context(q, known_at="2026-05-15T09:00:00Z")) == before  # known_at holds
