@@ -38,7 +38,9 @@ HEADER = """\
 - **Database.** `--db PATH`, else the `GRAPHMEM_DB` environment variable, else
   `~/.graphmem/memory.kuzu` (created on first write). `--engine` picks the embedded engine
   (`kuzu`, the default, or `ladybug`; env `GRAPHMEM_ENGINE`), `--read-only` opens the database
-  without write access. Global options go **before** the subcommand:
+  without write access; env `GRAPHMEM_BUFFER_POOL` (`2GiB`, `512MiB`) bounds the engine's
+  buffer pool ([the buffer pool](concepts/storage.md#buffer-pool)). Global options go **before**
+  the subcommand:
   `graphmem --db agent.kuzu facts --subject api`.
 - **Output.** Human-readable tables by default; `--json` prints JSON for scripts and agents.
 - **Errors.** Bad input prints one line, `Error: <ErrorClass>: <message>`, on standard error and
