@@ -677,7 +677,7 @@ def _line_marks(
         for lid, (mark, when) in restated(items, valid_at=valid_at, query=query, skip=skip).items()
     }
     fields = {  # its name split off as the line's speaker or not ("☐ Onboarding buddy: Li")
-        i.id: f
+        i.id: (*f, i.when)
         for i in items
         if i.id not in skip
         and i.id not in found
@@ -687,13 +687,10 @@ def _line_marks(
         and len(f[1].split()) <= 5
     }
     if fields:
-        whens = {i.id: i.when for i in items}
-        slots = [
-            (lid, name.split()[-1], value, "", whens[lid]) for lid, (name, value) in fields.items()
-        ]
+        slots = [(lid, n.split()[-1], v, "", when) for lid, (n, v, when) in fields.items()]
         later = [i._replace(text=f"{i.label}: {i.text}") if i.label else i for i in items]
         for lid, when in renamed(slots, later, valid_at=valid_at, query=query).items():
-            name, value = fields[lid]
+            name, value, _ = fields[lid]
             found[lid] = f"{name}: {value} possibly replaced per {fmt_date(when)}"
     moved = field_said_again(items, valid_at=valid_at, query=query, skip=skip | frozenset(found))
     found |= {lid: f"{mark} per {fmt_date(when)}" for lid, (mark, when) in moved.items()}

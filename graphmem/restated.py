@@ -506,8 +506,8 @@ def field_said_again(
         mine: dict[str, tuple[str, str]] = {}
         for k, line in enumerate(i.text.splitlines()):
             f = field_of(Item(i.id, line, i.when, label=i.label if k == 0 else ""))
-            if f is not None and f[0].casefold() not in speakers:
-                name = f[0].casefold()
+            name = f[0].casefold() if f is not None else ""
+            if f is not None and name not in speakers:
                 said[(i.when, name)] = said.get((i.when, name), 0) + 1
                 mine.setdefault(name, f)
         if mine:

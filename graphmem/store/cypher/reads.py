@@ -57,3 +57,8 @@ class CypherReads:
     all_audit = transfer.all_audit
     # graphmem check
     raw_facts = transfer.raw_facts
+    raw_sessions = transfer.raw_sessions
+    raw_entities = transfer.raw_entities
+    raw_mentions = transfer.raw_mentions
+    raw_predicates = transfer.raw_predicates
+    fact_states = transfer.fact_states

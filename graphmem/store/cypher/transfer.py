@@ -22,7 +22,12 @@ __all__ = [
     "content_counts",
     "edges",
     "entity_rows",
+    "fact_states",
+    "raw_entities",
     "raw_facts",
+    "raw_mentions",
+    "raw_predicates",
+    "raw_sessions",
 ]
 
 _COUNTS = {
@@ -147,3 +152,43 @@ def raw_facts(self: CypherHost) -> list[dict[str, Any]]:
             d[c] = self.dialect.raw_time(d[c])
         out.append(d)
     return out
+
+
+def fact_states(self: CypherHost) -> list[tuple[Any, ...]]:
+    """A cheap, sorted fingerprint of every version: what writes may change.
+
+    Rows of ``(fid, recorded_at, expired_at, valid_to, superseded_by, access_count)``, times
+    decoded as :func:`raw_facts` decodes them; no text columns, so a store holding megabyte
+    strings fingerprints fast.
+    """
+    rows = self._q(
+        "MATCH ()-[r:Fact]->() RETURN r.fid, r.recorded_at, r.expired_at, r.valid_to, "
+        "r.superseded_by, r.access_count"
+    )
+    t = self.dialect.raw_time
+    return sorted(((r[0], t(r[1]), t(r[2]), t(r[3]), r[4], r[5]) for r in rows), key=repr)
+
+
+def raw_sessions(self: CypherHost) -> list[dict[str, Any]]:
+    """Every session's id and times (the text is not read), decoded as :func:`raw_facts`."""
+    rows = self._q("MATCH (s:Session) RETURN s.id, s.started_at, s.ended_at")
+    t = self.dialect.raw_time
+    return [{"id": r[0], "started_at": t(r[1]), "ended_at": t(r[2])} for r in rows]
+
+
+def raw_entities(self: CypherHost) -> list[dict[str, Any]]:
+    """Every entity's id, name and aliases, as stored (``graphmem check``)."""
+    rows = self._q("MATCH (e:Entity) RETURN e.id, e.name, e.aliases")
+    return [{"id": r[0], "name": r[1], "aliases": list(r[2] or [])} for r in rows]
+
+
+def raw_mentions(self: CypherHost) -> list[dict[str, Any]]:
+    """Every MENTIONS edge of a session to an entity as ``{session, entity, count}``."""
+    rows = self._q("MATCH (s:Session)-[m:MENTIONS]->(e:Entity) RETURN s.id, e.id, m.count")
+    return [{"session": r[0], "entity": r[1], "count": r[2]} for r in rows]
+
+
+def raw_predicates(self: CypherHost) -> list[dict[str, Any]]:
+    """Every predicate definition's name, cardinality and aliases, as stored."""
+    rows = self._q("MATCH (p:Predicate) RETURN p.name, p.cardinality, p.aliases")
+    return [{"name": r[0], "cardinality": r[1], "aliases": list(r[2] or [])} for r in rows]

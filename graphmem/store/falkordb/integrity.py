@@ -26,20 +26,6 @@ class FalkorIntegrity(FalkorBase):
         """The labels and relationship types of the schema (a graph has them all, implicitly)."""
         return set(LABELS) | set(RELATIONS)
 
-    def fact_states(self) -> list[tuple[Any, ...]]:
-        """A cheap, sorted fingerprint of every version: what writes may change.
-
-        Rows of ``(fid, recorded_at, expired_at, valid_to, superseded_by, access_count)``
-        (times decoded), no text columns.
-        """
-        rows = self._q(
-            "MATCH ()-[r:Fact]->() RETURN r.fid, r.recorded_at, r.expired_at, r.valid_to, "
-            "r.superseded_by, r.access_count"
-        )
-        t = self.dialect.raw_time
-        out = [(r[0], t(r[1]), t(r[2]), t(r[3]), r[4], r[5]) for r in rows]
-        return sorted(out, key=repr)
-
     def raw_meta(self) -> dict[str, Any]:
         """Every ``Meta`` key and value.
 
@@ -53,27 +39,6 @@ class FalkorIntegrity(FalkorBase):
             if not rows or rows[0][0] != mine:
                 raise lost_data(self.url.where, mine)
         return {k: v for k, v in self._q("MATCH (m:Meta) RETURN m.key, m.value")}
-
-    def raw_entities(self) -> list[dict[str, Any]]:
-        """Every entity's id, name and aliases."""
-        rows = self._q("MATCH (e:Entity) RETURN e.id, e.name, e.aliases")
-        return [{"id": r[0], "name": r[1], "aliases": list(r[2] or [])} for r in rows]
-
-    def raw_sessions(self) -> list[dict[str, Any]]:
-        """Every session's id and times (the text is not read)."""
-        rows = self._q("MATCH (s:Session) RETURN s.id, s.started_at, s.ended_at")
-        t = self.dialect.raw_time
-        return [{"id": r[0], "started_at": t(r[1]), "ended_at": t(r[2])} for r in rows]
-
-    def raw_mentions(self) -> list[dict[str, Any]]:
-        """Every MENTIONS edge of a session to an entity as ``{session, entity, count}``."""
-        rows = self._q("MATCH (s:Session)-[m:MENTIONS]->(e:Entity) RETURN s.id, e.id, m.count")
-        return [{"session": r[0], "entity": r[1], "count": r[2]} for r in rows]
-
-    def raw_predicates(self) -> list[dict[str, Any]]:
-        """Every predicate definition's name, cardinality and aliases."""
-        rows = self._q("MATCH (p:Predicate) RETURN p.name, p.cardinality, p.aliases")
-        return [{"name": r[0], "cardinality": r[1], "aliases": list(r[2] or [])} for r in rows]
 
     def loose_mentions(self) -> int:
         """How many MENTIONS edges do not join a stored session to a stored entity."""

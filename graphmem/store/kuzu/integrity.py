@@ -6,13 +6,11 @@ UTC), so that :mod:`graphmem.check` can report rows that would not even load as 
 
 from __future__ import annotations
 
-import datetime as dt
 from typing import Any
 
 from graphmem.errors import StoreError
 from graphmem.store.kuzu.engine import KuzuStore
 from graphmem.store.kuzu.schema import DDL
-from graphmem.timeutil import from_store
 
 __all__ = ["KuzuIntegrity"]
 
@@ -34,38 +32,6 @@ class KuzuIntegrity(KuzuStore):
     def raw_meta(self) -> dict[str, Any]:
         """Return every ``Meta`` key and value."""
         return {k: v for k, v in self.run("MATCH (m:Meta) RETURN m.key, m.value")}
-
-    def fact_states(self) -> list[tuple[Any, ...]]:
-        """Return a cheap, sorted fingerprint of every version: what writes may change.
-
-        Rows of ``(fid, recorded_at, expired_at, valid_to, superseded_by, access_count)``; no text
-        columns, so a store holding megabyte strings fingerprints fast.
-        """
-        rows = self.run(
-            "MATCH ()-[r:Fact]->() RETURN r.fid, r.recorded_at, r.expired_at, r.valid_to, "
-            "r.superseded_by, r.access_count"
-        )
-        return sorted(
-            (tuple(from_store(v) if isinstance(v, dt.datetime) else v for v in r) for r in rows),
-            key=repr,
-        )
-
-    def raw_entities(self) -> list[dict[str, Any]]:
-        """Return every entity's id, name and aliases."""
-        rows = self.run("MATCH (e:Entity) RETURN e.id, e.name, e.aliases")
-        return [{"id": r[0], "name": r[1], "aliases": list(r[2] or [])} for r in rows]
-
-    def raw_sessions(self) -> list[dict[str, Any]]:
-        """Return every session's id and times (the text is not read)."""
-        rows = self.run("MATCH (s:Session) RETURN s.id, s.started_at, s.ended_at")
-        return [
-            {"id": r[0], "started_at": from_store(r[1]), "ended_at": from_store(r[2])} for r in rows
-        ]
-
-    def raw_mentions(self) -> list[dict[str, Any]]:
-        """Return every MENTIONS edge of a session to an entity as ``{session, entity, count}``."""
-        rows = self.run("MATCH (s:Session)-[m:MENTIONS]->(e:Entity) RETURN s.id, e.id, m.count")
-        return [{"session": r[0], "entity": r[1], "count": r[2]} for r in rows]
 
     def loose_mentions(self) -> int:
         """Return how many MENTIONS edges do not join a stored session to a stored entity."""
@@ -89,11 +55,6 @@ class KuzuIntegrity(KuzuStore):
     def unfindable_entities(self) -> list[str]:
         """None: Kuzu's primary key finds every entity, and an id is unique."""
         return []
-
-    def raw_predicates(self) -> list[dict[str, Any]]:
-        """Return every predicate definition's name, cardinality and aliases."""
-        rows = self.run("MATCH (p:Predicate) RETURN p.name, p.cardinality, p.aliases")
-        return [{"name": r[0], "cardinality": r[1], "aliases": list(r[2] or [])} for r in rows]
 
     def counts(self) -> dict[str, int]:
         """Return how many rows each table holds (node and rel tables alike)."""
