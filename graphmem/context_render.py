@@ -20,7 +20,10 @@ from graphmem.episodic import (
     fmt_date,
 )
 from graphmem.normalize import term_set
-from graphmem.store.records import LineRow
+from graphmem.restated import CUE
+from graphmem.said_ended import ended_values
+from graphmem.store.records import FactView, LineRow
+from graphmem.unstated import unstated
 
 #: Longest object text rendered.
 MAX_OBJECT = 160
@@ -90,23 +93,60 @@ def excerpt(text: str, words: frozenset[str]) -> str:
     return " ".join(out)
 
 
+#: A change asked for: "Reduce meloxicam to 1.6 ml", "increase lisinopril to 20 mg".
+_TO_CHANGE = re.compile(
+    r"(?i)\b(?:reduce|increase|raise|lower|change|switch|move|replace|update|upgrade|bump|cut)\b"
+)
+#: "hosting on my raspberry pi for now": no change, though it says "now".
+_FOR_NOW = re.compile(r"(?i)\b(?:for|until|till|right|just)\s+now\b")
+
+
+def _own_words(f: FactView) -> str:
+    """The sentence a fact without a session was read from, when it says a change.
+
+    docs/concepts/recall.md#own-words
+    """
+    if f.source is not None or not f.statement or f.predicate == "note":
+        return ""
+    text = " ".join(f.statement.split())
+    cues = _FOR_NOW.sub("", text)
+    if not CUE.search(cues) and not _TO_CHANGE.search(cues):
+        return ""
+    triple = term_set(f"{f.subject} {f.predicate.replace('_', ' ')} {f.object}")
+    if not term_set(text) - triple - term_set(" ".join(CUE.findall(text))):
+        return ""  # "We migrated the API to Go." says no more than the fact and its change
+    if len(text) > MAX_OBJECT:
+        at = text.casefold().find(f.object.casefold())
+        start = max(0, at - MAX_OBJECT // 2) if at >= 0 else 0
+        cut = text[start : start + MAX_OBJECT]
+        text = ("…" if start else "") + cut + ("…" if start + MAX_OBJECT < len(text) else "")
+    gone = [v for v in ended_values(text) if v != f.object.casefold()]
+    return f'said: "{text}"' + (f"; {gone[0]} no longer current" if gone else "")
+
+
 def _line(c: _Candidate) -> str:
     f = c.fact
     tags = "".join(
         f"[{t}] "
         for t in ((f.kind,) if f.kind != "fact" else ()) + (("pinned",) if f.pinned else ())
     )
+    said_ended = c.said_ended
     if f.predicate == "note":
         body = f"{f.subject} note: {c.shown or _clip(f.object, MAX_OBJECT)}"
+        if not said_ended:  # docs/concepts/recall.md#not-stated
+            said_ended = unstated(c.shown or _clip(f.object, MAX_OBJECT)) or ""
     else:
         body = f"{f.subject} {f.predicate} {_clip(f.object, MAX_OBJECT)}"
+        said = _own_words(f)
+        if said:
+            body += f" ({said})"
     when = f"since {f.valid_from.date().isoformat()}"
     if f.valid_to is not None:
         when += f", until {f.valid_to.date().isoformat()}"
     if c.was:
         when += "; was " + ", ".join(_clip(w, 60) for w in c.was)
-    if c.said_ended:
-        when += "; " + c.said_ended
+    if said_ended:
+        when += "; " + said_ended
     disputed = f" ({c.disputed})" if c.disputed else ""
     return f"- {tags}{body} ({when}){disputed}"
 
@@ -339,6 +379,8 @@ def line_text(c: LineCandidate | LineRow, superseded: str | None = None) -> str:
     echo = c.echo if isinstance(c, LineCandidate) else None
     body = _clip(row.text, MAX_TEXT)
     text = f"{row.speaker}: {body}" if row.speaker else body
+    if note is None:  # docs/concepts/recall.md#not-stated
+        note = unstated(row.text)
     notes = "; ".join(n for n in (note, echo) if n)
     return f"{text} ({notes})" if notes else text
 

@@ -33,6 +33,7 @@ from typing import NamedTuple
 from graphmem.normalize import STOPWORDS, term_set, terms
 from graphmem.recall_cues import asks_when
 from graphmem.text.lexicon import ALIASES
+from graphmem.unstated import stated
 
 __all__ = [
     "CUE",
@@ -128,7 +129,11 @@ _MAY_HOLD = re.compile(r"[\d@]|://|(?i:day)s?\b")
 
 @functools.lru_cache(maxsize=8192)
 def _has_cue(text: str) -> bool:
-    return CUE.search(text) is not None
+    """Whether a later text says a change, outside its pieces that only ask or plan one.
+
+    docs/concepts/recall.md#not-stated
+    """
+    return CUE.search(text) is not None and CUE.search(stated(text)) is not None
 
 
 class Item(NamedTuple):

@@ -58,7 +58,7 @@ _BEFORE = re.compile(
     r"(?:mov(?:e|ed|es|ing)|migrat(?:e|ed|es|ing)|switch(?:ed|es|ing)?)\s+(?:away\s+)?(?:off|from)|"
     r"g[eo]t\s+rid\s+of|turn(?:ed|s)?\s+off|shut(?:s|ting)?\s+down|abandon(?:ed|s)?|left|quit|"
     r"uninstall(?:ed|s)?|dump(?:ed|s)?|cancel(?:l?ed|s)?|phas(?:e|ed|es)\s+out|rip(?:ped|s)?\s+out|"
-    r"instead\s+of|moved\s+on\s+from|"
+    r"instead\s+of|moved\s+on\s+from|(?:done|finished)\s+with|"
     # "not going back to Joe's Garage", "as of today we're officially out of Harbor Street"
     r"(?:not|never|n't\s+be)\s+going\s+back\s+to|"
     r"(?:'re|’re|are|moved|moving|finally|officially)\s+out\s+of|"
@@ -70,16 +70,17 @@ _BEFORE = re.compile(
     r"(?!\s+(?:mon|tue|wed|thu|fri|sat|sun|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec))|"
     # "sold the Honda Fit", "last day at Brightwave"
     r"sold|last\s+day\s+at)"
-    r"\s+(?:the\s+|our\s+|my\s+|their\s+)?(?P<rest>.+)"
+    r"\s+(?:the\s+|our\s+|my\s+|their\s+)?(?:support\s+for\s+)?(?P<rest>.+)"
 )
 _AFTER = re.compile(
     r"(?i)\s+(?:(?:is|are|was|were|has\s+been|have\s+been|got|gets|will\s+be|"
     r"is\s+being)\s+(?:now\s+|finally\s+|officially\s+)?(?:gone|dead|deprecated|retired|"
     r"decommissioned|removed|replaced|swapped|dropped|shut\s+down|turned\s+off|sunset|deleted|"
-    r"history|no\s+more|no\s+longer\s+(?:supported|used|needed|in\s+use|maintained|available)|"
+    r"uninstalled|(?:cancell?ed|closed|terminated)(?!\s+by\b)|history|no\s+more|no\s+longer\s+(?:supported|used|needed|in\s+use|maintained|available)|"
     r"no\s+longer(?=\s+(?:my|our|the|their|his|her)\s))|"
     # a note's clipped form: "Jenkins box decommissioned.", "Pingdom cancelled over the break"
-    r"(?:decommissioned|retired|deleted|sunset|gone|cancell?ed|discontinued|stopped)"
+    r"(?:decommissioned|retired|deleted|sunset|gone|cancell?ed|discontinued|stopped|uninstalled|"
+    r"removed|archived|terminated)"
     r"(?=\s*(?:[.!;,—–&]|$|(?:and|over|last|this|yesterday|today|since|as\s+of|on\s+(?:me|us)|"
     r"in\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*)\b))|"
     # a person gone from a role: "Mike left for Stripe", "Rosa has left;", "Brenda stepped down"
@@ -103,6 +104,14 @@ _TOOK_OVER = re.compile(
     rf"(?i)\b(?:took|tak(?:e|es|en|ing))\s+over\b[^.;]{{0,60}}?\bfrom\s+(?P<x>{_TOKEN}(?:\s+{_TOKEN})?)"
 )
 _ANYMORE = re.compile(r"(?i)\s+any\s?more\b")
+#: Markdown's struck-out value: "**Internet**: ~~Xfinity~~ → Google Fiber".
+_STRUCK = re.compile(r"~~(?P<x>[^~\n]{1,60}?)~~")
+#: A diff's removed line, "-FROM python:3.10-slim" or "-    image: api:1.8.2" (a bullet's dash
+#: is followed by one space): its field's value is the one taken out.
+_REMOVED = re.compile(
+    r"^-(?:(?=[A-Za-z])|\s{2,}(?=[A-Za-z]))(?P<name>[A-Za-z][\w.-]{0,30}?)\s*(?:[:=]\s*|\s+)"
+    r"(?P<x>\S.{0,80}?)\s*$"
+)
 _NEGATION = re.compile(r"(?i)(?:\bnot|n't|\bnever)\b")
 #: A piece of text read at a time: patterns stay cheap on a pasted blob (no piece is longer).
 MAX_PIECE = 400
@@ -128,7 +137,8 @@ _CUE_WORDS = tuple(
     """from off replac swap drop ditch retir remov kill deprecat decommission sunset stop longer
     more rid turn shut abandon left quit uninstall dump cancel phas rip instead gone dead delet
     history discontinu lapses expires away -> contract subscription licen trial account lease
-    not resign stepped acct team going out sold last closing over (""".split()  # noqa: SIM905
+    not resign stepped acct team going out sold last closing over done finished terminated uninstall
+    archived closed (""".split()  # noqa: SIM905
 )
 #: The same, for a text with other characters than ASCII (where ``(?i)`` matches more).
 _ANY_CUE = re.compile("(?i)" + "|".join(re.escape(w) for w in (*_CUE_WORDS, "→")))
@@ -136,6 +146,8 @@ _ANY_CUE = re.compile("(?i)" + "|".join(re.escape(w) for w in (*_CUE_WORDS, "→
 
 def _may_say_ended(text: str) -> bool:
     """Whether ``text`` holds one of :data:`_CUE_WORDS` (case aside): else it says nothing ended."""
+    if text.startswith("-") or "~~" in text:  # a diff's removed line, a struck-out value
+        return True
     if text.isascii():  # (for ASCII, (?i) is lower-casing; a substring test is much cheaper)
         low = text.lower()
         return any(w in low for w in _CUE_WORDS)
@@ -148,7 +160,7 @@ _STOP = frozenset(
 )
 _NOT_VALUES = STOPWORDS | frozenset(
     """it them this that everything all something anything nothing support use it's one ones thing
-    things stuff way""".split()  # noqa: SIM905
+    things stuff way old new""".split()  # noqa: SIM905
 )
 
 
@@ -217,6 +229,10 @@ def _ended_values(text: str) -> tuple[str, ...]:
 def _read_ended(text: str) -> tuple[str, ...]:
     """:func:`_ended_values` without the :func:`_may_say_ended` test (the tests' reference)."""
     out: list[str] = []
+    if m := _REMOVED.match(text):
+        out.append(m.group("x").strip("\"'`").casefold())
+    for m in _STRUCK.finditer(text):
+        out += _runs(_words(m.group("x")), head=True)
     for piece in _pieces(text):
         out += _ended_in(piece)
     return tuple(dict.fromkeys(out))
@@ -327,7 +343,14 @@ def shares_words(a: str, b: str, value: str) -> bool:
 _VERSIONED = re.compile(r"(?i)[a-z][\w.+#-]*[a-z][\w+#-]*\s+(?:v?\d+(?:\.\d+)+|v?\d\d+|v\d)")
 
 
+#: An identifier with a figure in it ("python:3.10-slim", "eu-central-1",
+#: "registry.io/api:1.8.2"): as distinctive as a versioned name.
+_IDENTIFIER = re.compile(r"(?i)(?=[^\s]*\d)(?=[^\s]*[a-z])[a-z0-9]+(?:[:/.@_-][a-z0-9]+)+")
+
+
 def _versioned(value: str) -> bool:
+    if _IDENTIFIER.fullmatch(value):
+        return True
     return _VERSIONED.fullmatch(value) is not None and bool(terms(value.split()[0]))
 
 

@@ -272,24 +272,25 @@ def test_blind_corpus_floors(name):
 
 #: Floors under the stories whose context passes the smoke check, per blind corpus
 #: (docs/concepts/recall.md#marks-measured): one under the count measured when the floor was
-#: set, so a change that loses what passed fails here. The eleventh to fifteenth corpora passed
-#: 23, 26, 24, 22 and 23 of 60 on their blind first runs.
+#: set, so a change that loses what passed fails here. The eleventh to sixteenth corpora passed
+#: 23, 26, 24, 22, 23 and 21 of 60 on their blind first runs.
 CONTEXT_FLOORS = {
     "text_blind_dev.jsonl": 28,
     "text_blind_test.jsonl": 40,
     "text_blind_holdout.jsonl": 62,
-    "text_blind_fourth.jsonl": 25,
+    "text_blind_fourth.jsonl": 29,
     "text_blind_fifth.jsonl": 24,
-    "text_blind_sixth.jsonl": 32,
+    "text_blind_sixth.jsonl": 36,
     "text_blind_seventh.jsonl": 24,
-    "text_blind_eighth.jsonl": 31,
+    "text_blind_eighth.jsonl": 32,
     "text_blind_ninth.jsonl": 29,
     "text_blind_tenth.jsonl": 32,
-    "text_blind_eleventh.jsonl": 35,
+    "text_blind_eleventh.jsonl": 36,
     "text_blind_twelfth.jsonl": 36,
-    "text_blind_thirteenth.jsonl": 26,
-    "text_blind_fourteenth.jsonl": 22,
-    "text_blind_fifteenth.jsonl": 22,
+    "text_blind_thirteenth.jsonl": 29,
+    "text_blind_fourteenth.jsonl": 26,
+    "text_blind_fifteenth.jsonl": 37,
+    "text_blind_sixteenth.jsonl": 37,
 }
 
 

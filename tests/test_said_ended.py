@@ -74,6 +74,14 @@ class FirstOnly:
         # someone gone to another team; a dash ends the clause before them
         ("CI images — Ilse moved to the data team, so Bram owns them now", ["ilse"]),
         ("Omar switched teams last week", ["omar"]),
+        # a diff's removed line, a struck-out value, "done with", a clipped "uninstalled"
+        ("-FROM python:3.10-slim", ["python:3.10-slim"]),
+        ("-    image: registry.example/api:1.8.2", ["registry.example/api:1.8.2"]),
+        ("-SMTP_HOST=mail.old-host.example", ["mail.old-host.example"]),
+        ("**Internet**: ~~Xfinity~~ → Google Fiber since March", ["xfinity"]),
+        ("chef: done with GreenLeaf after the third short delivery", ["greenleaf"]),
+        ("cutover done at 02:00, nginx-ingress uninstalled. no 5xx", ["nginx-ingress"]),
+        ("the old OVH box is cancelled. same address", ["old ovh box"]),
     ],
 )
 def test_what_a_line_says_ended(text: str, ended: list[str] | None) -> None:
@@ -104,6 +112,10 @@ def test_what_a_line_says_ended(text: str, ended: list[str] | None) -> None:
         "we might move from Heroku to Fly next quarter",
         "we didn't replace Jenkins after all",
         "should we switch from Heroku to Fly?",
+        # a bullet is no diff line; a negative figure is no field
+        "- image: registry.example/api:1.8.2",
+        "-5 degrees tonight, bring gloves",
+        "--- a/Dockerfile",
     ],
 )
 def test_a_plain_statement_says_nothing_ended(text: str) -> None:
@@ -181,6 +193,12 @@ _PHRASES = [
     "abandoned",
     "turned off",
     "we",
+    "-FROM",
+    "-  image:",
+    "~~",
+    "~~Xfinity~~",
+    "done with",
+    "archived",
 ]
 
 
@@ -465,6 +483,12 @@ def test_a_line_tied_to_a_later_ending_by_its_field_or_version_is_marked(
         ("week 3", False),  # one digit: a count, not a version
         ("the 30", False),  # no name
         ("chasing 3:45", False),
+        # an identifier with a figure: an image, a region, a host
+        ("python:3.10-slim", True),
+        ("eu-central-1", True),
+        ("registry.example/api:1.8.2", True),
+        ("1.8.2", False),  # figures alone
+        ("s3", False),  # no separator: a short name many things share
     ],
 )
 def test_which_values_name_a_versioned_thing(value: str, versioned: bool) -> None:
@@ -516,3 +540,28 @@ def test_a_neighbour_that_says_a_value_ended_marks_a_hit_of_another_session() ->
     shown = beside["s2#1"]
     assert isinstance(shown, LineCandidate)
     assert shown.superseded == "heroku: no longer current from here"
+
+
+def test_a_diff_that_removes_a_line_marks_the_line_it_removed(clock: ManualClock) -> None:
+    # docs/concepts/recall.md#said-ended: "-FROM python:3.10-slim" says that value is gone
+    with backends.memory(clock=clock, reader=NoReader()) as mem:
+        sessions = [
+            (
+                "2026-02-02",
+                "# Dockerfile of the reports worker\nFROM python:3.10-slim\nWORKDIR /app",
+            ),
+            (
+                "2026-05-11",
+                "PR #77 bump the reports worker image\n-FROM python:3.10-slim\n"
+                "+FROM python:3.12-slim\n WORKDIR /app",
+            ),
+        ]
+        for day, text in sessions:
+            clock.set(f"{day}T12:00Z")
+            mem.add_session(text, started_at=day)
+        clock.set("2026-05-12")
+        lines = _context(mem, "which python image does the reports worker build from?")
+        old = [ln for ln in lines if "python:3.10-slim" in ln]
+        assert old, lines
+        assert all("python:3.10-slim: no longer current" in ln for ln in old), old
+        assert any("python:3.12-slim" in ln and "no longer" not in ln for ln in lines), lines

@@ -1,0 +1,202 @@
+"""Lines that ask, plan, suppose, judge or pass on a change: shown, but not as a change.
+
+"did we switch staging to Postgres 16 already?", "might try Espoma next year", "if eu-west-1
+goes down we would promote eu-central-1", "Arch would probably be nicer", "the onboarding
+readme still says Gusto": the reader writes nothing from such a sentence
+(docs/concepts/text.md#what-it-reads), yet recall shows the line, and a line naming a value
+reads as if it held. So an unmarked line shown in a context block gets a mark that says how
+the change in it was said: ``(was asked, not a change)``, ``(was a plan, not a change)``,
+``(was an if, not a change)``, ``(was an opinion, not a change)``, ``(was reported, not a
+change)`` (docs/concepts/recall.md#not-stated).
+
+A piece (a sentence, or a line's part after a speaker or a bullet) is read as one of those
+when it holds a **word of change or choice** ("switch", "move", "use", "now", "go with",
+"nicer", ...) and
+
+- asks: it ends with ``?`` or starts "did", "is", "should", ... or "asked whether";
+- supposes: it starts "if", "unless", "in case", "should that", "contingency";
+- plans or judges: a plan or opinion word ("might", "would", "thinking about", "plan to",
+  "I think", "imo", "prefer") comes before the word of change in the same clause;
+- passes one on: a reporting word ("says", "claims", "told", "saying", "apparently",
+  "rumour"), or a document said to say it ("the wiki still says Gusto").
+
+A line that also says a value ended (:func:`graphmem.said_ended.ended_values`) states a change
+and gets no such mark. A mark only, never a write; a pure function of the line's text.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from graphmem.said_ended import ended_values
+
+__all__ = ["stated", "unstated"]
+
+#: A word of change or choice: what a plan, a question or a report is about.
+_CHANGE = (
+    r"(?:switch\w*|swap\w*|mov(?:e|ed|es|ing)|migrat\w*|chang\w*|replac\w*|upgrad\w*|"
+    r"downgrad\w*|bump\w*|promot\w*|adopt\w*|rais(?:e|ed|es|ing)|rise|rises|increas\w*|"
+    r"reduc\w*|lower\w*|put\s+(?:\w+\s+)?up|go(?:es|ing)?\s+with|went\s+with|go(?:es|ing)?\s+to|"
+    r"us(?:e|es|ed|ing)|still|now|already|instead|tr(?:y|ied|ying)|pick\w*|choos\w*|"
+    r"nicer|better|suit\w*|prefer\w*|cheaper|faster)"
+)
+_CHANGE_WORD = re.compile(rf"(?i)\b{_CHANGE}\b")
+#: An opinion may judge without a word of change: "db.r6g.xlarge would probably do", "she
+#: thinks it should be 150".
+_JUDGED = re.compile(rf"(?i)\b(?:{_CHANGE}|be|do)\b")
+_QUESTION_START = re.compile(
+    r"(?i)^(?:did|do|does|is|are|was|were|should|shall|will|can|could|have|has|any\s+chance|"
+    r"wonder(?:ing)?\s+if|(?:\w+\s+){0,6}?asked\s+(?:\w+\s+){0,3}?(?:whether|if))\b"
+)
+_IF_START = re.compile(
+    r"(?i)^(?:\w+:\s*)?(?:if|unless|in\s+case|should\s+that|in\s+the\s+event|contingency|"
+    r"as\s+a\s+fallback|worst\s+case|otherwise)\b"
+)
+_PLAN = re.compile(
+    r"(?i)\b(?P<w>might|could|thinking\s+(?:about|of)|considering|plan(?:ning)?\s+to|"
+    r"planning\s+(?:to|on)|the\s+plan\s+for|aiming|wants?\s+to|want\s+to|evaluat\w*|propos\w*|suggest\w*|"
+    r"exploring|explore|maybe)\b"
+)
+_OPINION = re.compile(
+    r"(?i)\b(?P<w>would|wouldn't|should|(?:i|we|you|they|he|she)['’]d|i\s+think|"
+    r"(?:she|he|they)\s+thinks?|imo|imho|personally|felt|feel)\b"
+)
+#: Hearsay: "someone at pickup said they moved it", "a letter saying our supply moves". A
+#: plain "the vet says ..." relays a change as often as not, so it is no cue.
+_REPORTED = re.compile(
+    r"(?i)\b(?:saying|claims?|claiming|apparently|rumou?r\w*|supposedly|allegedly|heard|"
+    r"(?:someone|somebody|a\s+friend|people|they)\s+(?:said|say|says))\b"
+)
+#: A request or an offer is how a change is often made: "can they go to billing@...?", "we'd
+#: like to upgrade to Team now".
+_REQUEST = re.compile(
+    r"(?i)^(?:\W*(?:hi|hey|hello|ok|okay|so|also|and|sorry)\b\W*)*(?:can|could|would\s+you|"
+    r"will\s+you|please|may\s+i)\b|\b(?:like\s+to|love\s+to|be\s+(?:happy|fine|glad)|"
+    r"please)\b"
+)
+#: "the onboarding readme still says Gusto": a document said to hold a value.
+_DOC_SAYS = re.compile(
+    r"(?i)\b(?:doc|docs|wiki|readme|handbook|pdf|page|website|site|sign|poster|letter|email|"
+    r"notice|listing|spreadsheet|sheet|runbook|manual|guide)\s+(?:\w+\s+){0,2}?(?:still\s+)?"
+    r"(?:says|said|claims|lists|shows|mentions|states)\b"
+)
+#: Pieces: sentences, and a line's parts after a bullet, a speaker or an arrow.
+_PIECES = re.compile(r"(?<=[.!?])\s+|\s+(?:->|→)\s+|\n")
+_CLAUSE = re.compile(r"[,;:—–]\s|\s[-–]\s|\(|\)")
+_ANAPHOR = re.compile(r"(?i)\b(?:that|this|it)\b")
+#: Longest piece quoted in a mark.
+_QUOTE = 60
+_LEAD = re.compile(
+    r"^(?:\s*\[[^\]]{1,30}\]|\s*\d[\d:./,-]*(?=\s)|[^\w\[]+)*\s*(?:\w[\w .'@-]{0,30}:\s+)?"
+)
+
+
+#: Most words from a plan or opinion word to the change it is about ("might try X", "would
+#: probably be nicer"): further on, the change is another clause's ("nobody could get hold of
+#: a copy, so they've swapped it").
+_NEAR = 5
+
+
+def _after(pattern: re.Pattern[str], clause: str, start: int) -> bool:
+    m = pattern.search(clause, start)
+    return m is not None and len(clause[start : m.start()].split()) <= _NEAR
+
+
+#: A value: a capitalised word inside a piece, a figure, an identifier ("eu-central-1",
+#: "db.r6g.xlarge") or a quoted word; "have you tried it yet?" names none.
+_VALUE = re.compile(r"(?<=\S\s)[A-Z][\w.+#&'-]*|\d|\w[._/@-]\w|[\"“`'‘]\w")
+
+
+def _names_value(body: str) -> bool:
+    return _VALUE.search(body) is not None
+
+
+def _judged(body: str) -> bool:
+    return any(
+        (m := _OPINION.search(clause)) and _after(_JUDGED, clause, m.end())
+        for clause in _CLAUSE.split(body)
+    )
+
+
+def _body(piece: str) -> str:
+    """A piece without its bullet, stamp or speaker ("[14:02] Ben: ", "- ")."""
+    return _LEAD.sub("", piece.strip(), count=1) if ":" in piece else piece.strip(" -*•>\t")
+
+
+def _kind(piece: str) -> str | None:
+    body = _body(piece)
+    if not _JUDGED.search(body):
+        return None
+    if body.rstrip(" )\"'").endswith("?"):  # what is asked is the last clause
+        last = _CLAUSE.split(body)[-1].strip()
+        if not _CHANGE_WORD.search(last):  # "..., is that right?" asks about the clause before
+            if not (_ANAPHOR.search(last) and len(last.split()) <= _NEAR + 1):
+                return None
+        else:
+            body = last
+        asked = True
+    else:  # "did we switch to X" without its mark; not "Will try." (a full stop)
+        asked = _QUESTION_START.match(body) is not None and not body.endswith((".", "!"))
+    if _REQUEST.search(body):
+        return None
+    if not _CHANGE_WORD.search(body):
+        return "was an opinion" if _judged(body) else None
+    if asked:
+        return "was asked"
+    if _IF_START.match(body):
+        return "was an if"
+    if _DOC_SAYS.search(body):
+        return "was reported"
+    for clause in _CLAUSE.split(body):
+        if (m := _PLAN.search(clause)) and _after(_CHANGE_WORD, clause, m.end()):
+            return "was a plan"
+        if (m := _OPINION.search(clause)) and _after(_JUDGED, clause, m.end()):
+            return "was an opinion"
+        if (m := _REPORTED.search(clause)) and _after(_CHANGE_WORD, clause, m.end()):
+            return "was reported"
+    return None
+
+
+@functools.lru_cache(maxsize=8192)
+def _pieces(text: str) -> tuple[tuple[str, str | None], ...]:
+    """Each piece of ``text`` and how it only asks, plans, ... a change (``None``: it states)."""
+    out = []
+    for piece in (p.strip() for p in _PIECES.split(text)):
+        if piece:
+            kind = _kind(piece)
+            ok = kind is not None and _names_value(_body(piece)) and not ended_values(piece)
+            out.append((piece, kind if ok else None))
+    return tuple(out)
+
+
+def unstated(text: str) -> str | None:
+    """The mark of a line whose change was asked, planned, supposed, judged or passed on.
+
+    >>> unstated("wen: did we switch staging to postgres 16 already?")
+    'was asked, not a change'
+    >>> unstated("might try espoma rose-tone next year since it was on sale")
+    'was a plan, not a change'
+    >>> unstated("we moved staging to Postgres 16 last night") is None
+    True
+    >>> unstated("we dropped Zendesk, should we try Intercom?") is None  # it says Zendesk ended
+    True
+    """
+    pieces = _pieces(text)
+    piece, kind = next(((p, k) for p, k in pieces if k), ("", None))
+    if kind is None:
+        return None
+    if len(pieces) == 1:
+        return f"{kind}, not a change"
+    piece = _body(piece)
+    quote = piece if len(piece) <= _QUOTE else piece[: _QUOTE - 1].rstrip() + "…"
+    return f'{kind}, not a change: "{quote}"'
+
+
+def stated(text: str) -> str:
+    """What ``text`` states: its pieces :func:`unstated` reads as no change taken out.
+
+    >>> stated("dave: is the match at Lincoln Park now?? someone said so")
+    'someone said so'
+    """
+    return "\n".join(p for p, kind in _pieces(text) if kind is None)
