@@ -197,11 +197,16 @@ def _names_a_slot(kernel: Kernel, query: str) -> bool:
     (docs/concepts/recall.md).
     """
     words = _terms(query)
-    return any(
-        p.name != "note" and set(_terms(p.name.replace("_", " "))) <= words
-        for p in kernel.ontology.predicates()
-        if _terms(p.name.replace("_", " "))
-    )
+    for p in kernel.ontology.predicates():
+        slot = _terms(p.name.replace("_", " "))
+        if p.name == "note" or not slot:
+            continue
+        # all its words, or its head and half of them ("support hours" names
+        # customer_support_hours)
+        head = _terms(p.name.rsplit("_", 1)[-1])
+        if set(slot) <= words or (head <= words and 2 * len(set(slot) & words) >= len(set(slot))):
+            return True
+    return False
 
 
 def _anchors(kernel: Kernel, query: str) -> tuple[dict[str, str], set[str]]:

@@ -58,7 +58,8 @@ _BEFORE = re.compile(
     r"(?:mov(?:e|ed|es|ing)|migrat(?:e|ed|es|ing)|switch(?:ed|es|ing)?)\s+(?:away\s+)?(?:off|from)|"
     r"g[eo]t\s+rid\s+of|turn(?:ed|s)?\s+off|shut(?:s|ting)?\s+down|abandon(?:ed|s)?|left|quit|"
     r"uninstall(?:ed|s)?|dump(?:ed|s)?|cancel(?:l?ed|s)?|phas(?:e|ed|es)\s+out|rip(?:ped|s)?\s+out|"
-    r"instead\s+of|moved\s+on\s+from|(?:done|finished)\s+with|"
+    r"instead\s+of|moved\s+on\s+from|(?:done|finished)\s+with|(?:gone|went)\s+off|"
+    r"rolled\s+back\s+from|(?:i\s+was|we\s+were)\s+wrong\s+about|"
     # "not going back to Joe's Garage", "as of today we're officially out of Harbor Street"
     r"(?:not|never|n't\s+be)\s+going\s+back\s+to|"
     r"(?:'re|’re|are|moved|moving|finally|officially)\s+out\s+of|"
@@ -76,7 +77,8 @@ _AFTER = re.compile(
     r"(?i)\s+(?:(?:is|are|was|were|has\s+been|have\s+been|got|gets|will\s+be|"
     r"is\s+being)\s+(?:now\s+|finally\s+|officially\s+)?(?:gone|dead|deprecated|retired|"
     r"decommissioned|removed|replaced|swapped|dropped|shut\s+down|turned\s+off|sunset|deleted|"
-    r"uninstalled|(?:cancell?ed|closed|terminated)(?!\s+by\b)|history|no\s+more|no\s+longer\s+(?:supported|used|needed|in\s+use|maintained|available)|"
+    r"uninstalled|(?:cancell?ed|closed|terminated)(?!\s+by\b)|renamed(?=\s+to\b)|history|"
+    r"no\s+more|no\s+longer\s+(?:supported|used|needed|in\s+use|maintained|available)|"
     r"no\s+longer(?=\s+(?:my|our|the|their|his|her)\s))|"
     # a note's clipped form: "Jenkins box decommissioned.", "Pingdom cancelled over the break"
     r"(?:decommissioned|retired|deleted|sunset|gone|cancell?ed|discontinued|stopped|uninstalled|"
@@ -84,12 +86,19 @@ _AFTER = re.compile(
     r"(?=\s*(?:[.!;,—–&]|$|(?:and|over|last|this|yesterday|today|since|as\s+of|on\s+(?:me|us)|"
     r"in\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*)\b))|"
     # a person gone from a role: "Mike left for Stripe", "Rosa has left;", "Brenda stepped down"
-    r"(?:has\s+|have\s+)?(?:left|quit|resigned|stepped\s+down)"
+    r"(?:has\s+|have\s+)?(?:left|quit|resigned|stepped\s+down|stood\s+down)"
     r"(?=\s*(?:[.!;,—–]|$|(?:for|to\s+join|the\s+(?:company|team)|last|this|yesterday|today|"
     r"as)\b))|"
-    # "Ines moved to the data team", "Omar switched teams"
-    r"(?:has\s+)?(?:moved|switched|transferred)\s+(?:teams|to\s+(?:the\s+|another\s+|a\s+new\s+)?"
-    r"(?:[\w-]+\s+){0,2}team\b)|"
+    # "Mrs Adeyemi went on maternity leave", "Marek is out on parental leave", "Sven is out
+    # sick", "Ade didn't work out"
+    r"(?:went|is|are|has\s+gone|is\s+out)\s+on\s+(?:\w+\s+)?leave\b|is\s+out\s+sick\b|"
+    r"(?:didn['’]t|did\s+not)\s+work\s+out\b|"
+    # "Ines moved to the data team", "Omar switched teams", "Wei moved over to the Platform team"
+    r"(?:has\s+)?(?:moved|switched|transferred)\s+(?:over\s+)?(?:teams|to\s+(?:the\s+|another\s+|"
+    r"a\s+new\s+)?(?:[\w-]+\s+){0,2}team\b)|"
+    # "Stripe is read-only for old refunds", "the Canal Street unit has been handed back"
+    r"(?:is|are)\s+(?:now\s+)?read[-\s]only\b|(?:has|have)\s+been\s+handed\s+back\b|"
+    r"gets?\s+(?:switched|turned)\s+off\b|"
     # "X → Y", not a message's "Kenji → Dana: ..." (from one person to another)
     r"(?:contract\s+)?(?:lapses|expires|goes\s+away)|(?:→|->)(?!\s*\w[\w.'-]*(?:\s\w[\w.'-]*)?:)|"
     # "Greenleaf is closing", "nagios is off as of friday"
@@ -138,7 +147,7 @@ _CUE_WORDS = tuple(
     more rid turn shut abandon left quit uninstall dump cancel phas rip instead gone dead delet
     history discontinu lapses expires away -> contract subscription licen trial account lease
     not resign stepped acct team going out sold last closing over done finished terminated uninstall
-    archived closed (""".split()  # noqa: SIM905
+    archived closed leave sick work read handed rolled wrong stood (""".split()  # noqa: SIM905
 )
 #: The same, for a text with other characters than ASCII (where ``(?i)`` matches more).
 _ANY_CUE = re.compile("(?i)" + "|".join(re.escape(w) for w in (*_CUE_WORDS, "→")))
@@ -250,7 +259,8 @@ def _before(piece: str, end: int, words: int) -> list[str]:
     head = re.split(
         r"[,;:.!?]\s|\s[—–-]\s|[\U0001F300-\U0001FAFF\u2600-\u27BF]", piece[max(0, end - 120) : end]
     )[-1]
-    return [w.casefold() for w in head.split()][-words:]
+    # a quote or a code span opens it: 'summary: "Priya moved to the Risk team'
+    return [w.strip("\"'`“”‘’").casefold() for w in head.split() if w.strip("\"'`“”‘’")][-words:]
 
 
 #: Words before a change verb that make it a plan, a wish or a denial, not a change: "thought

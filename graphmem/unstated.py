@@ -62,6 +62,12 @@ _OPINION = re.compile(
     r"(?i)\b(?P<w>would|wouldn't|should|(?:i|we|you|they|he|she)['’]d|i\s+think|"
     r"(?:she|he|they)\s+thinks?|imo|imho|personally|felt|feel)\b"
 )
+#: A thing only weighed: "thinking about the place on Brackett St", "evaluate Snowflake as our
+#: warehouse" (the value follows within a few words).
+_WEIGHED = re.compile(
+    r"(?i)\b(?:thinking\s+(?:about|of)|considering|evaluat(?:e|ing)|exploring|looking\s+into|"
+    r"shortlist(?:ed|ing)?)\b"
+)
 #: Hearsay: "someone at pickup said they moved it", "a letter saying our supply moves". A
 #: plain "the vet says ..." relays a change as often as not, so it is no cue.
 _REPORTED = re.compile(
@@ -78,7 +84,7 @@ _REQUEST = re.compile(
 #: "the onboarding readme still says Gusto": a document said to hold a value.
 _DOC_SAYS = re.compile(
     r"(?i)\b(?:doc|docs|wiki|readme|handbook|pdf|page|website|site|sign|poster|letter|email|"
-    r"notice|listing|spreadsheet|sheet|runbook|manual|guide)\s+(?:\w+\s+){0,2}?(?:still\s+)?"
+    r"notice|listing|spreadsheet|sheet|runbook|manual|guide)\s+(?:\w+\s+){0,3}?(?:still\s+)?"
     r"(?:says|said|claims|lists|shows|mentions|states)\b"
 )
 #: Pieces: sentences, and a line's parts after a bullet, a speaker or an arrow.
@@ -104,8 +110,8 @@ def _after(pattern: re.Pattern[str], clause: str, start: int) -> bool:
 
 
 #: A value: a capitalised word inside a piece, a figure, an identifier ("eu-central-1",
-#: "db.r6g.xlarge") or a quoted word; "have you tried it yet?" names none.
-_VALUE = re.compile(r"(?<=\S\s)[A-Z][\w.+#&'-]*|\d|\w[._/@-]\w|[\"“`'‘]\w")
+#: "db.r6g.xlarge") or a quoted word (not "I've"); "have you tried it yet?" names none.
+_VALUE = re.compile(r"(?<=\S\s)[A-Z][\w.+#&'-]*|\d|\w[._/@-]\w|(?<![\w'’])[\"“`'‘]\w")
 
 
 def _names_value(body: str) -> bool:
@@ -126,6 +132,10 @@ def _body(piece: str) -> str:
 
 def _kind(piece: str) -> str | None:
     body = _body(piece)
+    if _DOC_SAYS.search(body):
+        return "was reported"
+    if any((m := _WEIGHED.search(c)) and _after(_VALUE, c, m.end()) for c in _CLAUSE.split(body)):
+        return "was a plan"
     if not _JUDGED.search(body):
         return None
     if body.rstrip(" )\"'").endswith("?"):  # what is asked is the last clause
@@ -146,8 +156,6 @@ def _kind(piece: str) -> str | None:
         return "was asked"
     if _IF_START.match(body):
         return "was an if"
-    if _DOC_SAYS.search(body):
-        return "was reported"
     for clause in _CLAUSE.split(body):
         if (m := _PLAN.search(clause)) and _after(_CHANGE_WORD, clause, m.end()):
             return "was a plan"

@@ -411,3 +411,20 @@ def test_a_short_note_or_one_off_the_question_shows_its_head() -> None:
     long = "The boiler comes thursday. " * 12
     assert len(long) > MAX_OBJECT
     assert excerpt(long, frozenset({"gat"})) == ""
+
+
+@pytest.mark.parametrize(
+    ("question", "found"),
+    [
+        ("what are the support hours?", True),  # its head and half its words
+        ("what are the customer support hours?", True),
+        ("who handles support tickets?", False),  # not its head
+        ("how many hours is the flight?", False),  # its head, but not half its words
+    ],
+)
+def test_a_question_naming_most_of_a_slot_finds_the_owners_fact(
+    mem: gm.Memory, question: str, found: bool
+) -> None:
+    # the owner's slots are anchored by a question that names them (docs/concepts/recall.md)
+    mem.add_fact("self", "customer_support_hours", "8 to 8 CET")
+    assert ("customer_support_hours 8 to 8 CET" in mem.context(question)) is found

@@ -82,6 +82,22 @@ class FirstOnly:
         ("chef: done with GreenLeaf after the third short delivery", ["greenleaf"]),
         ("cutover done at 02:00, nginx-ingress uninstalled. no 5xx", ["nginx-ingress"]),
         ("the old OVH box is cancelled. same address", ["old ovh box"]),
+        # a quote or a code span before the name; a rename
+        ('Change summary: "Priya moved to the Risk team, I took over L2"', ["priya"]),
+        ("done: `master` was renamed to `main` this morning", ["master"]),
+        # away from a role, handed back, read-only, switched off, gone off, rolled back
+        ("Mrs Adeyemi went on maternity leave, Mr Kowal has the class", ["mrs adeyemi"]),
+        ("Marek is out on parental leave from today, Jolene picks this up", ["marek"]),
+        ("Sven is out sick from today.", ["sven"]),
+        ("Ade didn't work out, so we got Gemma instead", ["ade"]),
+        ("Wei moved over to the Platform team as of today", ["wei"]),
+        ("payments go through Adyen, Stripe is read-only for old refunds.", ["stripe"]),
+        ("The Canal Street unit has been handed back.", ["canal street unit"]),
+        ("the old mirror gets switched off that same day", ["old mirror"]),
+        ("they've gone off genmaicha, hojicha is the favourite now", ["genmaicha"]),
+        ("rolled back from 2.9.0, 2.8.6 is live", ["2.9.0"]),
+        ("I was wrong about libvips, the leak is ours", ["libvips"]),
+        ("Gwen Pryce has stood down as Chair.", ["gwen pryce"]),
     ],
 )
 def test_what_a_line_says_ended(text: str, ended: list[str] | None) -> None:
@@ -116,6 +132,8 @@ def test_what_a_line_says_ended(text: str, ended: list[str] | None) -> None:
         "- image: registry.example/api:1.8.2",
         "-5 degrees tonight, bring gloves",
         "--- a/Dockerfile",
+        "the file was renamed yesterday",
+        "the lights went off at 9",
     ],
 )
 def test_a_plain_statement_says_nothing_ended(text: str) -> None:
@@ -199,6 +217,12 @@ _PHRASES = [
     "~~Xfinity~~",
     "done with",
     "archived",
+    "went on leave",
+    "is out sick",
+    "didn't work out",
+    "is read-only",
+    "gone off",
+    "rolled back from",
 ]
 
 

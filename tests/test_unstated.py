@@ -29,6 +29,9 @@ from tests.test_restated import _context_after
         ("imo db.m6.large would probably do", "was an opinion"),
         ("the onboarding wiki still says Jenkins", "was reported"),
         ("got a letter saying our supply moves to Volt Energy from 1 Dec", "was reported"),
+        ("the handbook PDF on the intranet says 20 days of leave", "was reported"),
+        ("she and Sam are thinking about the flat on Brackett St", "was a plan"),
+        ("O2 (exploratory): evaluate Snowflake as our warehouse for H2", "was a plan"),
     ],
 )
 def test_a_change_only_asked_planned_or_passed_on_is_marked(text: str, kind: str) -> None:
@@ -47,6 +50,8 @@ def test_a_change_only_asked_planned_or_passed_on_is_marked(text: str, kind: str
         # chat without a value: "how are the dogs doing now?"
         "How are your dogs doing now?",
         "Have you tried it yet?",
+        "I've been thinking about trying painting",  # "I've" is no quoted value
+        "we evaluate models weekly",
         # a full stop: no question
         "Will try. My sister swears by it.",
         # it says a value ended: the line states a change
