@@ -3,25 +3,30 @@
 "did we switch staging to Postgres 16 already?", "might try Espoma next year", "if eu-west-1
 goes down we would promote eu-central-1", "Arch would probably be nicer", "the onboarding
 readme still says Gusto": the reader writes nothing from such a sentence
-(docs/concepts/text.md#what-it-reads), yet recall shows the line, and a line naming a value
-reads as if it held. So an unmarked line shown in a context block gets a mark that says how
-the change in it was said: ``(was asked, not a change)``, ``(was a plan, not a change)``,
-``(was an if, not a change)``, ``(was an opinion, not a change)``, ``(was reported, not a
-change)`` (docs/concepts/recall.md#not-stated).
+(docs/concepts/text.md#what-never-changes-a-fact), yet recall shows the line, and a line
+naming a value reads as if it held. So an unmarked line shown in a context block gets a mark
+that says how the change in it was said: ``(was asked, not a change)``, ``(was a plan, not a
+change)``, ``(was an if, not a change)``, ``(was an opinion, not a change)``, ``(was
+reported, not a change)`` (docs/concepts/recall.md#not-stated).
 
-A piece (a sentence, or a line's part after a speaker or a bullet) is read as one of those
-when it holds a **word of change or choice** ("switch", "move", "use", "now", "go with",
-"nicer", ...) and
+A piece (a sentence, or a line's part after a bullet, a stamp or a speaker) is read as one of
+those when it names a value (a capitalised word inside it, a figure, an identifier, a quoted
+word) and
 
-- asks: it ends with ``?`` or starts "did", "is", "should", ... or "asked whether";
-- supposes: it starts "if", "unless", "in case", "should that", "contingency";
-- plans or judges: a plan or opinion word ("might", "would", "thinking about", "plan to",
-  "I think", "imo", "prefer") comes before the word of change in the same clause;
-- passes one on: a reporting word ("says", "claims", "told", "saying", "apparently",
-  "rumour"), or a document said to say it ("the wiki still says Gusto").
+- asks about a change: it ends with ``?`` or starts "did", "is", "should", ... or "asked
+  whether", with a **word of change or choice** ("switch", "move", "use", "still", "now", "go
+  with", "nicer", ...);
+- supposes one: it starts "if", "unless", "in case", "should that", "contingency";
+- plans or judges one: a plan or opinion word ("might", "would", "planning to", "I think",
+  "imo") at most five words before the word of change (or, for an opinion, "be" / "do");
+- only weighs a thing: "thinking about", "considering", "evaluate", the value within five words;
+- passes one on: hearsay ("saying", "claims", "apparently", "rumour", "someone said") before a
+  word of change, or a document said to say it ("the wiki still says Gusto").
 
-A line that also says a value ended (:func:`graphmem.said_ended.ended_values`) states a change
-and gets no such mark. A mark only, never a write; a pure function of the line's text.
+A request or an offer ("can the invoices go to ...?", "we'd like to upgrade") is how a change
+is often made, and a piece that says a value ended
+(:func:`graphmem.said_ended.ended_values`) states one: neither is marked. A mark only, never a
+write; a pure function of the line's text.
 """
 
 from __future__ import annotations
@@ -54,12 +59,12 @@ _IF_START = re.compile(
     r"as\s+a\s+fallback|worst\s+case|otherwise)\b"
 )
 _PLAN = re.compile(
-    r"(?i)\b(?P<w>might|could|thinking\s+(?:about|of)|considering|plan(?:ning)?\s+to|"
-    r"planning\s+(?:to|on)|the\s+plan\s+for|aiming|wants?\s+to|want\s+to|evaluat\w*|propos\w*|suggest\w*|"
-    r"exploring|explore|maybe)\b"
+    r"(?i)\b(?:might|could|thinking\s+(?:about|of)|considering|plan\s+to|planning\s+(?:to|on)|"
+    r"the\s+plan\s+for|aiming|wants?\s+to|evaluat\w*|propos\w*|suggest\w*|exploring|explore|"
+    r"maybe)\b"
 )
 _OPINION = re.compile(
-    r"(?i)\b(?P<w>would|wouldn't|should|(?:i|we|you|they|he|she)['’]d|i\s+think|"
+    r"(?i)\b(?:would|wouldn't|should|(?:i|we|you|they|he|she)['’]d|i\s+think|"
     r"(?:she|he|they)\s+thinks?|imo|imho|personally|felt|feel)\b"
 )
 #: A thing only weighed: "thinking about the place on Brackett St", "evaluate Snowflake as our
