@@ -204,7 +204,7 @@ def _names_a_slot(kernel: Kernel, query: str) -> bool:
         # all its words, or its head and half of them ("support hours" names
         # customer_support_hours)
         head = _terms(p.name.rsplit("_", 1)[-1])
-        if set(slot) <= words or (head <= words and 2 * len(set(slot) & words) >= len(set(slot))):
+        if slot <= words or (head <= words and 2 * len(slot & words) >= len(slot)):
             return True
     return False
 

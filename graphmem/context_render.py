@@ -132,9 +132,10 @@ def _line(c: _Candidate) -> str:
     )
     said_ended = c.said_ended
     if f.predicate == "note":
-        body = f"{f.subject} note: {c.shown or _clip(f.object, MAX_OBJECT)}"
+        shown = c.shown or _clip(f.object, MAX_OBJECT)
+        body = f"{f.subject} note: {shown}"
         if not said_ended:  # docs/concepts/recall.md#not-stated
-            said_ended = unstated(c.shown or _clip(f.object, MAX_OBJECT)) or ""
+            said_ended = unstated(shown) or ""
     else:
         body = f"{f.subject} {f.predicate} {_clip(f.object, MAX_OBJECT)}"
         said = _own_words(f)

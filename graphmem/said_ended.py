@@ -155,7 +155,7 @@ _ANY_CUE = re.compile("(?i)" + "|".join(re.escape(w) for w in (*_CUE_WORDS, "→
 
 def _may_say_ended(text: str) -> bool:
     """Whether ``text`` holds one of :data:`_CUE_WORDS` (case aside): else it says nothing ended."""
-    if text.startswith("-") or "~~" in text:  # a diff's removed line, a struck-out value
+    if "~~" in text or _REMOVED.match(text):  # a struck-out value, a diff's removed line
         return True
     if text.isascii():  # (for ASCII, (?i) is lower-casing; a substring test is much cheaper)
         low = text.lower()

@@ -123,10 +123,9 @@ def _names_value(body: str) -> bool:
     return _VALUE.search(body) is not None
 
 
-def _judged(body: str) -> bool:
+def _judged(clauses: list[str]) -> bool:
     return any(
-        (m := _OPINION.search(clause)) and _after(_JUDGED, clause, m.end())
-        for clause in _CLAUSE.split(body)
+        (m := _OPINION.search(clause)) and _after(_JUDGED, clause, m.end()) for clause in clauses
     )
 
 
@@ -135,8 +134,8 @@ def _body(piece: str) -> str:
     return _LEAD.sub("", piece.strip(), count=1) if ":" in piece else piece.strip(" -*•>\t")
 
 
-def _kind(piece: str) -> str | None:
-    body = _body(piece)
+def _kind(body: str) -> str | None:
+    """How the piece ``body`` (:func:`_body`) only asks, plans, ... a change; else ``None``."""
     if _DOC_SAYS.search(body):
         return "was reported"
     if any((m := _WEIGHED.search(c)) and _after(_VALUE, c, m.end()) for c in _CLAUSE.split(body)):
@@ -155,13 +154,14 @@ def _kind(piece: str) -> str | None:
         asked = _QUESTION_START.match(body) is not None and not body.endswith((".", "!"))
     if _REQUEST.search(body):
         return None
+    clauses = _CLAUSE.split(body)
     if not _CHANGE_WORD.search(body):
-        return "was an opinion" if _judged(body) else None
+        return "was an opinion" if _judged(clauses) else None
     if asked:
         return "was asked"
     if _IF_START.match(body):
         return "was an if"
-    for clause in _CLAUSE.split(body):
+    for clause in clauses:
         if (m := _PLAN.search(clause)) and _after(_CHANGE_WORD, clause, m.end()):
             return "was a plan"
         if (m := _OPINION.search(clause)) and _after(_JUDGED, clause, m.end()):
@@ -172,14 +172,14 @@ def _kind(piece: str) -> str | None:
 
 
 @functools.lru_cache(maxsize=8192)
-def _pieces(text: str) -> tuple[tuple[str, str | None], ...]:
-    """Each piece of ``text`` and how it only asks, plans, ... a change (``None``: it states)."""
+def _pieces(text: str) -> tuple[tuple[str, str, str | None], ...]:
+    """Each piece of ``text``, its body, and its :func:`_kind` if it names a value (else None)."""
     out = []
     for piece in (p.strip() for p in _PIECES.split(text)):
         if piece:
-            kind = _kind(piece)
-            ok = kind is not None and _names_value(_body(piece)) and not ended_values(piece)
-            out.append((piece, kind if ok else None))
+            body = _body(piece)
+            kind = _kind(body) if _names_value(body) else None
+            out.append((piece, body, kind if kind and not ended_values(piece) else None))
     return tuple(out)
 
 
@@ -196,13 +196,12 @@ def unstated(text: str) -> str | None:
     True
     """
     pieces = _pieces(text)
-    piece, kind = next(((p, k) for p, k in pieces if k), ("", None))
+    body, kind = next(((b, k) for _, b, k in pieces if k), ("", None))
     if kind is None:
         return None
     if len(pieces) == 1:
         return f"{kind}, not a change"
-    piece = _body(piece)
-    quote = piece if len(piece) <= _QUOTE else piece[: _QUOTE - 1].rstrip() + "…"
+    quote = body if len(body) <= _QUOTE else body[: _QUOTE - 1].rstrip() + "…"
     return f'{kind}, not a change: "{quote}"'
 
 
@@ -212,4 +211,4 @@ def stated(text: str) -> str:
     >>> stated("dave: is the match at Lincoln Park now?? someone said so")
     'someone said so'
     """
-    return "\n".join(p for p, kind in _pieces(text) if kind is None)
+    return "\n".join(p for p, _, kind in _pieces(text) if kind is None)
