@@ -333,6 +333,13 @@ def gather(
     found = _lines(kernel, query, ranked, anchors, v_at, k_at, line_limit, semantic)
     # what a later line says ended (docs/concepts/recall.md#said-ended)
     lines = [(lc.line.id, lc.line.text, lc.line.started_at) for lc in found]
+    # a remembered sentence read into a fact says what ended as a line does ("Cancelled
+    # PureGym and joined The Gym Group": a note naming PureGym is marked)
+    lines += [
+        (f"{c.fact.id}:said", c.fact.statement, c.fact.valid_from)
+        for c in ranked
+        if c.fact.source is None and c.fact.statement and c.fact.predicate != "note"
+    ]
     ended = fact_marks([c.fact for c in ranked], lines, owner=kernel.owner, valid_at=v_at)
     for c in ranked:
         c.said_ended = ended.get(c.fact.id, "")

@@ -101,19 +101,45 @@ _TO_CHANGE = re.compile(
 _FOR_NOW = re.compile(r"(?i)\b(?:for|until|till|right|just)\s+now\b")
 
 
-def _own_words(f: FactView) -> str:
-    """The sentence a fact without a session was read from, when it says a change.
+#: A value in a sentence: a capitalised word inside it, or a word with a digit ("7am", "B241").
+_SENTENCE_VALUE = re.compile(r"(?<=\S\s)[A-Z][\w.+#&'-]*|[^\W\d]*\d[\w.:/%-]*")
 
-    docs/concepts/recall.md#own-words
+
+def _read_span(f: FactView, text: str) -> str:
+    """The words a fact was read from: its relation's first word in ``text`` to its value."""
+    low = text.casefold()
+    words = f.object.casefold().split()
+    if not words:
+        return ""
+    at = low.find(" ".join(words))
+    end = at + len(" ".join(words))
+    if at < 0 and len(words) > 1:  # "collected mornings" of "collected on Monday mornings"
+        at = low.find(words[0])
+        end = low.find(words[-1], at, at + 80) + len(words[-1]) if at >= 0 else -1
+    if at < 0 or end < at + len(words[-1]):
+        return ""
+    starts = [
+        low.rfind(w, max(0, at - 80), at) for w in f.predicate.casefold().split("_") if len(w) > 2
+    ]
+    start = min((p for p in starts if p >= 0), default=at)
+    return text[start:end]
+
+
+def _own_words(f: FactView) -> str:
+    """The sentence a fact without a session was read from, if it says more than the fact.
+
+    It says a change, or a value the fact lost ("collected on Monday mornings" read as
+    ``collected mornings``): docs/concepts/recall.md#own-words
     """
     if f.source is not None or not f.statement or f.predicate == "note":
         return ""
     text = " ".join(f.statement.split())
     cues = _FOR_NOW.sub("", text)
-    if not CUE.search(cues) and not _TO_CHANGE.search(cues):
-        return ""
     triple = term_set(f"{f.subject} {f.predicate.replace('_', ' ')} {f.object}")
-    if not term_set(text) - triple - term_set(" ".join(CUE.findall(text))):
+    if not CUE.search(cues) and not _TO_CHANGE.search(cues):
+        if all(term_set(v) <= triple for v in _SENTENCE_VALUE.findall(_read_span(f, text))):
+            return ""
+    elif not term_set(text) - triple - term_set(" ".join(CUE.findall(text))):
         return ""  # "We migrated the API to Go." says no more than the fact and its change
     if len(text) > MAX_OBJECT:
         at = text.casefold().find(f.object.casefold())

@@ -73,6 +73,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from graphmem import restated as restated_lines
 from graphmem.display import ContextText
 from graphmem.kernel import kernel_of
 from graphmem.normalize import names_phrase, term_set, terms
@@ -697,6 +698,7 @@ def _line_marks(
     again = said_again(items, valid_at=valid_at, query=query, skip=skip | frozenset(found))
     for lid, when in again.items():
         found[lid] = f"{SAID_AGAIN}{fmt_date(when)}"
+    found |= restated_lines.quoted(items, found, skip=skip, weak=SAID_AGAIN)
     return found
 
 

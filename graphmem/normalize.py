@@ -254,7 +254,19 @@ _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 #: terms were computed with and recompute them on open when it differs
 #: (docs/concepts/recall.md#how-lines-are-ranked). Version 1 stripped ``es`` whole, so
 #: "likes" became ``lik`` while "like" stayed ``like``.
-TERMS_VERSION = "2"
+TERMS_VERSION = "3"
+#: One word for the spellings of a technology or an environment (as the reader's aliases,
+#: docs/concepts/text.md#names), so "PostgreSQL" in a question finds "postgres:16.3" in a line.
+#: Version 2 had none.
+_SAME_WORD = {
+    "postgresql": "postgres",
+    "postgre": "postgres",
+    "k8s": "kubernetes",
+    "kube": "kubernetes",
+    "prod": "production",
+    "stg": "staging",
+    "golang": "go",
+}
 #: Endings after which a final ``s`` is part of the word ("class", "status", "analysis").
 _KEEP_S = ("ss", "us", "is")
 
@@ -305,8 +317,11 @@ def terms(text: str) -> list[str]:
 
     >>> terms("Caroline: I went to the LGBTQ support group in 2023!")
     ['carolin', 'went', 'lgbtq', 'support', 'group']
+    >>> terms("PostgreSQL on k8s") == terms("postgres on Kubernetes")
+    True
     """
     words = _TOKEN.findall(unicodedata.normalize("NFKC", text).casefold())
+    words = [_SAME_WORD.get(w, w) for w in words]
     return [stem(w) for w in words if len(w) > 1 and not w.isdigit() and w not in STOPWORDS]
 
 

@@ -33,6 +33,10 @@ _WHEN_START = re.compile(
 #: Another question word first: a "when" later is a clause ("Who helps her when ...").
 _OTHER_START = re.compile(r"^\W*(?:who|whom|whose|what|which|where|why|how)\b", re.IGNORECASE)
 _WHEN_ANYWHERE = re.compile(rf"\bwhen\b|\b(?:what|which) {_TIME_WORD}\b", re.IGNORECASE)
+#: Hours something is open asks for clock times ("What are the visiting hours now?").
+_HOURS = re.compile(
+    r"\b(?:opening|visiting|office|business|surgery|working|open) hours\b", re.IGNORECASE
+)
 _DAYS = "monday tuesday wednesday thursday friday saturday sunday"
 _MONTHS = "january february march april may june july august september october november december"
 _CUE = re.compile(
@@ -55,8 +59,10 @@ def asks_when(question: str) -> bool:
     True
     >>> asks_when("Did she move before or when the school year began?")
     True
+    >>> asks_when("What are the visiting hours at Larchwood now?")
+    True
     """
-    if _WHEN_START.search(question):
+    if _WHEN_START.search(question) or _HOURS.search(question):
         return True
     return _OTHER_START.search(question) is None and _WHEN_ANYWHERE.search(question) is not None
 

@@ -40,6 +40,7 @@ __all__ = [
     "Item",
     "field_of",
     "field_said_again",
+    "quoted",
     "renamed",
     "restated",
     "said_again",
@@ -53,7 +54,7 @@ _MONTH = (
 #: A word of change, or "now": the later item says something moved.
 CUE = re.compile(
     r"(?i)\b(?:now|no longer|anymore|any more|instead|actually|correction|corrected|correct|"
-    r"switched|moved|migrated|replaced|changed|changing|stopped|dropped|updated|upgraded|"
+    r"switched|moved|moves|migrated|replaced|changed|changing|stopped|dropped|updated|upgraded|"
     r"downgraded|renamed|gone|retired|deprecated|deleted|removed|raised|lowered|bumped|"
     r"increased|decreased|reduced|cut|pushed|postponed|rescheduled|delayed|extended|"
     r"shortened|renewed|wrong|typo|new|starting|effective|goes to|went to|up to|down to|"
@@ -95,13 +96,26 @@ _FIXED = {
     "weekday": re.compile(
         r"(?i)\b(?:every\s+(?:mon|tues|wednes|thurs|fri|satur|sun)day|"
         r"(?:mon|tues|wednes|thurs|fri|satur|sun)days)\b|"
-        r"(?-i:\b(?:Mon|Tue|Tues|Wed|Thu|Thur|Thurs|Fri|Sat|Sun)\b)\.?(?=\s*\d{1,2}[:.]\d{2})"
+        r"(?-i:\b(?:Mon|Tue|Tues|Wed|Thu|Thur|Thurs|Fri|Sat|Sun)\b)\.?(?=\s*\d{1,2}[:.]\d{2})|"
+        # "weekly on Monday", "Wednesday, 15:00"
+        r"(?<=weekly on )(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|"
+        r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)day(?=,?\s*\d{1,2}[:.]\d{2})"
     ),
     "temperature": re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?\s?°\s?[CF]\b"),
     "phone": re.compile(r"(?<![\w.+-])\+?\d{2,4}[ -]\d{3}[ -]\d{3,4}(?![\w.-])|\b\d{3}-\d{4}\b"),
     "email": re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"),
     "url": re.compile(r"(?i)\bhttps?://[^\s<>()\[\]\"'`]+"),
 }
+#: A span of clock times, one value: "2-4pm", "10:30-12", "11:00 – 11:30" (one side has a
+#: colon or am/pm, so "2024-2025" and a score are none).
+_TIME_SPAN = re.compile(
+    r"(?i)(?<![\w:./-])(\d{1,2}(?::\d{2})?\s?(?:am|pm)?)\s?(?:[-–]|to)\s?"
+    r"(\d{1,2}(?::\d{2})?\s?(?:am|pm)?)(?![\w:/]|[.,]\d)"
+)
+#: A 24-hour clock time written alone: "backup 02:30", "moves to 10:00", "19:00 start" (not a
+#: deadline, "back by 11:30"). One at a line's start, or after a date, is its timestamp
+#: (``_stamp``).
+_CLOCK = re.compile(r"(?<![\w:./\[-])(?<!by )(?:[01]\d|2[0-3]):[0-5]\d(?![\w:\]]|\.\d)")
 _HOST = re.compile(r"\b([a-z][a-z0-9]*(?:-[a-z0-9]+)*-)\d+\b")
 _NAMED = re.compile(r"(?i)\b([a-z][\w+#]*)[ \t]+(v?\d{1,4}(?:\.\d+)*)\b(?![%:/.,]?\d|\.\s)")
 _COUNT = re.compile(r"(?i)(?<![\w.$€£:/-])(\d+(?:\.\d+)?)\s?([a-z][a-z/]*)")
@@ -185,24 +199,47 @@ def _typed(text: str) -> dict[str, dict[str, str]]:
     def add(kind: str, canonical: str, written: str) -> None:
         out.setdefault(kind, {}).setdefault(canonical, written)
 
+    spans: list[tuple[str, str]] = []
+    plain = text  # without its spans of clock times, for the kinds a span's parts would give
+    for m in _TIME_SPAN.finditer(text):
+        a, b = m.group(1).strip(), m.group(2).strip()
+        if (":" in a + b or re.search(r"(?i)[ap]m", a + b)) and not _stamp(text, m.start()):
+            half = re.search(r"(?i)[ap]m$", b)
+            if half and not re.search(r"(?i)[ap]m$", a):  # "2-4pm": both afternoon
+                a += half.group(0)
+            ends = [_canonical("time", x) for x in (a, b)]
+            if all(re.fullmatch(r"(?:[01]\d|2[0-3]):[0-5]\d", e) for e in ends):
+                spans.append(("-".join(ends), m.group(0).strip()))
+                plain = plain[: m.start()] + " " * (m.end() - m.start()) + plain[m.end() :]
     for kind, rx in _FIXED.items():
-        for m in rx.finditer(text):
+        for m in rx.finditer(text if kind == "weekday" else plain):  # "Thu 15:00–15:30"
             written = m.group(0).rstrip(".,")
             shown = written.lstrip("vV") if kind == "version" else written
             # thousands ("£48k") and plain amounts ("£1,180/mo") are different kinds of money
             key = kind + ("-k" if kind == "money" and written[-1:] in "kKmM" else "")
             add(key, _canonical(kind, written), shown)
-    for m in _HOST.finditer(text.casefold()):
+    for m in _CLOCK.finditer(plain):
+        if not _stamp(plain, m.start()):
+            add("time", m.group(0), m.group(0))
+    for canonical, written in spans:
+        add("time", canonical, written)
+    for m in _HOST.finditer(plain.casefold()):
         add("h:" + m.group(1), m.group(0), m.group(0))
-    for m in _NAMED.finditer(text):
+    for m in _NAMED.finditer(plain):
         word = ALIASES.get(m.group(1).casefold(), m.group(1)).casefold()  # "PG 14": postgres
         if word not in _NOT_NAMED and not word.isdigit():
             add("n:" + word, f"{word} {m.group(2).casefold().lstrip('v')}", m.group(0))
-    for m in _COUNT.finditer(text):
+    for m in _COUNT.finditer(plain):
         unit = m.group(2).casefold()
         if unit not in _NOT_UNITS:
             add("u:" + _unit(unit), f"{float(m.group(1)):g} {_unit(unit)}", m.group(0))
     return out
+
+
+def _stamp(text: str, start: int) -> bool:
+    """Whether a clock time at ``start`` is a line's timestamp: only a date or marks before it."""
+    line = text[text.rfind("\n", 0, start) + 1 : start]
+    return re.fullmatch(r"[\W\d_]*", line) is not None or bool(re.search(r"\d{4}\W*$", line))
 
 
 def _canonical(kind: str, written: str) -> str:
@@ -491,8 +528,10 @@ def field_said_again(
     fields are an item's lines (a session line is one line, a note may hold many). No word of
     change is needed (a document states its fields again); instead both are fields of one
     name with a short value, the only field of that name said at their time (a list of
-    records names its fields once per record), said at different times, and the name shares a
-    word with the question. A diff's removed line ("-timeout=30") is no field.
+    records names its fields once per record), said at different times, and the name or the
+    value shares a word with the question. A diff's removed line ("-timeout=30", or "- image:
+    postgres:14.11" beside "+ image: postgres:16.3" of its time) is no field: it reads
+    ``(image: postgres:14.11 replaced: postgres:16.3 per D)``.
 
     Returns ``{id: (mark, when the later item was said)}``: a pointer, never a write.
     """
@@ -505,6 +544,8 @@ def field_said_again(
     }
     fields: dict[str, dict[str, tuple[str, str]]] = {}  # id -> {name: (as written, value)}
     said: dict[tuple[dt.datetime, str], int] = {}
+    added: dict[tuple[dt.datetime, str], str] = {}  # a diff's "+ name: value" lines
+    taken: list[tuple[Item, str, tuple[str, str]]] = []  # its "- name: value" lines
     for i in items:
         if i.when > valid_at:
             continue
@@ -512,18 +553,31 @@ def field_said_again(
         for k, line in enumerate(i.text.splitlines()):
             f = field_of(Item(i.id, line, i.when, label=i.label if k == 0 else ""))
             name = f[0].casefold() if f is not None else ""
-            if f is not None and name not in speakers:
-                said[(i.when, name)] = said.get((i.when, name), 0) + 1
-                mine.setdefault(name, f)
+            if f is None or name in speakers:
+                continue
+            if line.startswith("+ "):
+                added.setdefault((i.when, name), f[1])
+            elif line.startswith("- "):
+                taken.append((i, name, f))
+                continue
+            said[(i.when, name)] = said.get((i.when, name), 0) + 1
+            mine.setdefault(name, f)
         if mine:
             fields[i.id] = mine
-    ordered = sorted((i for i in items if i.id in fields), key=lambda i: (i.when, i.order, i.id))
     out: dict[str, tuple[str, dt.datetime]] = {}
+    for i, name, (written, value) in taken:
+        new = added.get((i.when, name))
+        if new is None:  # a list's item, not a diff's removed line
+            said[(i.when, name)] = said.get((i.when, name), 0) + 1
+            fields.setdefault(i.id, {}).setdefault(name, (written, value))
+        elif i.id not in skip and new.casefold() != value.casefold():
+            out[i.id] = (f"{written}: {value} replaced: {new}", i.when)
+    ordered = sorted((i for i in items if i.id in fields), key=lambda i: (i.when, i.order, i.id))
     for c in ordered:
         if c.id in skip:
             continue
         for name, (written, value) in fields[c.id].items():
-            if said[(c.when, name)] != 1 or not term_set(name) & query_words:
+            if said[(c.when, name)] != 1 or not term_set(f"{name} {value}") & query_words:
                 continue
             n = next(
                 (
@@ -540,4 +594,25 @@ def field_said_again(
                 continue  # said again alike: nothing moved
             out[c.id] = (f"{written}: {value} possibly superseded: {new}", n.when)
             break
+    return out
+
+
+def quoted(
+    items: Sequence[Item], marks: dict[str, str], *, skip: frozenset[str], weak: str
+) -> dict[str, str]:
+    """A reply's quote of a marked line, with the line's mark: ``{id: mark}``.
+
+    "> Total due: €4,280" in a reply says again what the first e-mail said; when that line
+    reads ``(€4,280 possibly superseded: €4,820 per D)``, so does the quote, which would
+    otherwise read as said on the reply's day. A quote keeps a mark of its own, unless the mark
+    starts with ``weak`` (a topic said again). docs/concepts/recall.md#restated
+    """
+    said = {" ".join(i.text.split()).casefold(): i.id for i in items if not i.text.startswith(">")}
+    out = {}
+    for i in items:
+        if not i.text.startswith(">") or i.id in skip:
+            continue
+        mark = marks.get(said.get(" ".join(i.text.lstrip("> ").split()).casefold(), ""), "")
+        if mark and not mark.startswith(weak) and marks.get(i.id, weak).startswith(weak):
+            out[i.id] = mark
     return out

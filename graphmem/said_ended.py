@@ -73,6 +73,11 @@ _BEFORE = re.compile(
     r"sold|last\s+day\s+at)"
     r"\s+(?:the\s+|our\s+|my\s+|their\s+)?(?:support\s+for\s+)?(?P<rest>.+)"
 )
+#: A change log's label of what went: "Removed: Hotel Carris", "✂ Cancelled: the Pro plan".
+_LABEL_ENDED = re.compile(
+    r"(?i)^\W*(?:removed|deleted|cancell?ed|dropped|deprecated|retired|discontinued)\s*:\s*"
+    r"(?P<rest>.+)"
+)
 _AFTER = re.compile(
     r"(?i)\s+(?:(?:is|are|was|were|has\s+been|have\s+been|got|gets|will\s+be|"
     r"is\s+being)\s+(?:now\s+|finally\s+|officially\s+)?(?:gone|dead|deprecated|retired|"
@@ -93,9 +98,10 @@ _AFTER = re.compile(
     # sick", "Ade didn't work out"
     r"(?:went|is|are|has\s+gone|is\s+out)\s+on\s+(?:\w+\s+)?leave\b|is\s+out\s+sick\b|"
     r"(?:didn['’]t|did\s+not)\s+work\s+out\b|"
-    # "Ines moved to the data team", "Omar switched teams", "Wei moved over to the Platform team"
-    r"(?:has\s+)?(?:moved|switched|transferred)\s+(?:over\s+)?(?:teams|to\s+(?:the\s+|another\s+|"
-    r"a\s+new\s+)?(?:[\w-]+\s+){0,2}team\b)|"
+    # "Ines moved to the data team", "Omar switched teams", "Wei moved over to the Platform team",
+    # "Ms Hale has moved to our Salford branch"
+    r"(?:has\s+)?(?:moved|switched|transferred)\s+(?:over\s+)?(?:teams|to\s+(?:the\s+|our\s+|"
+    r"another\s+|a\s+new\s+)?(?:[\w-]+\s+){0,2}(?:team|branch|department|division|practice)\b)|"
     # "Stripe is read-only for old refunds", "the Canal Street unit has been handed back"
     r"(?:is|are)\s+(?:now\s+)?read[-\s]only\b|(?:has|have)\s+been\s+handed\s+back\b|"
     r"gets?\s+(?:switched|turned)\s+off\b|"
@@ -147,7 +153,8 @@ _CUE_WORDS = tuple(
     more rid turn shut abandon left quit uninstall dump cancel phas rip instead gone dead delet
     history discontinu lapses expires away -> contract subscription licen trial account lease
     not resign stepped acct team going out sold last closing over done finished terminated uninstall
-    archived closed leave sick work read handed rolled wrong stood (""".split()  # noqa: SIM905
+    archived closed leave sick work read handed rolled wrong stood branch department division
+    practice (""".split()  # noqa: SIM905
 )
 #: The same, for a text with other characters than ASCII (where ``(?i)`` matches more).
 _ANY_CUE = re.compile("(?i)" + "|".join(re.escape(w) for w in (*_CUE_WORDS, "→")))
@@ -169,7 +176,7 @@ _STOP = frozenset(
 )
 _NOT_VALUES = STOPWORDS | frozenset(
     """it them this that everything all something anything nothing support use it's one ones thing
-    things stuff way old new""".split()  # noqa: SIM905
+    things stuff way old new mr mrs ms dr miss mx""".split()  # noqa: SIM905
 )
 
 
@@ -284,10 +291,17 @@ def _ended_in(piece: str) -> list[str]:
     if verb and _done(piece, verb.start()):
         for m in _FROM_TO.finditer(piece):
             out += _runs(_words(m.group("x")), head=True)
-    for m in _BEFORE.finditer(piece):
-        # "memcached retired — Redis gives us ...": what follows a dash is no object
-        if _done(piece, m.start()) and not re.match(r"[—–-]\s", m.group("rest")):
-            out += _runs(_words(m.group("rest")), head=True)
+    if label := _LABEL_ENDED.match(piece):  # "✂ Removed: Hotel Carris (cancelled)": whole
+        out += _runs(_words(label.group("rest")), head=True)[:1]
+    at = 0
+    while before := _BEFORE.search(piece, at):
+        at = before.end()
+        if re.match(r"[—–-]\s", before.group("rest")):
+            # "memcached retired — Redis gives us ...": what follows a dash is no object, but
+            # a verb may ("### Removed - Dropped Python 3.8")
+            at = before.start("rest") + 2
+        elif _done(piece, before.start()):
+            out += _runs(_words(before.group("rest")), head=True)
     for m in _AFTER.finditer(piece):
         out += _runs(_before(piece, m.start(), 4), head=False)
     for m in _TOOK_OVER.finditer(piece):
@@ -359,7 +373,12 @@ _IDENTIFIER = re.compile(r"(?i)(?=[^\s]*\d)(?=[^\s]*[a-z])[a-z0-9]+(?:[:/.@_-][a
 
 
 def _versioned(value: str) -> bool:
-    if _IDENTIFIER.fullmatch(value):
+    """Whether a value is specific enough to need no other shared word.
+
+    An identifier, a name with a version, or a name of three words or more ("hotel carris porto
+    ribeira").
+    """
+    if _IDENTIFIER.fullmatch(value) or len(value.split()) >= 3:
         return True
     return _VERSIONED.fullmatch(value) is not None and bool(terms(value.split()[0]))
 

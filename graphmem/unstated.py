@@ -70,7 +70,7 @@ _OPINION = re.compile(
 #: A thing only weighed: "thinking about the place on Brackett St", "evaluate Snowflake as our
 #: warehouse" (the value follows within a few words).
 _WEIGHED = re.compile(
-    r"(?i)\b(?:thinking\s+(?:about|of)|considering|evaluat(?:e|ing)|exploring|looking\s+into|"
+    r"(?i)\b(?:thinking\s+(?:about|of)|consider(?:ing)?|evaluat(?:e|ing)|exploring|looking\s+into|"
     r"shortlist(?:ed|ing)?)\b"
 )
 #: Hearsay: "someone at pickup said they moved it", "a letter saying our supply moves". A
@@ -91,6 +91,11 @@ _DOC_SAYS = re.compile(
     r"(?i)\b(?:doc|docs|wiki|readme|handbook|pdf|page|website|site|sign|poster|letter|email|"
     r"notice|listing|spreadsheet|sheet|runbook|manual|guide)\s+(?:\w+\s+){0,3}?(?:still\s+)?"
     r"(?:says|said|claims|lists|shows|mentions|states)\b"
+)
+#: A label that makes what follows it a proposal: "Proposal: bump the timeout to 90s", "TODO:
+#: move the docs to Notion" (not "Plan: Business", a subscription's plan).
+_PROPOSED = re.compile(
+    r"(?i)\b(?:proposal|proposed|ideas?|suggestion|option|todo|to-do|rfc|maybe|wishlist)\s*:\s*$"
 )
 #: Pieces: sentences, and a line's parts after a bullet, a speaker or an arrow.
 _PIECES = re.compile(r"(?<=[.!?])\s+|\s+(?:->|→)\s+|\n")
@@ -179,6 +184,9 @@ def _pieces(text: str) -> tuple[tuple[str, str, str | None], ...]:
         if piece:
             body = _body(piece)
             kind = _kind(body) if _names_value(body) else None
+            lead = piece[: len(piece) - len(body)]
+            if kind is None and _names_value(body) and _CHANGE_WORD.search(body):
+                kind = "was a plan" if _PROPOSED.search(lead) else None
             out.append((piece, body, kind if kind and not ended_values(piece) else None))
     return tuple(out)
 
