@@ -66,6 +66,7 @@ def test_replay_error_is_recognised() -> None:
     assert not checkpoint.replay_failed("IO exception: Cannot open file db.kuzu")
 
 
+@pytest.mark.slow
 def test_a_killed_checkpoint_is_restored_from_its_copy(tmp_path: Path) -> None:
     path = str(tmp_path / "m.kuzu")
     _, subjects = _torn(path)
@@ -159,6 +160,7 @@ def test_a_failed_checkpoint_keeps_its_copy_unrefreshed(tmp_path: Path) -> None:
     assert not os.path.exists(base)  # the close's checkpoint finished
 
 
+@pytest.mark.slow
 def test_no_restore_while_another_process_holds_the_file(tmp_path: Path) -> None:
     import subprocess
     import sys
@@ -237,6 +239,7 @@ def test_checkpoint_and_close_hold_the_gate(
     assert _gate_free(path)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="flock (POSIX)")
 def test_an_open_waits_for_the_gate(tmp_path: Path) -> None:
     import subprocess

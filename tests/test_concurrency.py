@@ -79,6 +79,7 @@ def _make_store(path: str) -> None:
         mem.add_fact("api", "runs_on", "Go")
 
 
+@pytest.mark.slow
 def test_cli_while_another_process_writes(db_path: str) -> None:
     _make_store(db_path)
     with holder(db_path, "write") as proc:
@@ -115,6 +116,7 @@ def test_readers_share_and_a_writer_is_refused(db_path: str) -> None:
             gm.open(db_path, engine=ENGINE)
 
 
+@pytest.mark.slow
 def test_two_writers_take_turns(db_path: str) -> None:
     _make_store(db_path)
     procs = [
@@ -138,6 +140,7 @@ def test_two_writers_take_turns(db_path: str) -> None:
         assert check(mem).ok
 
 
+@pytest.mark.slow
 def test_lock_dies_with_a_killed_holder(db_path: str) -> None:
     _make_store(db_path)
     with holder(db_path, "write") as proc:

@@ -99,6 +99,7 @@ def run(engine: str) -> dict[str, Any]:
     return result
 
 
+@pytest.mark.slow
 def test_kuzu_and_ladybug_answer_alike() -> None:
     kuzu, ladybug = run("kuzu"), run("ladybug")
     assert kuzu["count"] > 500

@@ -16,6 +16,11 @@ import subprocess
 import sys
 import time
 
+import pytest
+
+# Crash tests kill a client or a FalkorDB server: the slow family (.ci/run).
+pytestmark = pytest.mark.slow
+
 UTC = dt.timezone.utc
 T0 = dt.datetime(2024, 1, 1, tzinfo=UTC)
 WIDTH = 40  # side versions per write: makes each write's query big enough to be cut

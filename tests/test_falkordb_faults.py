@@ -21,6 +21,9 @@ from graphmem.store.falkordb.connection import Connection, parse_url
 from graphmem.store.falkordb.server import LocalServer
 from graphmem.timeutil import ManualClock
 
+# The slow family (.ci/run): they run on a FalkorDB server.
+pytestmark = pytest.mark.slow
+
 UTC = dt.timezone.utc
 
 

@@ -20,6 +20,9 @@ from graphmem.store import open_store
 from graphmem.store.base import Store
 from graphmem.timeutil import ManualClock
 
+# The slow family (.ci/run): they run on a FalkorDB server.
+pytestmark = pytest.mark.slow
+
 SUITES = (
     "test_memory", "test_sessions", "test_audit", "test_episodic", "test_context", "test_admission",
     "test_export", "test_ontology", "test_properties", "test_remember", "test_writes",

@@ -28,6 +28,9 @@ pytest.importorskip("falkordb")
 
 from graphmem.store.falkordb import lines as flines  # noqa: E402
 
+# The slow family (.ci/run): they run on a FalkorDB server.
+pytestmark = pytest.mark.slow
+
 T0 = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
 H = dt.timedelta(hours=1)
 WORDS = ["alpha", "beta", "run", "running", "runner", "bob", "bobby", "gamma", "élan", "kite"]

@@ -24,6 +24,9 @@ from graphmem.store.falkordb.codec import from_db, to_db
 from graphmem.store.falkordb.connection import parse_url
 from graphmem.store.falkordb.server import LocalServer
 
+# The slow family (.ci/run): they run on a FalkorDB server.
+pytestmark = pytest.mark.slow
+
 UTC = dt.timezone.utc
 T0 = dt.datetime(2024, 1, 1, tzinfo=UTC)
 

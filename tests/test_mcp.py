@@ -172,6 +172,7 @@ def _graphmem(db: str, engine: str, *args: str, stdin: str | None = None) -> Any
     )
 
 
+@pytest.mark.slow
 def test_cli_reads_and_writes_while_the_server_runs(db_path: str, engine: str) -> None:
     # The server lends the database between tool calls: no StoreBusy for the CLI, and each
     # side sees the other's writes (docs/concurrency.md).
@@ -236,6 +237,7 @@ def test_cli_reads_and_writes_while_the_server_runs(db_path: str, engine: str) -
     assert "valid arguments: query, budget_tokens, valid_at, known_at" in _text(seen["unknown"])
 
 
+@pytest.mark.slow
 def test_lone_surrogate_gets_a_tool_error_reply(db_path: str, engine: str) -> None:
     # Raw JSON-RPC: the official client cannot even send "\ud800"; other clients do, and the
     # SDK's parser dropped such a request without a reply.
@@ -366,6 +368,7 @@ def test_documented_client_configs_start_this_server() -> None:
         assert ctx.params["db"].startswith("/")
 
 
+@pytest.mark.slow
 def test_stdio_server_on_a_falkordb_url(falkordb_url: str) -> None:
     """The MCP server serves a server memory by URL (no lending: a server takes many clients)."""
     import anyio

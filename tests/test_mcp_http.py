@@ -22,6 +22,9 @@ jsonschema = pytest.importorskip("jsonschema")
 
 from graphmem.mcp_server import TOOLS  # noqa: E402
 
+# The slow family (.ci/run): each starts an MCP server over HTTP.
+pytestmark = pytest.mark.slow
+
 ENGINE = os.environ.get("GRAPHMEM_ENGINE", "kuzu")
 
 

@@ -22,6 +22,9 @@ pytest.importorskip("mcp")
 
 from mcp_tools import RawServer  # noqa: E402
 
+# The slow family (.ci/run): each starts an MCP server process.
+pytestmark = pytest.mark.slow
+
 ENGINE = os.environ.get("GRAPHMEM_ENGINE", "kuzu")
 
 

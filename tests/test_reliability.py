@@ -75,6 +75,7 @@ def _tmpfs(where: Path, size: str) -> Iterator[Path]:
         subprocess.run(["umount", "-l", str(where)], check=False)
 
 
+@pytest.mark.slow
 @pytest.mark.xfail(
     ENGINE == "ladybug",
     strict=True,
@@ -131,6 +132,7 @@ def good_store(tmp_path_factory: pytest.TempPathFactory) -> str:
     return path
 
 
+@pytest.mark.slow
 def test_a_zeroed_page_fails_fast_with_a_clear_error(good_store: str, tmp_path: Path) -> None:
     if ENGINE != "kuzu":
         pytest.skip("the spinning open was measured on Kuzu 0.11.3")
@@ -151,6 +153,7 @@ def test_a_zeroed_page_fails_fast_with_a_clear_error(good_store: str, tmp_path: 
     assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss < 2 * 2**20  # KB: under 2 GB
 
 
+@pytest.mark.slow
 def test_a_good_file_opens_without_a_probe_after_a_clean_close(
     good_store: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:

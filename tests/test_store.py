@@ -390,6 +390,7 @@ _CHILD = textwrap.dedent(
 )
 
 
+@pytest.mark.slow
 @pytest.mark.xfail(
     ENGINE == "ladybug",
     strict=False,

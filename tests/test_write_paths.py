@@ -214,6 +214,7 @@ def test_auto_copies_into_an_empty_store_and_appends_small_batches_row_by_row() 
         assert paths.get("rows", 0) >= 1, paths
 
 
+@pytest.mark.slow
 def test_crash_record_of_held_back_writes_is_applied_on_open(tmp_path) -> None:
     """A COPY that committed before its closes did: the next open applies the closes.
 

@@ -146,7 +146,8 @@ class KuzuStatements:
             "p.inverse = cast({p}inverse AS STRING), p.symmetric = {p}symmetric, "
             "p.description = {p}description"
         )
-        self.write_rows(body.format(p="$"), "UNWIND $rows AS row " + body.format(p="row."), rows)
+        # One statement for any number: a memory's first open seeds every predicate at once.
+        self.execute("UNWIND $rows AS row " + body.format(p="row."), {"rows": rows}, write=True)
 
     def point_lookups(self, n: int) -> bool:
         """Whether ``n`` ids are read with one point query each rather than one ``UNWIND``.
