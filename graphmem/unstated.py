@@ -183,10 +183,12 @@ def _pieces(text: str) -> tuple[tuple[str, str, str | None], ...]:
     for piece in (p.strip() for p in _PIECES.split(text)):
         if piece:
             body = _body(piece)
-            kind = _kind(body) if _names_value(body) else None
-            lead = piece[: len(piece) - len(body)]
-            if kind is None and _names_value(body) and _CHANGE_WORD.search(body):
-                kind = "was a plan" if _PROPOSED.search(lead) else None
+            kind = None
+            if _names_value(body):
+                kind = _kind(body)
+                # a change after a proposal's label ("Proposal: bump ..."), which _body drops
+                if kind is None and _CHANGE_WORD.search(body):
+                    kind = "was a plan" if _PROPOSED.search(piece[: -len(body)]) else None
             out.append((piece, body, kind if kind and not ended_values(piece) else None))
     return tuple(out)
 
