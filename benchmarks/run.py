@@ -92,11 +92,11 @@ APPEND_MIN_FACTS = 100_000
 # -- helpers ----------------------------------------------------------------------------------
 
 
-def probes(n: int, q: int) -> list[tuple[str, str, dt.datetime]]:
+def probes(n: int, q: int, seed: int = 7) -> list[tuple[str, str, dt.datetime]]:
     """Return ``q`` (subject, predicate, valid_at) query points that have facts."""
     from benchmarks import data
 
-    rng = random.Random(7)
+    rng = random.Random(seed)
     wanted = {f"E{rng.randrange(max(n // 10, 10))}" for _ in range(q * 3)}
     found: dict[str, str] = {}
     for row in data.facts(n):

@@ -1,10 +1,12 @@
 """The version cache on and off, on one store (docs/benchmarks.md#a-version-cache).
 
 Builds the benchmark's store of ``--size`` facts (``benchmarks/data.py``), reopens it, and
-measures point reads and single writes with the cache off (``max_subjects = 0``) and on:
-first touch of a subject (a miss), second touch (a hit), ``add_fact`` on subjects read before
-(their versions and names cached) and on random subjects (as ``benchmarks/run.py`` does), and
-the memory a cached version costs (tracemalloc). One engine per process::
+measures point reads and single writes with the cache off (``max_subjects = 0``), on (not
+warmed) and warmed (docs/concepts/storage.md#warming: the whole store read in the background,
+then 300 other subjects): first touch of a subject, second touch, ``add_fact`` on subjects read
+before (their versions and names cached) and on random subjects (as ``benchmarks/run.py``
+does), how long the warm takes, and the memory a cached version costs (tracemalloc). One engine
+per process::
 
     python -m benchmarks.version_cache --engine kuzu --size 100000
 """
@@ -17,11 +19,13 @@ import itertools
 import os
 import random
 import tempfile
+import time
 import tracemalloc
 from typing import Any
 
 from benchmarks.measure import lat
 from benchmarks.run import T0, probes
+from graphmem.store.cache import MAX_SUBJECTS
 
 
 def build(path: str, engine: str, n: int) -> None:
@@ -84,11 +88,19 @@ def measure(path: str, engine: str, n: int, q: int) -> dict[str, Any]:
     clock = ManualClock(T0 + dt.timedelta(seconds=1))
     tick = itertools.count(1)
     with gm.open(path, engine=engine, clock=clock) as mem:
-        cache = mem._store.version_cache
+        store = mem._store
+        cache = store.version_cache
+        store.warm_after = 10**9  # warmed only in the third mode
         for mode in ("off", "on"):
-            cache.max_subjects = 0 if mode == "off" else 4096
+            cache.max_subjects = 0 if mode == "off" else MAX_SUBJECTS
             cache.clear()
             out[mode] = one_mode(mem, clock, points, n, tick)
+        cache.clear()
+        start = time.perf_counter()
+        store.warm().join()
+        out["warm_s"] = round(time.perf_counter() - start, 3)
+        out["warmed_versions"] = cache.versions
+        out["warmed"] = one_mode(mem, clock, probes(n, q, seed=99), n, tick)
         cache.clear()
         tracemalloc.start()
         before = tracemalloc.take_snapshot()
@@ -102,6 +114,9 @@ def measure(path: str, engine: str, n: int, q: int) -> dict[str, Any]:
     return out
 
 
+MODES = ("off", "on", "warmed")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--engine", default=os.environ.get("GRAPHMEM_ENGINE", "kuzu"))
@@ -113,11 +128,12 @@ def main() -> None:
         build(path, args.engine, args.size)
         result = measure(path, args.engine, args.size, args.queries)
     print(f"engine {args.engine}, {args.size:,} facts, {args.queries} subjects")
-    print("| metric | cache off p50/p95 ms | cache on p50/p95 ms |")
-    print("|---|---|---|")
+    print("| metric | cache off p50/p95 ms | cache on p50/p95 ms | warmed p50/p95 ms |")
+    print("|---|---|---|---|")
     for key in result["on"]:
-        off, on = result["off"][key], result["on"][key]
-        print(f"| {key} | {off['p50_ms']} / {off['p95_ms']} | {on['p50_ms']} / {on['p95_ms']} |")
+        cells = [f"{result[m][key]['p50_ms']} / {result[m][key]['p95_ms']}" for m in MODES]
+        print(f"| {key} | {' | '.join(cells)} |")
+    print(f"warm: {result['warm_s']} s, {result['warmed_versions']:,} versions")
     print(
         f"cached: {result['cached_subjects']} subjects, {result['cached_versions']} versions, "
         f"{result['bytes_per_version']} bytes a version"

@@ -27,36 +27,63 @@ subjects) and calls the hook ``_on_write`` returns before each statement that ch
 from __future__ import annotations
 
 import datetime as dt
+import os
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
+from graphmem.errors import InvalidInput
 from graphmem.models import Fact
 from graphmem.store.base import Applied, ChangeSet
+from graphmem.store.warm import WARM_AFTER, Warmer, WarmSource
 
 __all__ = [
     "FILL_BATCH",
     "MAX_NAMES",
     "MAX_SUBJECTS",
     "MAX_VERSIONS",
+    "VERSIONS_ENV",
     "CachedVersions",
     "Loaded",
     "VersionCache",
 ]
 
 #: Subjects kept (least recently used go first) ...
-MAX_SUBJECTS = 4096
-#: ... and versions kept over all of them. A cached version costs about 1.3 KB (the Fact with
-#: its datetimes and strings; tracemalloc in ``benchmarks/version_cache.py``, 100k facts): about
-#: 65 MB at the cap. A subject with more versions than this is never cached.
-MAX_VERSIONS = 50_000
+MAX_SUBJECTS = 50_000
+#: ... and versions kept over all of them, unless :data:`VERSIONS_ENV` says otherwise. A cached
+#: version costs about 1.15 KB (the Fact with its datetimes and strings; tracemalloc in
+#: ``benchmarks/version_cache.py``, 100k facts): about 140 MB at the cap, which a store of 100k
+#: facts fits whole (docs/concepts/storage.md#warming). A subject with more versions than this
+#: is never cached.
+MAX_VERSIONS = 120_000
 #: Entity names kept (``entity_names``: the names a write resolves).
 MAX_NAMES = 50_000
+#: The environment variable that sets how many versions the cache keeps (``0`` turns it off).
+VERSIONS_ENV = "GRAPHMEM_VERSION_CACHE"
 #: A read missing more subjects than this (a bulk write's plan) reads the missing ones'
 #: current versions only, without filling the cache.
 FILL_BATCH = 64
+
+
+def max_versions() -> int:
+    """The versions the cache keeps: :data:`VERSIONS_ENV` when set, else :data:`MAX_VERSIONS`.
+
+    Raises:
+        InvalidInput: the variable is not a whole number of at least 0.
+    """
+    raw = os.environ.get(VERSIONS_ENV, "").strip()
+    if not raw:
+        return MAX_VERSIONS
+    n = int(raw) if raw.isdigit() else -1
+    if n < 0:
+        raise InvalidInput(
+            f"{VERSIONS_ENV}={raw!r} is not a number of versions; set a whole number such as "
+            f"{MAX_VERSIONS}, or 0 to turn the version cache off"
+        )
+    return n
+
 
 #: What a backend's ``_subject_versions`` returns per subject: every version of it, current
 #: and closed.
@@ -66,10 +93,13 @@ Loaded = list[Fact]
 class VersionCache:
     """An LRU of ``{subject id: [version]}`` plus entity names, with hit and miss counters."""
 
-    def __init__(self, subjects: int = MAX_SUBJECTS, versions: int = MAX_VERSIONS) -> None:
+    def __init__(self, subjects: int = MAX_SUBJECTS, versions: int | None = None) -> None:
         #: The limits; ``subjects=0`` turns the cache off.
         self.max_subjects = subjects
-        self.max_versions = versions
+        self.max_versions = max_versions() if versions is None else versions
+        self.max_names = MAX_NAMES
+        if not self.max_versions:
+            self.max_subjects = 0
         self._subjects: OrderedDict[str, list[Fact]] = OrderedDict()
         self._fids: dict[str, str] = {}  # fact id -> cached subject id ("in" access counts)
         self._names: OrderedDict[str, str] = OrderedDict()
@@ -104,22 +134,36 @@ class VersionCache:
         """Whether a read that began at ``generation`` may be kept: no change since."""
         return self.max_subjects > 0 and not self.writing and generation == self.generation
 
-    def put(self, loaded: Mapping[str, Loaded], generation: int) -> None:
-        """Keep the versions (and subject names) read at ``generation`` if nothing changed."""
+    def uncached(self, ids: Sequence[str]) -> list[str]:
+        """Those of ``ids`` the cache does not hold (not counted as misses)."""
+        with self._lock:
+            return [i for i in ids if i not in self._subjects]
+
+    def put(self, loaded: Mapping[str, Loaded], generation: int, *, cold: bool = False) -> int:
+        """Keep the versions (and subject names) read at ``generation`` if nothing changed.
+
+        ``cold`` (the warm): keep only subjects not cached yet, at the end evicted first.
+        Returns how many subjects were kept.
+        """
+        kept = 0
         with self._lock:
             if not self.fillable(generation):
-                return
+                return 0
             for sid, rows in loaded.items():
-                if len(rows) > self.max_versions:
+                if len(rows) > self.max_versions or (cold and sid in self._subjects):
                     continue
                 self._drop(sid)
                 self._subjects[sid] = list(rows)
+                if cold:
+                    self._subjects.move_to_end(sid, last=False)
                 self._count += len(rows)
+                kept += 1
                 for f in rows:
                     self._fids[f.id] = sid
                 if rows:
                     self._name(sid, rows[0].subject)
             self._evict()
+        return kept
 
     def names(self, ids: Sequence[str]) -> tuple[dict[str, str], list[str]]:
         """The cached names of ``ids`` and the ids not cached."""
@@ -144,7 +188,7 @@ class VersionCache:
     def _name(self, eid: str, name: str) -> None:
         self._names[eid] = name
         self._names.move_to_end(eid)
-        if len(self._names) > MAX_NAMES:
+        if len(self._names) > self.max_names:
             self._names.popitem(last=False)
 
     def wrote(self) -> None:
@@ -302,6 +346,9 @@ if TYPE_CHECKING:
         def _subject_versions(self, ids: Sequence[str]) -> dict[str, Loaded]:
             raise NotImplementedError
 
+        def _warm_source(self) -> WarmSource | None:
+            raise NotImplementedError
+
         def entity_names(self, ids: Sequence[str]) -> dict[str, str]:
             raise NotImplementedError
 
@@ -341,6 +388,12 @@ class CachedVersions(_Backend):
         #: The cache (``version_cache.max_subjects = 0`` turns it off).
         self.version_cache = VersionCache()
         self._uncached = 0
+        #: Misses after which the cache is warmed (docs/concepts/storage.md#warming) ...
+        self.warm_after = WARM_AFTER
+        #: ... and the warm, once started.
+        self.warmer: Warmer | None = None
+        self._missed = 0
+        self._warm_tried = False
         super().__init__(*args, **kwargs)
         if self.read_only:
             # Another process may write while this one reads: ladybug 0.22 lets readers join
@@ -379,22 +432,29 @@ class CachedVersions(_Backend):
         return self.version_cache.wrote
 
     def close(self) -> None:
-        """Drop the cache and close the store."""
+        """Stop the warm, drop the cache and close the store."""
+        self._stop_warm()
         self.version_cache.clear()
         super().close()
 
     def detach(self) -> None:
-        """Drop the cache and close the engine's handles (the file may be replaced)."""
+        """Stop the warm, drop the cache and close the engine's handles (the file may change)."""
+        self._stop_warm()
         self.version_cache.clear()
         super().detach()
 
     def attach(self) -> None:
-        """Reopen the engine's handles with an empty cache."""
+        """Reopen the engine's handles with an empty cache (warmed again after misses)."""
+        self._stop_warm()
         self.version_cache.clear()
+        self.warmer = None
+        self._missed = 0
+        self._warm_tried = False
         super().attach()
 
     def vacuum(self) -> None:
         """Rebuild the file; the cache is dropped before and after."""
+        self._stop_warm()
         self.version_cache.clear()
         try:
             super().vacuum()
@@ -419,7 +479,30 @@ class CachedVersions(_Backend):
             loaded = self._subject_versions(missing)
             cache.put(loaded, generation)
             found.update(loaded)
+            self._missed += len(missing)
+            if self._missed >= self.warm_after and not self._warm_tried:
+                self.warm()
         return found
+
+    # -- warming -----------------------------------------------------------------------------
+
+    def warm(self) -> Warmer | None:
+        """Start reading every subject into the cache in the background (if not started yet).
+
+        Runs by itself after :attr:`warm_after` misses (docs/concepts/storage.md#warming);
+        returns the warm, or ``None`` when this store has none (read-only, cache off, no
+        second connection).
+        """
+        self._warm_tried = True
+        if self.warmer is None and self.version_cache.max_subjects > 0 and not self.read_only:
+            source = self._warm_source()
+            if source is not None:
+                self.warmer = Warmer(self.version_cache, source)
+        return self.warmer
+
+    def _stop_warm(self) -> None:
+        if self.warmer is not None:
+            self.warmer.stop()
 
     def current_versions(
         self,

@@ -155,6 +155,16 @@ class KuzuConnection:
         """The engine's connection (``None`` while closed or detached)."""
         return self._conn
 
+    def side_connection(self) -> Any:
+        """A second connection to the open database, with transactions of its own, or ``None``.
+
+        The version cache's warm reads through it (docs/concepts/storage.md#warming); its owner
+        closes it before this database closes.
+        """
+        if self._db is None:
+            return None
+        return self._mod.Connection(self._db)
+
     @property
     def stored_rows(self) -> int:
         """About how many entities and versions the store holds (:attr:`size` and writes since)."""

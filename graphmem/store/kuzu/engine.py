@@ -46,6 +46,8 @@ from graphmem.store.kuzu.transactions import (
     WRITE_COSTS,
     KuzuWriter,
 )
+from graphmem.store.kuzu.warm import KuzuWarmSource
+from graphmem.store.warm import WarmSource
 
 __all__ = [
     "CHECKPOINT_BYTES",
@@ -327,6 +329,11 @@ class KuzuStore(CypherReads):
     def _subject_versions(self, ids: Sequence[str]) -> dict[str, list[Fact]]:
         """Every version of each subject, current and closed: what the version cache keeps."""
         return self._versions_of(ids, current=False)
+
+    def _warm_source(self) -> WarmSource | None:
+        """Whole-store reads on a second connection (docs/concepts/storage.md#warming)."""
+        conn = self.executor.side_connection()
+        return None if conn is None else KuzuWarmSource(conn)
 
     def _versions_of(self, ids: Sequence[str], *, current: bool) -> dict[str, list[Fact]]:
         """The versions of each subject (``current``: only those not closed in system time).
