@@ -109,6 +109,7 @@ def work_memvara(n: int, q: int, tmp: str, t0: dt.datetime) -> dict[str, Any]:
 COLUMNS: Sequence[tuple[str, str]] = (
     ("add p50/p95 ms", "add_fact"),
     ("as-of p50/p95 ms", "asof_query"),
+    ("as-of warmed p50/p95 ms", "asof_warmed"),
     ("current of subject p50/p95 ms", "current_of_subject"),
     ("history of (subject, predicate) p50/p95 ms", "history_slot"),
     ("search p50/p95 ms", "search"),

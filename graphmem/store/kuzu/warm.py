@@ -60,8 +60,9 @@ class KuzuWarmSource:
         return out
 
     def interrupt(self) -> None:
-        """Stop the running query (it raises in the warm's thread)."""
-        self._conn.interrupt()
+        """Stop the running query (it raises in the warm's thread); none running: nothing."""
+        with contextlib.suppress(RuntimeError):  # the warm closed it meanwhile
+            self._conn.interrupt()
 
     def close(self) -> None:
         """Close the connection (a failure to close leaves nothing to undo)."""
