@@ -143,7 +143,7 @@ from graphmem.episodic import (
 from graphmem.errors import GraphmemError, InvalidInput
 from graphmem.kernel import kernel_of
 from graphmem.normalize import terms
-from graphmem.restated import Item, renamed, restated, said_again
+from graphmem.restated import Item, diff_pairs, renamed, restated, said_again
 from graphmem.said_ended import fact_marks
 from graphmem.timeutil import TimeLike, to_utc
 from graphmem.trust import dispute_notes
@@ -370,6 +370,7 @@ def _mark_restated(
     later texts too: "03:02 pg-orders-03 promoted, it is now the PRIMARY" marks ``orders-db
     primary pg-orders-02`` read from a runbook before. Marks, never writes.
     """
+    _mark_diffs(ranked)
     # no tie order: facts learned in one write are not said one after the other
     items = [Item(f.id, _said(f), f.recorded_at) for f in (c.fact for c in ranked)]
     said = [Item(lid, text, when) for lid, text, when in lines]
@@ -399,6 +400,33 @@ def _mark_restated(
     for c in ranked:
         if c.fact.id in topic:
             c.said_ended = f"{SAID_AGAIN}{topic[c.fact.id].date().isoformat()}"
+
+
+def _mark_diffs(ranked: Sequence[_Candidate]) -> None:
+    """Mark a diff pasted into a note, and what said its removed lines before it.
+
+    "-version = "0.7.2" +version = "0.8.0"" (:func:`graphmem.restated.diff_pairs`): the note
+    reads ``(version = "0.7.2" replaced: version = "0.8.0")``, and an earlier note or fact
+    holding a removed line's words (the Cargo.toml pasted in May) reads the same ``per`` the
+    diff's date. Marks, never writes.
+    """
+    diffs: list[tuple[list[tuple[str, str]], dt.datetime]] = []
+    for c in ranked:
+        if c.fact.predicate == "note" and not c.said_ended:
+            pairs = diff_pairs(c.fact.object)
+            if pairs:
+                c.said_ended = "; ".join(f"{old} replaced: {new}" for old, new in pairs)
+                diffs.append((pairs, c.fact.recorded_at))
+    for c in ranked:
+        if c.said_ended or not diffs:
+            continue
+        text = " ".join(_said(c.fact).casefold().split())
+        for pairs, when in diffs:
+            hits = [p for p in pairs if " ".join(p[0].casefold().split()) in text]
+            if when > c.fact.recorded_at and hits:
+                said = "; ".join(f"{old} replaced: {new}" for old, new in hits)
+                c.said_ended = f"{said} per {when.date().isoformat()}"
+                break
 
 
 def _said(f: FactView) -> str:

@@ -121,7 +121,8 @@ _CHANGE_CUE = re.compile(
     r"(?i)\b(?:no longer|anymore|any more|instead|actually|correction|switched|moved|"
     r"migrated|replaced|changed|stopped|dropped|updated|upgraded|renamed|gone|retired|"
     r"deprecated|deleted|removed|decommissioned|shut down|turned off|sunset|cancell?ed|"
-    r"was wrong|not quite|from now on|going forward)\b"
+    r"was wrong|not quite|from now on|going forward|final|finali[sz]ed|decided|settled on|"
+    r"lock(?:ed|ing) in|going with|went with|transferred|reassigned)\b"
 )
 #: Name-like words of a line: capitalised inside it, or holding a digit ("Atlas", "v2", "5").
 _NAME_LIKE = re.compile(r"(?<=\w[\s,;:] )[A-Z][\w.-]*|\b\w*\d[\w.%/-]*")
@@ -308,16 +309,16 @@ def line_candidates(
                 found.setdefault(nb.id, nb)
     if not found:
         return []
-    # time cues (docs/concepts/recall.md#how-lines-are-ranked): a question asking when ranks
-    # the lines that say when; one naming a date, the lines said around it
+    # time cues (docs/concepts/recall.md#how-lines-are-ranked): when, and named dates
     order = list(dict.fromkeys([*(h.line.id for h in hits), *rankings[1], *around]))
     if asks_when(query):
         rankings.append([i for i in order if has_time_cue(found[i].text)])
     spans = named_dates(query)
     if spans:
         rankings.append([i for i in order if any(a <= found[i].started_at < b for a, b in spans)])
-    firsts = [h.line for h in hits[:SUCCESSOR_HITS]]
-    firsts += [found[i] for i in rankings[1][:SUCCESSOR_LENT]]  # the best facts' own lines
+    top = {h.line.id: h.line for h in hits[:SUCCESSOR_HITS]}
+    firsts = [*top.values(), *(found[i] for i in rankings[1][:SUCCESSOR_LENT])]  # facts' lines
+    firsts += [found[i] for i, h in around.items() if h in top]  # a record's fields, after hits
     followers = _successors(store, firsts, set(query_words), found, known_at=known_at)
     if semantic is not None:
         ids = sorted(found)

@@ -38,6 +38,7 @@ from graphmem.unstated import stated
 __all__ = [
     "CUE",
     "Item",
+    "diff_pairs",
     "field_of",
     "field_said_again",
     "quoted",
@@ -59,7 +60,7 @@ CUE = re.compile(
     r"increased|decreased|reduced|cut|pushed|postponed|rescheduled|delayed|extended|"
     r"shortened|renewed|wrong|typo|new|starting|effective|goes to|went to|up to|down to|"
     r"goes up|went up|going up|goes down|went down|"
-    r"was wrong|not quite|from now on|going forward)\b"
+    r"was wrong|not quite|from now on|going forward|mistake|misquoted)\b"
     # a date it takes effect: "£21.15 a sack from 1 March", "from June"
     rf"|(?i:\bfrom\s+(?:\d{{1,2}}(?:st|nd|rd|th)?\s+)?{_MONTH}\b)"
 )
@@ -616,3 +617,44 @@ def quoted(
         if mark and not mark.startswith(weak) and marks.get(i.id, weak).startswith(weak):
             out[i.id] = mark
     return out
+
+
+#: A diff's part inside a text whose lines were joined: a sign ("-", "+", apart or not from
+#: the line), then the line up to the next sign or hunk header ("-version = "0.7.2" +version =
+#: "0.8.0"", "- image: postgres:14 + image: postgres:16").
+_DIFF_PART = re.compile(r"(?:^|(?<=\s))([-+]) ?(?![-+\s])(.+?)(?=\s[-+] ?(?![-+\s])|\s@@|$)")
+
+
+def _key(word: str) -> str:
+    """A diff line's first word without its figures: a Go module's path names its major version."""
+    return re.sub(r"\d+", "", word.casefold().rstrip(":="))
+
+
+def diff_pairs(text: str) -> list[tuple[str, str]]:
+    """The lines a diff pasted into ``text`` replaces: ``[(removed, added)]``.
+
+    A note holding "diff --git a/Cargo.toml ... -version = "0.7.2" +version = "0.8.0" ..."
+    (docs/concepts/recall.md#field-said-again): a removed part right before an added one, both
+    starting with the same word but for its figures (the field or instruction: ``version``,
+    ``FROM``, ``image:``, ``github.com/jackc/pgx/v4``), the added one as long as the removed one
+    (what follows it is the diff's context) and not the same. Prose with dashes pairs nothing:
+    the words after its signs differ.
+
+    >>> diff_pairs('@@ -1,3 +1,3 @@ -FROM python:3.10-slim +FROM python:3.12-slim WORKDIR /app')
+    [('FROM python:3.10-slim', 'FROM python:3.12-slim')]
+    >>> diff_pairs("pros - cheap + fast")
+    []
+    """
+    if "+" not in text or "-" not in text:
+        return []
+    parts = [(m.group(1), m.group(2).split()) for m in _DIFF_PART.finditer(text)]
+    found: list[tuple[str, str]] = []
+    for (sign, old), (then, new) in zip(parts, parts[1:], strict=False):
+        if sign != "-" or then != "+" or len(old) < 2 or len(new) < len(old):
+            continue
+        new = new[: len(old)]
+        if _key(old[0]) == _key(new[0]) and [w.casefold() for w in old] != [
+            w.casefold() for w in new
+        ]:
+            found.append((" ".join(old), " ".join(new)))
+    return found

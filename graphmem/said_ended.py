@@ -44,7 +44,8 @@ __all__ = ["Said", "Shown", "corrected", "ended_values", "fact_marks", "marks"]
 _TOKEN = r"(?:[\w$£€%@+#./:'’-]|,(?=\d{3}\b))*[\w$%+#]"  # "£1,100": a comma of thousands
 _CHANGE = re.compile(
     r"(?i)\b(?:mov|migrat|switch|swap|replac|upgrad|downgrad|bump|port|transition|shift|"
-    r"chang|went|go|goes|going|rais|lower|increas|reduc|cut|jump|grew|fell|drop|updat|renam)\w*"
+    r"chang|went|go|goes|going|rais|lower|increas|reduc|cut|jump|grew|fell|drop|updat|renam|"
+    r"transfer|reassign)\w*"
 )
 _FROM_TO = re.compile(
     rf"(?i)\bfrom\s+(?:the\s+|our\s+)?(?P<x>{_TOKEN}(?:\s+{_TOKEN}){{0,3}}?)\s+"

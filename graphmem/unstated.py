@@ -44,6 +44,8 @@ _CHANGE = (
     r"downgrad\w*|bump\w*|promot\w*|adopt\w*|rais(?:e|ed|es|ing)|rise|rises|increas\w*|"
     r"reduc\w*|lower\w*|put\s+(?:\w+\s+)?up|go(?:es|ing)?\s+with|went\s+with|go(?:es|ing)?\s+to|"
     r"us(?:e|es|ed|ing)|still|now|already|instead|tr(?:y|ied|ying)|pick\w*|choos\w*|"
+    r"push(?:ed|es|ing)?|postpon\w*|reschedul\w*|delay\w*|extend\w*|"
+    r"new\s+(?:time|date|day|slot|venue|location|address|room)|"
     r"nicer|better|suit\w*|prefer\w*|cheaper|faster)"
 )
 _CHANGE_WORD = re.compile(rf"(?i)\b{_CHANGE}\b")
@@ -52,8 +54,11 @@ _CHANGE_WORD = re.compile(rf"(?i)\b{_CHANGE}\b")
 _JUDGED = re.compile(rf"(?i)\b(?:{_CHANGE}|be|do)\b")
 _QUESTION_START = re.compile(
     r"(?i)^(?:did|do|does|is|are|was|were|should|shall|will|can|could|have|has|any\s+chance|"
-    r"wonder(?:ing)?\s+if|(?:\w+\s+){0,6}?asked\s+(?:\w+\s+){0,3}?(?:whether|if))\b"
+    r"wonder(?:ing)?\s+if)\b"
 )
+#: A question passed on: "several of you emailed asking whether it could be pushed to Dec 13."
+#: (a full stop ends it).
+_ASKED = re.compile(r"(?i)\bask(?:ed|ing|s)?\s+(?:\w+\s+){0,3}?(?:whether|if)\b")
 _IF_START = re.compile(
     r"(?i)^(?:\w+:\s*)?(?:if|unless|in\s+case|should\s+that|in\s+the\s+event|contingency|"
     r"as\s+a\s+fallback|worst\s+case|otherwise)\b"
@@ -89,13 +94,22 @@ _REQUEST = re.compile(
 #: "the onboarding readme still says Gusto": a document said to hold a value.
 _DOC_SAYS = re.compile(
     r"(?i)\b(?:doc|docs|wiki|readme|handbook|pdf|page|website|site|sign|poster|letter|email|"
-    r"notice|listing|spreadsheet|sheet|runbook|manual|guide)\s+(?:\w+\s+){0,3}?(?:still\s+)?"
+    r"notice|listing|spreadsheet|sheet|runbook|manual|guide|checklist|questionnaire|faq|form|"
+    r"template|deck|slides?)\s+(?:\w+\s+){0,3}?(?:still\s+)?"
     r"(?:says|said|claims|lists|shows|mentions|states)\b"
 )
 #: A label that makes what follows it a proposal: "Proposal: bump the timeout to 90s", "TODO:
-#: move the docs to Notion" (not "Plan: Business", a subscription's plan).
+#: move the docs to Notion" (not "Plan: Business", a subscription's plan) ...
 _PROPOSED = re.compile(
     r"(?i)\b(?:proposal|proposed|ideas?|suggestion|option|todo|to-do|rfc|maybe|wishlist)\s*:\s*$"
+)
+#: ... and those that make a bare value one: "Proposed: Tuesday 10:00 AM" beside "Current:
+#: Tuesday 9:00 AM".
+_PROPOSED_VALUE = re.compile(r"(?i)\b(?:proposal|proposed|suggestion|suggested)\s*:\s*$")
+#: A change not made yet: "draft PR #318: bump the base to node:20-alpine", "WIP: ...".
+_DRAFT = re.compile(
+    r"(?i)\b(?:draft\s+(?:pr|mr|pull\s+request|merge\s+request)|wip|do\s+not\s+merge|"
+    r"don['’]t\s+merge)\b"
 )
 #: Pieces: sentences, and a line's parts after a bullet, a speaker or an arrow.
 _PIECES = re.compile(r"(?<=[.!?])\s+|\s+(?:->|→)\s+|\n")
@@ -157,6 +171,7 @@ def _kind(body: str) -> str | None:
         asked = True
     else:  # "did we switch to X" without its mark; not "Will try." (a full stop)
         asked = _QUESTION_START.match(body) is not None and not body.endswith((".", "!"))
+        asked = asked or _ASKED.search(body) is not None
     if _REQUEST.search(body):
         return None
     clauses = _CLAUSE.split(body)
@@ -187,8 +202,11 @@ def _pieces(text: str) -> tuple[tuple[str, str, str | None], ...]:
             if _names_value(body):
                 kind = _kind(body)
                 # a change after a proposal's label ("Proposal: bump ..."), which _body drops
-                if kind is None and _CHANGE_WORD.search(body):
-                    kind = "was a plan" if _PROPOSED.search(piece[: -len(body)]) else None
+                label = piece[: -len(body)]
+                changed = _CHANGE_WORD.search(body) is not None
+                proposed = changed and (_PROPOSED.search(label) or _DRAFT.search(piece))
+                if kind is None and (proposed or _PROPOSED_VALUE.search(label)):
+                    kind = "was a plan"
             out.append((piece, body, kind if kind and not ended_values(piece) else None))
     return tuple(out)
 

@@ -56,6 +56,7 @@ def _hint(verb: str, subject: str | None, new: str, r: Reader) -> str | None:
         and lexicon.category(new) is None
         and not new[:1].isdigit()  # "nightly ETL moves to 00:30 UTC": a time, not a place
         and not re.fullmatch(r"[a-z][\w.-]*\d[\w.-]*", new)  # "db-stg-02.internal": a host
+        and not re.search(r"(?i)\bv\d+(?:\.\d+)*\b|\b\d+\.\d+", new)  # "move to pgx v5": a version
         and (is_name_like(new) or r.chat)
     ):
         return "lives_in"
