@@ -57,6 +57,7 @@ CUE = re.compile(
     r"(?i)\b(?:now|no longer|anymore|any more|instead|actually|correction|corrected|correct|"
     r"switched|moved|moves|migrated|replaced|changed|changing|stopped|dropped|updated|upgraded|"
     r"downgraded|renamed|gone|retired|deprecated|deleted|removed|raised|lowered|bumped|"
+    r"update|upgrade|bump|"  # a commit's imperative: "chore(deps): update typescript to v5.4.5"
     r"increased|decreased|reduced|cut|pushed|postponed|rescheduled|delayed|extended|"
     r"shortened|renewed|wrong|typo|new|starting|effective|goes to|went to|up to|down to|"
     r"goes up|went up|going up|goes down|went down|"

@@ -13,12 +13,14 @@ A piece (a sentence, or a line's part after a bullet, a stamp or a speaker) is r
 those when it names a value (a capitalised word inside it, a figure, an identifier, a quoted
 word) and
 
-- asks about a change: it ends with ``?`` or starts "did", "is", "should", ... or "asked
-  whether", with a **word of change or choice** ("switch", "move", "use", "still", "now", "go
-  with", "nicer", ...);
+- asks about a change: it ends with ``?`` or starts "did", "is", "should", ..., or it passes
+  a question on ("asked / asking ... whether"), with a **word of change or choice** ("switch",
+  "move", "use", "still", "now", "go with", "nicer", "pushed", ...);
 - supposes one: it starts "if", "unless", "in case", "should that", "contingency";
 - plans or judges one: a plan or opinion word ("might", "would", "planning to", "I think",
-  "imo") at most five words before the word of change (or, for an opinion, "be" / "do");
+  "imo") at most five words before the word of change (or, for an opinion, "be" / "do"); a
+  change after a proposal's label or in a draft ("draft PR", "WIP"), any value after
+  "Proposed:";
 - only weighs a thing: "thinking about", "considering", "evaluate", the value within five words;
 - passes one on: hearsay ("saying", "claims", "apparently", "rumour", "someone said") before a
   word of change, or a document said to say it ("the wiki still says Gusto").

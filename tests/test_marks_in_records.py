@@ -4,18 +4,23 @@ said-again, #not-stated, #what-changed-a-line, #said-ended)."""
 
 from __future__ import annotations
 
+import datetime as dt
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 import graphmem as gm
-from graphmem.restated import diff_pairs
+from graphmem.restated import Item, diff_pairs, restated
 from graphmem.said_ended import ended_values
 from graphmem.timeutil import ManualClock
 from graphmem.unstated import unstated
 from tests import backends
 from tests.test_restated import _context_after
 from tests.test_said_ended import NoReader
+
+D1 = dt.datetime(2024, 3, 14, 9, tzinfo=dt.UTC)
+D2 = dt.datetime(2024, 4, 22, 9, tzinfo=dt.UTC)
 
 
 @pytest.mark.parametrize(
@@ -124,3 +129,10 @@ def test_moving_to_a_version_is_no_move_of_home(mem: gm.Memory) -> None:
     assert [(f.predicate, f.object) for f in mem.facts() if f.predicate == "lives_in"] == [
         ("lives_in", "Lisbon")
     ]
+
+
+def test_a_commits_imperative_is_a_word_of_change() -> None:
+    first = Item("a", "- still pinned to typescript 5.1.6 in web/", D1)
+    later = Item("b", "chore(deps): update dependency typescript to v5.4.5", D2)
+    found = restated([first, later], valid_at=D2, query="What TypeScript version are we on?")
+    assert found == {"a": ("5.1.6 possibly superseded: 5.4.5", D2)}

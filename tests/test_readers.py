@@ -243,6 +243,11 @@ def _claims(text: str, at: str = "2026-04-10") -> list[tuple[str, str | None, st
             "| service | owner |\n| --- | --- |\n| billing | Grace |\n| search | Omar |",
             [("billing", "owner", "Grace", True), ("search", "owner", "Omar", True)],
         ),
+        # a cell that is a change gives its new value, never the old one as current
+        (
+            "| Package | Change |\n|---|---|\n| typescript | `5.1.6` -> `5.4.5` |",
+            [("self", "typescript", "5.4.5", True)],
+        ),
         (
             "my partner is Dana, she's a teacher",
             [("self", "partner", "Dana", True), ("Dana", "role", "teacher", True)],

@@ -283,7 +283,7 @@ CONTEXT_FLOORS = {
     "text_blind_fourth.jsonl": 31,
     "text_blind_fifth.jsonl": 25,
     "text_blind_sixth.jsonl": 39,
-    "text_blind_seventh.jsonl": 23,
+    "text_blind_seventh.jsonl": 24,
     "text_blind_eighth.jsonl": 33,
     "text_blind_ninth.jsonl": 30,
     "text_blind_tenth.jsonl": 35,
@@ -294,7 +294,7 @@ CONTEXT_FLOORS = {
     "text_blind_fifteenth.jsonl": 40,
     "text_blind_sixteenth.jsonl": 42,
     "text_blind_seventeenth.jsonl": 36,
-    "text_blind_eighteenth.jsonl": 41,
+    "text_blind_eighteenth.jsonl": 42,
 }
 
 

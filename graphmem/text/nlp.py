@@ -397,6 +397,10 @@ _RULE_ROW = re.compile(r"^(?=.*-)[\s|:-]+$")
 _TITLED = re.compile(r"^\s*#+\s+[^:]+:\s*([\w.-]+(?:\s[\w.-]+){0,2})\s*(?:\([^)]*\))?\s*$")
 #: Header cells of a two-column table of settings: its rows are "key: value".
 _GENERIC_HEADERS = frozenset(["field", "key", "setting", "name", "property", "item", "what"])
+#: A cell that is itself a change, "`5.1.6` -> `5.4.5`" (a dependency bot's table) ...
+_ARROW_CELL = re.compile(r"^`?([^`→]+?)`?\s*(?:->|→)\s*`?([^`→]+?)`?$")
+#: ... under a header that says so: the row's thing is what changed.
+_CHANGE_HEADERS = frozenset(["change", "changes", "update", "updates", "diff", "from → to"])
 
 
 #: A record's fields written on one line: "Status: Open | Priority: P3 | Assignee: hamid.s".
@@ -516,7 +520,10 @@ def _tables(lines: list[str]) -> list[str]:
                     out.append(f"- {cells[0]}: {cells[1]}")
                 continue
             for head, cell in zip(header[1:], cells[1:], strict=True):
-                if head and cell and cell not in ("-", "—", "n/a"):
+                if arrow := _ARROW_CELL.match(cell):  # read as a field's change, its new value
+                    what = "" if head.casefold() in _CHANGE_HEADERS else f" {head.casefold()}"
+                    out.append(f"- {cells[0]}{what}: {arrow.group(1)} → {arrow.group(2)}")
+                elif head and cell and cell not in ("-", "—", "n/a"):
                     out.append(f"- The {head.casefold()} of {cells[0]} is {cell}.")
                 elif cell:  # no value to read: the cell is kept as written
                     out.append(f"- {cells[0]}: {head} {cell}".rstrip())
