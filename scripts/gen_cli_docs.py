@@ -39,7 +39,9 @@ HEADER = """\
   `~/.graphmem/memory.kuzu` (created on first write). `--engine` picks the embedded engine
   (`kuzu`, the default, or `ladybug`; env `GRAPHMEM_ENGINE`), `--read-only` opens the database
   without write access; env `GRAPHMEM_BUFFER_POOL` (`2GiB`, `512MiB`) bounds the engine's
-  buffer pool ([the buffer pool](concepts/storage.md#buffer-pool)). Global options go **before**
+  buffer pool ([the buffer pool](concepts/storage.md#buffer-pool)) and
+  `GRAPHMEM_VERSION_CACHE` the versions kept in memory (`0` off;
+  [warming](concepts/storage.md#warming)). Global options go **before**
   the subcommand:
   `graphmem --db agent.kuzu facts --subject api`.
 - **Output.** Human-readable tables by default; `--json` prints JSON for scripts and agents.
