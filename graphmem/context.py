@@ -143,7 +143,7 @@ from graphmem.episodic import (
 from graphmem.errors import GraphmemError, InvalidInput
 from graphmem.kernel import kernel_of
 from graphmem.normalize import terms
-from graphmem.restated import Item, diff_pairs, renamed, restated, said_again
+from graphmem.restated import Item, diff_pairs, field_said_again, renamed, restated, said_again
 from graphmem.said_ended import fact_marks
 from graphmem.timeutil import TimeLike, to_utc
 from graphmem.trust import dispute_notes
@@ -391,6 +391,19 @@ def _mark_restated(
         for f in (c.fact for c in ranked)
         if f.id not in skip and f.id not in found and f.predicate != "note"
     ]
+    # a note's fields said again by a later note (docs/concepts/recall.md#field-said-again)
+    notes = [
+        Item(f.id, f.statement or f.object, f.recorded_at)
+        for f in (c.fact for c in ranked)
+        if f.predicate == "note" and f.id not in skip and f.id not in found
+    ]
+    topical = frozenset(i.id for i in notes)
+    fields = field_said_again(notes, valid_at=k_at, query=query, topical=topical)
+    for c in ranked:
+        if c.fact.id in fields:
+            mark, when = fields[c.fact.id]
+            c.said_ended = f"{mark} per {when.date().isoformat()}"
+    found |= fields
     again = renamed(slots, items + said, valid_at=k_at, query=query)
     for c in ranked:
         if c.fact.id in again:

@@ -367,7 +367,9 @@ def _gather_facts(
     # closed): its words stay in the full-text query, so the notes that name it are found.
     speaking = {i for i in anchors if i in live and i not in hyphened}
     anchor_words = {w for i in speaking for w in _keywords(anchors[i])}
-    keywords = [w for w in _keywords(query) if w not in anchor_words]
+    # A question of nothing but a thing's name asks the notes that name it too ("Where is the
+    # office now?" after a note "we'll be working out of 9 Quayside Road ... Office move").
+    keywords = [w for w in _keywords(query) if w not in anchor_words] or _keywords(query)
     hits, hit_names = _full_text(store, keywords, set(anchors))
     top = FTS_HITS_ANCHORED if speaking else FTS_HITS
     hit_ids = sorted(hits, key=lambda i: (-hits[i], i))[:top]

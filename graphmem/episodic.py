@@ -78,7 +78,8 @@ from graphmem.display import ContextText
 from graphmem.kernel import kernel_of
 from graphmem.normalize import names_phrase, term_set, terms
 from graphmem.recall_cues import asks_when, has_time_cue, named_dates
-from graphmem.restated import Item, field_of, field_said_again, renamed, restated, said_again
+from graphmem.restated import Item, field_of, renamed, restated, said_again
+from graphmem.rewritten import written_again
 from graphmem.said_ended import Said, Shown, marks
 from graphmem.store.records import FactView, LineRow, SessionClaim
 
@@ -671,7 +672,8 @@ def _line_marks(
     value ("Onboarding buddy: Josh Tran") whose field a later line names again by its last word,
     with a word of change, without the value ("buddy is Mei-Lin Osei instead": ``(... possibly
     replaced per 18 May 2026)``, :func:`~graphmem.restated.renamed`); a field a later time gives
-    another value (:func:`~graphmem.restated.field_said_again`); a topic said again.
+    another value, a diff's removed line, a line restated with one value changed
+    (:func:`~graphmem.rewritten.written_again`); a topic said again.
     """
     items = [_item(r) for r in rows]
     found = {
@@ -694,8 +696,8 @@ def _line_marks(
         for lid, when in renamed(slots, later, valid_at=valid_at, query=query).items():
             name, value, _ = fields[lid]
             found[lid] = f"{name}: {value} possibly replaced per {fmt_date(when)}"
-    moved = field_said_again(items, valid_at=valid_at, query=query, skip=skip | frozenset(found))
-    found |= {lid: f"{mark} per {fmt_date(when)}" for lid, (mark, when) in moved.items()}
+    moved = written_again(items, valid_at=valid_at, query=query, skip=skip | frozenset(found))
+    found |= {m: f"{k} per {fmt_date(w)}" if w else k for m, (k, w) in moved.items()}
     again = said_again(items, valid_at=valid_at, query=query, skip=skip | frozenset(found))
     for lid, when in again.items():
         found[lid] = f"{SAID_AGAIN}{fmt_date(when)}"

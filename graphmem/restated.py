@@ -13,7 +13,8 @@ and a number before a unit (``4 workers``, ``30 days``; durations are one kind).
 
 An earlier item is marked when a later one (said after it, by ``valid_at``):
 
-- has a word of change or ``now`` (:data:`CUE`),
+- has a word of change or ``now`` (:data:`CUE`), or is the earlier line written again with
+  other figures (:func:`same_template`: a report's or a bill's line restated),
 - gives another value of a kind the earlier one gives and does not repeat the earlier value,
 - shares a word with it besides the values.
 
@@ -45,6 +46,7 @@ __all__ = [
     "renamed",
     "restated",
     "said_again",
+    "same_template",
     "typed_values",
 ]
 
@@ -309,7 +311,7 @@ def restated(
         return {}
     by_id = {i.id: i for i in items}
     later = sorted(
-        (i for i in items if i.when <= valid_at and _has_cue(i.text)),
+        (i for i in items if i.when <= valid_at and typed[i.id]),
         key=lambda i: (i.when, i.order, i.id),
     )  # the first later item that gives another value, whatever the input order
     out: dict[str, tuple[str, dt.datetime]] = {}
@@ -319,12 +321,38 @@ def restated(
         for n in later:
             if (n.when, n.order) <= (c.when, c.order) or n.id == c.id:
                 continue
+            if not _has_cue(n.text) and not same_template(c.text, n.text):
+                continue
             found = _differs(typed[c.id], typed[n.id], by_id[c.id], by_id[n.id], query_words)
             if found:
                 gone, news = found
                 out[c.id] = (f"{gone} possibly superseded: {news}", n.when)
                 break
     return out
+
+
+#: A value of any kind in a line, for :func:`same_template` (figures, ids, amounts).
+_FIGURE = re.compile(r"[$€£]?\d[\d,.:/%-]*\w*")
+
+
+def same_template(old: str, new: str) -> bool:
+    """Whether a later line is an earlier one written again with other values.
+
+    "Recurring: Internet (Xfinity) — $65.00 monthly, split equally" and, in a later export,
+    "... — $80.00 monthly, split equally": reports, bills and digests restate their lines
+    with no word of change (docs/concepts/recall.md#restated). Their words besides figures
+    are the same, at least three of them, in the same order.
+
+    >>> same_template("Recurring: Internet — $65 monthly", "Recurring: Internet — $80 monthly")
+    True
+    >>> same_template("Rent is $1,200", "Rent is $1,300")
+    False
+    >>> same_template("Paid $65 to Mo for internet", "Paid $80 to Kai for groceries")
+    False
+    """
+    a = terms(_FIGURE.sub(" ", old))
+    b = terms(_FIGURE.sub(" ", new))
+    return len(a) >= 3 and a == b and old.casefold() != new.casefold()
 
 
 def _words(item: Item, values: set[str], query_words: frozenset[str]) -> frozenset[str]:
@@ -484,6 +512,10 @@ _REMOVED = re.compile(r"^\s*-(?=\w)")
 _SENTENCE_END = re.compile(r"[.!?](?:\s|$)")
 #: The speakers of a chat: never a field's name.
 _ROLES = _set("user assistant me you system bot ai human agent")
+#: Between two fields on one line: "Assignee: Jun Park · Due Jul 26".
+_PARTS = re.compile(r"\s+·\s+")
+#: A value's closing aside: "Field 3 (by the tennis courts)".
+_ASIDE = re.compile(r"\s*\([^()]*\)$")
 #: A value of a field: at most this many words.
 _FIELD_WORDS = 6
 #: A value of more than 3 words is a value only with a digit or an identifier's character.
@@ -505,6 +537,7 @@ def field_of(item: Item) -> tuple[str, str] | None:
         return None
     name = " ".join(m.group(1).split())
     value = m.group(2).strip().strip("\"'`").strip()
+    value = _ASIDE.sub("", value) or value  # "Riverside Park – Field 3 (by the courts)"
     words = value.split()
     if not value or len(name.split()) > 4 or len(words) > _FIELD_WORDS:
         return None
@@ -521,6 +554,7 @@ def field_said_again(
     valid_at: dt.datetime,
     query: str,
     skip: frozenset[str] = frozenset(),
+    topical: frozenset[str] = frozenset(),
 ) -> dict[str, tuple[str, dt.datetime]]:
     """Items with a field that something said at a later time gives another value.
 
@@ -531,9 +565,10 @@ def field_said_again(
     change is needed (a document states its fields again); instead both are fields of one
     name with a short value, the only field of that name said at their time (a list of
     records names its fields once per record), said at different times, and the name or the
-    value shares a word with the question. A diff's removed line ("-timeout=30", or "- image:
-    postgres:14.11" beside "+ image: postgres:16.3" of its time) is no field: it reads
-    ``(image: postgres:14.11 replaced: postgres:16.3 per D)``.
+    value shares a word with the question (or the item does, for the ``topical`` ones: a note
+    found for the question, "Location: Field 3" in a team's event). A diff's removed line
+    ("-timeout=30", or "- image: postgres:14.11" beside "+ image: postgres:16.3" of its time)
+    is no field: it reads ``(image: postgres:14.11 replaced: postgres:16.3 per D)``.
 
     Returns ``{id: (mark, when the later item was said)}``: a pointer, never a write.
     """
@@ -552,7 +587,9 @@ def field_said_again(
         if i.when > valid_at:
             continue
         mine: dict[str, tuple[str, str]] = {}
-        for k, line in enumerate(i.text.splitlines()):
+        # a record's line may hold several fields: "Every Sunday · Store: Sprouts (Elm Plaza)"
+        parts = [(k, p) for k, ln in enumerate(i.text.splitlines()) for p in _PARTS.split(ln)]
+        for k, line in parts:
             f = field_of(Item(i.id, line, i.when, label=i.label if k == 0 else ""))
             name = f[0].casefold() if f is not None else ""
             if f is None or name in speakers:
@@ -579,7 +616,8 @@ def field_said_again(
         if c.id in skip:
             continue
         for name, (written, value) in fields[c.id].items():
-            if said[(c.when, name)] != 1 or not term_set(f"{name} {value}") & query_words:
+            about = term_set(c.text if c.id in topical else f"{name} {value}")
+            if said[(c.when, name)] != 1 or not about & query_words:
                 continue
             n = next(
                 (

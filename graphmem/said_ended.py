@@ -48,8 +48,9 @@ _CHANGE = re.compile(
     r"transfer|reassign)\w*"
 )
 _FROM_TO = re.compile(
-    rf"(?i)\bfrom\s+(?:the\s+|our\s+)?(?P<x>{_TOKEN}(?:\s+{_TOKEN}){{0,3}}?)\s+"
-    r"(?:to|over to|onto|into|→|->)\s"
+    rf"(?i)\bfrom\s+(?:the\s+|our\s+)?(?P<x>{_TOKEN}(?:\s+{_TOKEN}){{0,3}}?)"
+    # an aside after the value: "from us-east-1 (N. Virginia) to us-east-2"
+    r"(?:\s+\([^()]{0,40}\))?\s+(?:to|over to|onto|into|→|->)\s"
 )
 _BEFORE = re.compile(
     r"(?i)\b(?:replac(?:e|ed|es|ing)|swap(?:ped|s|ping)?|drop(?:ped|s|ping)?|ditch(?:ed|es|ing)?|"
@@ -102,12 +103,16 @@ _AFTER = re.compile(
     # "Ines moved to the data team", "Omar switched teams", "Wei moved over to the Platform team",
     # "Ms Hale has moved to our Salford branch"
     r"(?:has\s+)?(?:moved|switched|transferred)\s+(?:over\s+)?(?:teams|to\s+(?:the\s+|our\s+|"
-    r"another\s+|a\s+new\s+)?(?:[\w-]+\s+){0,2}(?:team|branch|department|division|practice)\b)|"
+    r"another\s+|a\s+new\s+)?(?:[\w-]+\s+){0,2}"
+    r"(?:team|squad|pod|branch|department|division|practice)\b)|"
     # "Stripe is read-only for old refunds", "the Canal Street unit has been handed back"
-    r"(?:is|are)\s+(?:now\s+)?read[-\s]only\b|(?:has|have)\s+been\s+handed\s+back\b|"
+    r"(?:(?:is|are)\s+(?:now\s+)?|(?:set|made|switched)\s+(?:to\s+)?)read[-\s]only\b|"
+    r"(?:has|have)\s+been\s+handed\s+back\b|"
     r"gets?\s+(?:switched|turned)\s+off\b|"
     # "X → Y", not a message's "Kenji → Dana: ..." (from one person to another)
     r"(?:contract\s+)?(?:lapses|expires|goes\s+away)|(?:→|->)(?!\s*\w[\w.'-]*(?:\s\w[\w.'-]*)?:)|"
+    # "Blue Bottle on 3rd closed for good", "the Elm St branch has shut its doors"
+    r"(?:has\s+|have\s+)?(?:closed|shut)\s+(?:down\s+)?(?:for\s+good|permanently|its\s+doors)\b|"
     # "Greenleaf is closing", "nagios is off as of friday"
     r"(?:is|are)\s+(?:now\s+)?(?:closing|shutting\s+down|off(?=\s+(?:as\s+of|since|from|now|"
     r"today|for\s+good)\b|\s*[.!;,—–]|\s*$))|"
@@ -133,7 +138,8 @@ _NEGATION = re.compile(r"(?i)(?:\bnot|n't|\bnever)\b")
 MAX_PIECE = 400
 _CONTRACT = re.compile(
     rf"(?i)(?P<x>{_TOKEN})(?:['’]s)?\s+(?:contract|subscription|licen[cs]e|trial|account|lease)\s+"
-    r"(?:has\s+|was\s+)?(?:ended|expired|lapsed|cancell?ed|terminated|ran\s+out)\b"
+    r"(?:has\s+|was\s+)?(?:ended|expired|lapsed|cancell?ed|terminated|ran\s+out|"
+    r"(?:was\s+|is\s+)?not\s+(?:being\s+)?renewed)\b"
 )
 #: A changelog's old value beside the new one: "$12/mo (was $9/mo)", "99.95%, up from 99.9%".
 _WAS_X = re.compile(
@@ -143,7 +149,8 @@ _WAS_X = re.compile(
 #: "..., not X" ends a clause or meets an aside; after a number the comma may go ("it's £1,150
 #: not £1,100, I misread the listing").
 _NOT_X = re.compile(
-    rf"(?i)(?:,\s*|(?<=[\d%])\s+)not\s+(?P<x>{_TOKEN}(?:\s+{_TOKEN}){{0,3}}?)"
+    rf"(?i)(?:,\s*|(?<=[\d%])\s+)not\s+(?P<x>(?:(?:No|Nr|St|Dr|Mr|Mrs|Ms)\.\s+)?{_TOKEN}"
+    rf"(?:\s+{_TOKEN}){{0,3}}?)"
     r"\s*(?:[.!;,(—–]|\s-\s|$)"
 )
 #: Words one of which every match of the patterns above holds (a pattern's literal, or part
@@ -175,6 +182,7 @@ _STOP = frozenset(
     """with for by to and in on at as because since last this that these those yesterday today
     now from over into onto after before when while but so which who it them its""".split()  # noqa: SIM905
 )
+_DETERMINERS = frozenset({"this", "that", "these", "those", "its"})
 _NOT_VALUES = STOPWORDS | frozenset(
     """it them this that everything all something anything nothing support use it's one ones thing
     things stuff way old new mr mrs ms dr miss mx""".split()  # noqa: SIM905
@@ -187,6 +195,9 @@ def _words(text: str) -> list[str]:
         word = raw.strip(",.;:!?()[]\"'“”")
         if not word or word in "—–-":  # a dash ends the clause (docs/concepts/recall.md#said-ended)
             break
+        if _ABBREVIATED.search(raw):  # "No. 14": the abbreviation's dot ends nothing
+            out.append(raw.casefold())
+            continue
         out.append(word.casefold())
         if raw[-1:] in ',.;:!?)"”' or len(out) == 4:  # so does a closing quote
             break
@@ -202,7 +213,13 @@ def _runs(words: list[str], *, head: bool) -> list[str]:
     if head:
         words = words[: next((i for i, w in enumerate(words) if w in _STOP), len(words))]
     else:
-        words = words[max((i + 1 for i, w in enumerate(words) if w in _STOP), default=0) :]
+        # a determiner is the value's own ("at this store"): the word before it cuts
+        cut = max((i for i, w in enumerate(words) if w in _STOP - _DETERMINERS), default=-1)
+        if cut > 0 and words[cut] in ("on", "at", "in") and words[cut - 1] not in _STOP:
+            # "Blue Bottle on 3rd closed for good", "3 items at this store were removed": what
+            # ended is named before where it was
+            return _runs(words[:cut], head=False)
+        words = words[cut + 1 :]
     runs = [
         " ".join(words[i : i + n])
         for n in range(len(words), 0, -1)
@@ -257,8 +274,19 @@ def _read_ended(text: str) -> tuple[str, ...]:
 
 def _pieces(text: str) -> list[str]:
     """Sentences of at most :data:`MAX_PIECE` characters; a longer run without a stop is skipped."""
-    parts = re.split(r"(?<=[.!?;])\s+|\n", text)
+    parts: list[str] = []
+    for part in re.split(r"(?<=[.!?;])\s+|\n", text):
+        if parts and _ABBREVIATED.search(parts[-1]):  # "N. Virginia", "No. 41, not No. 14."
+            parts[-1] = f"{parts[-1]} {part}"
+        else:
+            parts.append(part)
     return [p for p in parts if p.strip() and len(p) <= MAX_PIECE]
+
+
+#: A piece that ends with an initial or an abbreviation, not a sentence.
+_ABBREVIATED = re.compile(
+    r"(?:^|\s|\()(?:[A-Z]|No|Nr|St|Dr|Mr|Mrs|Ms|Sec|Ave|Inc|Ltd|vs|approx)\.$"
+)
 
 
 def _before(piece: str, end: int, words: int) -> list[str]:

@@ -13,9 +13,9 @@ A piece (a sentence, or a line's part after a bullet, a stamp or a speaker) is r
 those when it names a value (a capitalised word inside it, a figure, an identifier, a quoted
 word) and
 
-- asks about a change: it ends with ``?`` or starts "did", "is", "should", ..., or it passes
-  a question on ("asked / asking ... whether"), with a **word of change or choice** ("switch",
-  "move", "use", "still", "now", "go with", "nicer", "pushed", ...);
+- asks about a change: it ends with ``?`` or starts "did", "is", "should", ..., with a **word
+  of change or choice** ("switch", "move", "use", "still", "now", "go with", "nicer",
+  "pushed", ...); or it passes a question on ("asked / asking ... whether / if");
 - supposes one: it starts "if", "unless", "in case", "should that", "contingency";
 - plans or judges one: a plan or opinion word ("might", "would", "planning to", "I think",
   "imo") at most five words before the word of change (or, for an opinion, "be" / "do"); a
@@ -48,7 +48,8 @@ _CHANGE = (
     r"us(?:e|es|ed|ing)|still|now|already|instead|tr(?:y|ied|ying)|pick\w*|choos\w*|"
     r"push(?:ed|es|ing)?|postpon\w*|reschedul\w*|delay\w*|extend\w*|"
     r"new\s+(?:time|date|day|slot|venue|location|address|room)|"
-    r"nicer|better|suit\w*|prefer\w*|cheaper|faster)"
+    r"nicer|better|suit\w*|prefer\w*|cheaper|faster|entertain\w*|accept\w*|offer\w*|pilot\w*|"
+    r"look(?:s|ed|ing)?\s+(?:at|into))"
 )
 _CHANGE_WORD = re.compile(rf"(?i)\b{_CHANGE}\b")
 #: An opinion may judge without a word of change: "db.r6g.xlarge would probably do", "she
@@ -62,8 +63,8 @@ _QUESTION_START = re.compile(
 #: (a full stop ends it).
 _ASKED = re.compile(r"(?i)\bask(?:ed|ing|s)?\s+(?:\w+\s+){0,3}?(?:whether|if)\b")
 _IF_START = re.compile(
-    r"(?i)^(?:\w+:\s*)?(?:if|unless|in\s+case|should\s+that|in\s+the\s+event|contingency|"
-    r"as\s+a\s+fallback|worst\s+case|otherwise)\b"
+    r"(?i)^(?:\w+:\s*)?(?:(?:only\s+)?if|unless|in\s+case|should\s+that|in\s+the\s+event|"
+    r"contingency|as\s+a\s+fallback|worst\s+case|otherwise)\b"
 )
 _PLAN = re.compile(
     r"(?i)\b(?:might|could|thinking\s+(?:about|of)|considering|plan\s+to|planning\s+(?:to|on)|"
@@ -78,7 +79,7 @@ _OPINION = re.compile(
 #: warehouse" (the value follows within a few words).
 _WEIGHED = re.compile(
     r"(?i)\b(?:thinking\s+(?:about|of)|consider(?:ing)?|evaluat(?:e|ing)|exploring|looking\s+into|"
-    r"shortlist(?:ed|ing)?)\b"
+    r"compare\s+(?:w/|with)|shortlist(?:ed|ing)?)\b"
 )
 #: Hearsay: "someone at pickup said they moved it", "a letter saying our supply moves". A
 #: plain "the vet says ..." relays a change as often as not, so it is no cue.
@@ -89,15 +90,15 @@ _REPORTED = re.compile(
 #: A request or an offer is how a change is often made: "can they go to billing@...?", "we'd
 #: like to upgrade to Team now".
 _REQUEST = re.compile(
-    r"(?i)^(?:\W*(?:hi|hey|hello|ok|okay|so|also|and|sorry)\b\W*)*(?:can|could|would\s+you|"
-    r"will\s+you|please|may\s+i)\b|\b(?:like\s+to|love\s+to|be\s+(?:happy|fine|glad)|"
+    r"(?i)^(?:\W*(?:hi|hey|hello|ok|okay|so|also|and|sorry)\b\W*)*(?:can|could|"
+    r"(?:would|will)\s+you(?!\s+ever)|please|may\s+i)\b|\b(?:like\s+to|love\s+to|be\s+(?:happy|fine|glad)|"
     r"please)\b"
 )
 #: "the onboarding readme still says Gusto": a document said to hold a value.
 _DOC_SAYS = re.compile(
     r"(?i)\b(?:doc|docs|wiki|readme|handbook|pdf|page|website|site|sign|poster|letter|email|"
     r"notice|listing|spreadsheet|sheet|runbook|manual|guide|checklist|questionnaire|faq|form|"
-    r"template|deck|slides?)\s+(?:\w+\s+){0,3}?(?:still\s+)?"
+    r"template|deck|slides?|file|draft|copy)\s+(?:[\w()]+\s+){0,4}?(?:still\s+)?"
     r"(?:says|said|claims|lists|shows|mentions|states)\b"
 )
 #: A label that makes what follows it a proposal: "Proposal: bump the timeout to 90s", "TODO:
@@ -113,8 +114,8 @@ _DRAFT = re.compile(
     r"(?i)\b(?:draft\s+(?:pr|mr|pull\s+request|merge\s+request)|wip|do\s+not\s+merge|"
     r"don['’]t\s+merge)\b"
 )
-#: Pieces: sentences, and a line's parts after a bullet, a speaker or an arrow.
-_PIECES = re.compile(r"(?<=[.!?])\s+|\s+(?:->|→)\s+|\n")
+#: Pieces: sentences, a table's cells, and a line's parts after a bullet, a speaker or an arrow.
+_PIECES = re.compile(r"(?<=[.!?])\s+|\s+(?:->|→)\s+|\s\|(?=\s)|\n")
 _CLAUSE = re.compile(r"[,;:—–]\s|\s[-–]\s|\(|\)")
 _ANAPHOR = re.compile(r"(?i)\b(?:that|this|it)\b")
 #: Longest piece quoted in a mark.
@@ -140,6 +141,10 @@ def _after(pattern: re.Pattern[str], clause: str, start: int) -> bool:
 _VALUE = re.compile(r"(?<=\S\s)[A-Z][\w.+#&'-]*|\d|\w[._/@-]\w|(?<![\w'’])[\"“`'‘]\w")
 
 
+#: A change's destination without a name: "will you ever move streams to weekends??".
+_MOVED_TO = re.compile(rf"(?i)\b{_CHANGE}\s+(?:\w+\s+){{0,3}}?(?:to|onto|into)\s+\w{{3,}}")
+
+
 def _names_value(body: str) -> bool:
     return _VALUE.search(body) is not None
 
@@ -161,10 +166,13 @@ def _kind(body: str) -> str | None:
         return "was reported"
     if any((m := _WEIGHED.search(c)) and _after(_VALUE, c, m.end()) for c in _CLAUSE.split(body)):
         return "was a plan"
+    if _ASKED.search(body):  # "a few of you asked if it's Monday": whatever it asks
+        return "was asked"
     if not _JUDGED.search(body):
         return None
     if body.rstrip(" )\"'").endswith("?"):  # what is asked is the last clause
-        last = _CLAUSE.split(body)[-1].strip()
+        # an aside in brackets is no clause of its own: "went with the purple (#7C3AED) as ...?"
+        last = _CLAUSE.split(re.sub(r"\([^()]*\)", " ", body))[-1].strip()
         if not _CHANGE_WORD.search(last):  # "..., is that right?" asks about the clause before
             if not (_ANAPHOR.search(last) and len(last.split()) <= _NEAR + 1):
                 return None
@@ -173,7 +181,6 @@ def _kind(body: str) -> str | None:
         asked = True
     else:  # "did we switch to X" without its mark; not "Will try." (a full stop)
         asked = _QUESTION_START.match(body) is not None and not body.endswith((".", "!"))
-        asked = asked or _ASKED.search(body) is not None
     if _REQUEST.search(body):
         return None
     clauses = _CLAUSE.split(body)
@@ -201,7 +208,7 @@ def _pieces(text: str) -> tuple[tuple[str, str, str | None], ...]:
         if piece:
             body = _body(piece)
             kind = None
-            if _names_value(body):
+            if _names_value(body) or _MOVED_TO.search(body):
                 kind = _kind(body)
                 # a change after a proposal's label ("Proposal: bump ..."), which _body drops
                 label = piece[: -len(body)]

@@ -428,3 +428,20 @@ def test_a_question_naming_most_of_a_slot_finds_the_owners_fact(
     # the owner's slots are anchored by a question that names them (docs/concepts/recall.md)
     mem.add_fact("self", "customer_support_hours", "8 to 8 CET")
     assert ("customer_support_hours 8 to 8 CET" in mem.context(question)) is found
+
+
+def test_a_question_of_a_things_name_finds_the_notes_naming_it(clock: ManualClock) -> None:
+    # docs/concepts/recall.md#rule-3: "office" has a fact, and its words are the whole query
+    clock.set("2026-03-02")
+    with backends.memory(clock=clock) as mem:
+        mem.remember("Our office is at 41 Harrow Lane, 3rd floor.", at="2026-03-02")
+        clock.set("2026-03-20")
+        mem.remember(
+            "Subject: RE: Office move – confirmed\nThe lease is signed! From Monday 6 April we'll "
+            "be working out of 9 Quayside Road.",
+            at="2026-03-20",
+        )
+        clock.set("2026-04-10")
+        ctx = mem.context("Where is the office now?")
+    assert "9 Quayside Road" in ctx
+    assert "41 Harrow Lane" in ctx

@@ -525,5 +525,8 @@ def test_lines_of_equal_rank_come_the_newest_first() -> None:
             clock.set("2026-01-10")
             seen.add(str(mem.context("what do the web tests run on?", budget_tokens=200)))
     assert len(seen) == 1, seen
-    tools = [ln.rsplit(" ", 1)[-1] for ln in seen.pop().splitlines()[1:]]
+    lines = seen.pop().splitlines()[1:]
+    tools = [ln.split(" (")[0].rsplit(" ", 1)[-1] for ln in lines]
     assert tools == ["Mocha", "Vitest", "Jest"]
+    # each earlier line is the later one written again with another tool
+    assert lines[1].endswith("(Vitest possibly superseded: Mocha per 9 Jan 2026)")

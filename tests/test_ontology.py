@@ -29,6 +29,7 @@ EXPECTED = {
     "deploys_with": "one",
     "hosted_on": "one",
     "team_lead": "one",
+    "plan": "one",
     "owner": "one",
     "version": "one",
     "role": "one",

@@ -172,7 +172,7 @@ def _claims(text: str, at: str = "2026-04-10") -> list[tuple[str, str | None, st
         ("Evaluated replacing RabbitMQ with NATS for the queue.", []),
         # "plan" the noun is a price list, not an intention
         ("The Team plan costs $20 a seat.", [("Team plan", "costs", "$20", True)]),
-        ("Initech is on the Starter plan.", [("Initech", "runs_on", "Starter plan", True)]),
+        ("Initech is on the Starter plan.", [("Initech", "plan", "Starter plan", True)]),
         ("We plan to move to Rust.", []),
         ("The plan: move to Rust next quarter.", []),
         # a commit that sets something up; one that tends the code says nothing

@@ -274,27 +274,29 @@ def test_blind_corpus_floors(name):
 #: (docs/concepts/recall.md#marks-measured): one under the count measured when the floor was
 #: set, so a change that loses what passed fails here. The eleventh to sixteenth corpora passed
 #: 23, 26, 24, 22, 23 and 21 of 60 on their blind first runs, the seventeenth 25 of its 54
-#: questions, the eighteenth 36 of 60 (one story passes in some runs: its two sessions share a
-#: second, docs/concepts/recall.md#records).
+#: questions, the eighteenth 36 of 60 (one story passed in some runs: its two sessions share a
+#: second, docs/concepts/recall.md#records), the nineteenth 26 of 60
+#: (docs/concepts/recall.md#written-again).
 CONTEXT_FLOORS = {
     "text_blind_dev.jsonl": 28,
     "text_blind_test.jsonl": 40,
     "text_blind_holdout.jsonl": 65,
-    "text_blind_fourth.jsonl": 31,
+    "text_blind_fourth.jsonl": 32,
     "text_blind_fifth.jsonl": 25,
     "text_blind_sixth.jsonl": 39,
-    "text_blind_seventh.jsonl": 24,
+    "text_blind_seventh.jsonl": 25,
     "text_blind_eighth.jsonl": 33,
     "text_blind_ninth.jsonl": 30,
     "text_blind_tenth.jsonl": 35,
-    "text_blind_eleventh.jsonl": 40,
+    "text_blind_eleventh.jsonl": 41,
     "text_blind_twelfth.jsonl": 38,
-    "text_blind_thirteenth.jsonl": 32,
-    "text_blind_fourteenth.jsonl": 27,
+    "text_blind_thirteenth.jsonl": 33,
+    "text_blind_fourteenth.jsonl": 30,
     "text_blind_fifteenth.jsonl": 40,
-    "text_blind_sixteenth.jsonl": 42,
+    "text_blind_sixteenth.jsonl": 43,
     "text_blind_seventeenth.jsonl": 36,
-    "text_blind_eighteenth.jsonl": 42,
+    "text_blind_eighteenth.jsonl": 43,
+    "text_blind_nineteenth.jsonl": 44,
 }
 
 

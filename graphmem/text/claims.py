@@ -36,13 +36,16 @@ A change statement that does not say which relation it changes carries ``predica
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
+
+from graphmem.text import lexicon
 
 if TYPE_CHECKING:
     from graphmem.text.reader import Reader
 
-__all__ = ["OWNER", "Claim", "Reader", "read_sentence"]
+__all__ = ["OWNER", "Claim", "Reader", "as_plan", "read_sentence"]
 
 #: The placeholder subject of first-person statements ("we", "our", "I"); the writer maps it to
 #: the memory's owner subject (``"self"`` by default).
@@ -94,6 +97,27 @@ class Claim:
     together: bool = False
     sentence: str = ""
     fallback: bool = False
+
+
+def as_plan(c: Claim) -> Claim:
+    """A claim whose value is a subscription plan or tier is the subject's ``plan``.
+
+    "Acme Corp signed up on the free plan", "we're on the Team plan", "our account moved to
+    the Business tier", "Vandelay is on Enterprise" (a tier's bare name): whatever verb said
+    it (docs/concepts/text.md#plans). A relation that names a plan already ("billing_plan") is
+    the user's word and stays.
+    """
+    if not (c.polarity and c.object):
+        return c
+    if c.predicate == "runs_on" and c.object.casefold() in lexicon.TIERS:
+        return replace(c, predicate="plan")  # "Vandelay is on Enterprise"
+    if not lexicon.plan_tier(c.object):
+        return c
+    if c.predicate is None:
+        return replace(c, hint="plan")
+    if re.search(r"(?i)plan|tier", c.predicate):
+        return c
+    return replace(c, predicate="plan")
 
 
 def read_sentence(

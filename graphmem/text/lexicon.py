@@ -14,6 +14,7 @@ import re
 __all__ = [
     "CATEGORIES",
     "is_speaker",
+    "plan_tier",
     "DISCOURSE",
     "FAMILY_SLOTS",
     "HYPOTHETICAL",
@@ -262,6 +263,41 @@ def attribute(value: str) -> str | None:
     if low in ATTRIBUTES:
         return ATTRIBUTES[low]
     return "timezone" if _TIMEZONE.match(low) else None
+
+
+#: Plans that are no subscription: "meal plan", "the migration plan", "a treatment plan".
+_NOT_TIERS = frozenset(
+    """meal floor action project migration treatment care lesson lessons training study
+    exercise rollout backup recovery test release business marketing game battle escape
+    seating savings retirement workout diet birth new old current different better cheaper
+    same other another this that which what whole entire""".split()  # noqa: SIM905
+)
+#: Names of a plan said without the word "plan" ("Vandelay is on Enterprise").
+TIERS = frozenset(
+    """free basic starter standard pro professional premium plus team teams business
+    enterprise growth scale unlimited family individual student essentials advanced
+    ultimate""".split()  # noqa: SIM905
+)
+_TIER = re.compile(r"(?i)^(?:the\s+|our\s+|my\s+|a\s+|an\s+)?((?:[\w$.+-]+\s+){1,3})(?:plan|tier)$")
+
+
+def plan_tier(value: str) -> bool:
+    """Whether a value names a subscription plan or tier ("the pro plan", "Business tier").
+
+    The word before "plan" must name a tier: "the meal plan" or "a migration plan" is no
+    plan anyone is subscribed to, and a lower-case "business plan" is a document
+    (docs/concepts/text.md#plans).
+
+    >>> plan_tier("the pro plan"), plan_tier("Business tier"), plan_tier("Team plan")
+    (True, True, True)
+    >>> plan_tier("the meal plan"), plan_tier("business plan"), plan_tier("plan")
+    (False, False, False)
+    """
+    m = _TIER.match(" ".join(value.split()))
+    if m is None:
+        return False
+    last = m.group(1).split()[-1]
+    return last.casefold() not in _NOT_TIERS or last[:1].isupper()
 
 
 #: A cloud region or zone: AWS "eu-west-1" (and its zones, "us-east-1a"), GCP "us-central1",

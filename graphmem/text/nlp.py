@@ -24,7 +24,13 @@ from graphmem.text.logforms import mail_sender, record_field, record_key, withou
 
 __all__ = ["MODEL_HASHES", "Sentence", "parse", "parser_name", "sentences"]
 
-_TURN = re.compile(r"^\s*(?:[-*>]\s*)?(?:\*\*)?(?P<who>[A-Za-z][\w .'-]{0,30}?)(?:\*\*)?\s*:\s+")
+#: A speaker's turn: "kim: ...", "**Ana**: ...", "💬 Lior Ben-David (PM): ..." (a role in
+#: brackets: an acronym or lower-case words).
+_TURN = re.compile(
+    r"^\s*(?:[-*>•]\s*|[\U0001F300-\U0001FAFF\u2600-\u27BF]\ufe0f?\s*)?(?:\*\*)?"
+    r"(?P<who>[A-Za-z][\w .'-]{0,30}?)(?:\*\*)?(?:\s*\((?:[A-Z]{2,5}|[a-z]+(?: [a-z]+)?)\))?"
+    r"\s*:\s+"
+)
 _LOCK = threading.RLock()
 log = logging.getLogger("graphmem.text")
 _NLP: list[Any] = []

@@ -37,7 +37,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from graphmem.text.lexicon import attribute
+from graphmem.text.lexicon import attribute, plan_tier
 from graphmem.text.parse_values import count_of, meeting_time, runs_software
 from graphmem.text.parse_words import (
     _CLOCK,
@@ -269,6 +269,9 @@ def _value_preps(verb: Token) -> list[tuple[str, Token]]:
             continue
         if obj.pos_ in _NOT_NAMES and "-" not in obj.text and not obj.text[:1].isupper():
             continue  # "from now on": "on" is no value; "valuable", "much": no values
+        after = obj.doc[obj.right_edge.i + 1] if obj.right_edge.i + 1 < len(obj.doc) else None
+        if word == "from" and after is not None and after.lower_ in ("on", "onward", "onwards"):
+            continue  # "owns sign-off from 4.0 on": when it starts, no value
         day = obj.lower_.removesuffix("s")
         if (
             (day in _TIME_WORDS or obj.lemma_.casefold() in _TIME_WORDS)
@@ -469,7 +472,13 @@ def _clause(verb: Token) -> list[Open]:
         for c in [*_children(verb, "acomp"), *_children(verb, "attr"), *_children(verb, "dobj")]:
             if slot := attribute(c.text):
                 return [Open(_subject_text(verb, subj), slot, c.text)]
-    if _past(verb) and not passive and lemma not in ENDING_VERBS | INCEPTION_VERBS:
+    if (
+        _past(verb)
+        and not passive
+        and lemma not in ENDING_VERBS | INCEPTION_VERBS
+        # "Acme signed up on the free plan": a plan taken is held from then on
+        and (lemma == "be" or not any(plan_tier(phrase(o)) for _, o in preps))
+    ):
         return []
     if lemma in INCEPTION_VERBS and verb.tag_ == "VBG":
         return []  # "I'm joining a startup": not yet

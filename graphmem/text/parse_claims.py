@@ -10,11 +10,15 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from graphmem.text.claims import Claim
+from graphmem.text.claims import Claim, as_plan
 from graphmem.text.parse_words import _PRONOUNS
 
 if TYPE_CHECKING:
     from graphmem.text.parse import Open
+
+
+#: Relations the rule forms read as the thing's ``owner`` ("Grace owns billing").
+_OWNS = frozenset({"owns", "maintains", "handles"})
 
 
 def to_claims(
@@ -44,24 +48,33 @@ def to_claims(
             subject = reader.subject(o.subject, speaker)
         if not subject:
             continue
+        relation = o.relation
+        if relation in _OWNS and value is not None and not o.change:
+            # "Jun owns design QA sign-off": the thing's owner, as the rule forms read it
+            thing = reader.subject(value, speaker)
+            if not thing:
+                continue
+            subject, relation, value = thing, "owner", subject
         replaces = reader.value(o.replaces) if o.replaces else None
         hint = None
         if o.moved and value is not None:
             from graphmem.text.rules.change import _hint  # the rule forms' own hint
 
             hint = _hint("moved", subject, value, reader)  # "is moving to Montreal": lives_in
-        claim = Claim(
-            subject,
-            o.relation,
-            value,
-            polarity=o.polarity,
-            valid_from=valid_from,
-            valid_to=valid_to if o.polarity else None,
-            replaces=replaces,
-            change=o.change,
-            hint=hint,
-            many=o.many,
-            sentence=sentence,
+        claim = as_plan(
+            Claim(
+                subject,
+                relation,
+                value,
+                polarity=o.polarity,
+                valid_from=valid_from,
+                valid_to=valid_to if o.polarity else None,
+                replaces=replaces,
+                change=o.change,
+                hint=hint,
+                many=o.many,
+                sentence=sentence,
+            )
         )
         out.append(claim)
         reader.note_subject(claim)

@@ -314,7 +314,10 @@ def _resolved(
 
 
 def _unread_lines(text: str, unread: Sequence[str], read: Sequence[str]) -> str:
-    """The lines of ``text`` holding the unread sentences and none read, else the sentences."""
+    """The lines of ``text`` holding the unread sentences and none read, else the sentences.
+
+    One line each, so a record's fields stay fields (docs/concepts/recall.md#field-said-again).
+    """
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
     kept: list[str] = []
     for sentence in unread:
@@ -323,7 +326,7 @@ def _unread_lines(text: str, unread: Sequence[str], read: Sequence[str]) -> str:
             home = sentence  # a line that also holds a sentence read: the sentence alone
         if home not in kept:
             kept.append(home)
-    return " ".join(kept)
+    return "\n".join(kept)  # a record's lines stay lines (its fields: restated.field_of)
 
 
 def _speakers(text: str) -> Callable[[str], str | None]:

@@ -15,7 +15,7 @@ from typing import Any
 
 from graphmem.ontology import Ontology
 from graphmem.text import lexicon, logforms, names
-from graphmem.text.claims import OWNER, Claim
+from graphmem.text.claims import OWNER, Claim, as_plan
 from graphmem.text.clauses import (
     _APPOSITION,
     _KEY_VALUE,
@@ -769,7 +769,7 @@ class Reader:
                     # "he left the company" after two people: ending whatever "he" had is a
                     # guess about who "he" is; a named value still has to match a fact
                     result = [c for c in result if c.polarity or c.object is not None]
-                return result
+                return [as_plan(c) for c in result]
         return None
 
 
