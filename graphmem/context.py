@@ -346,7 +346,9 @@ def gather(
     words = frozenset(terms(query))
     for c in ranked:
         if c.fact.predicate == "note":
-            c.shown = excerpt(c.fact.object, words)
+            text = c.fact.statement or ""  # the note's lines, if it kept them
+            same = " ".join(text.split()) == " ".join(c.fact.object.split())
+            c.shown = excerpt(text if same else c.fact.object, words)
     said, same = _dedupe(found)
     return Gathered(ranked, said, _covered(ranked, found, same))
 

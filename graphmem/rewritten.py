@@ -96,8 +96,7 @@ _VALUE_LIKE = re.compile(r"[\d:/._@#-]|^[A-Z]")
 
 
 def _message(text: str) -> list[str]:
-    body = _SOURCE.sub("", text, count=1) if ": " in text else text
-    return [w.strip(",;()[]\"'`") for w in body.split()]
+    return (_SOURCE.sub("", text, count=1) if ": " in text else text).split()
 
 
 #: A log source's process id, "restic-backup.sh[9120]:".

@@ -16,7 +16,7 @@ word) and
 - asks about a change: it ends with ``?`` or starts "did", "is", "should", ..., with a **word
   of change or choice** ("switch", "move", "use", "still", "now", "go with", "nicer",
   "pushed", ...); or it passes a question on ("asked / asking ... whether / if");
-- supposes one: it starts "if", "unless", "in case", "should that", "contingency";
+- supposes one: it starts "if", "only if", "unless", "in case", "should that", "contingency";
 - plans or judges one: a plan or opinion word ("might", "would", "planning to", "I think",
   "imo") at most five words before the word of change (or, for an opinion, "be" / "do"); a
   change after a proposal's label or in a draft ("draft PR", "WIP"), any value after
@@ -91,8 +91,8 @@ _REPORTED = re.compile(
 #: like to upgrade to Team now".
 _REQUEST = re.compile(
     r"(?i)^(?:\W*(?:hi|hey|hello|ok|okay|so|also|and|sorry)\b\W*)*(?:can|could|"
-    r"(?:would|will)\s+you(?!\s+ever)|please|may\s+i)\b|\b(?:like\s+to|love\s+to|be\s+(?:happy|fine|glad)|"
-    r"please)\b"
+    r"(?:would|will)\s+you(?!\s+ever)|please|may\s+i)\b|"
+    r"\b(?:like\s+to|love\s+to|be\s+(?:happy|fine|glad)|please)\b"
 )
 #: "the onboarding readme still says Gusto": a document said to hold a value.
 _DOC_SAYS = re.compile(

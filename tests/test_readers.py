@@ -1345,3 +1345,14 @@ def test_the_last_schedule_and_amount_said_are_the_one_current(
             now = _current(mem)
             assert {f for f in now if f[1] == "schedule"} == {(thing, "schedule", said)}
             assert {f for f in now if f[1] == "rent"} == {("self", "rent", f"${amount:,}")}
+
+
+def test_a_commit_whose_body_starts_with_a_plural_thing(clock: ManualClock) -> None:
+    # docs/concepts/text.md#log-formats: "uploads go to GCS" is no imperative "upload"
+    clock.set("2026-01-28")
+    with backends.memory(clock=clock) as mem:
+        mem.remember("feat(storage): uploads go to GCS bucket user-uploads-prod")
+        clock.set("2026-02-25")
+        mem.remember("feat(storage): migrate uploads from GCS to Cloudflare R2")
+        assert ("uploads", "goes_to", "Cloudflare R2") in _current(mem)
+        assert "Cloudflare R2" in mem.context("Where are uploads stored?")

@@ -135,7 +135,15 @@ def _as_statement(body: str) -> str:
     past = _COMMIT_VERBS.get(verb)
     if past and rest:
         return f"we {past} {rest}"
-    if rest and verb.isalpha() and verb not in _UPKEEP_VERBS and _SETUP_PREP.search(rest):
+    # "uploads go to GCS": a plural thing and its verb, no imperative ("bundle the app with ...")
+    plural = verb.endswith("s") and not verb.endswith("ss")
+    if (
+        rest
+        and verb.isalpha()
+        and not plural
+        and verb not in _UPKEEP_VERBS
+        and _SETUP_PREP.search(rest)
+    ):
         return f"we {verb} {rest}"
     return body
 
