@@ -347,8 +347,8 @@ def gather(
     for c in ranked:
         if c.fact.predicate == "note":
             text = c.fact.statement or ""  # the note's lines, if it kept them
-            same = " ".join(text.split()) == " ".join(c.fact.object.split())
-            c.shown = excerpt(text if same else c.fact.object, words)
+            kept = " ".join(text.split()) == " ".join(c.fact.object.split())
+            c.shown = excerpt(text if kept else c.fact.object, words)
     said, same = _dedupe(found)
     return Gathered(ranked, said, _covered(ranked, found, same))
 
