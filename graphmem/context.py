@@ -346,9 +346,7 @@ def gather(
     words = frozenset(terms(query))
     for c in ranked:
         if c.fact.predicate == "note":
-            text = c.fact.statement or ""  # the note's lines, if it kept them
-            kept = " ".join(text.split()) == " ".join(c.fact.object.split())
-            c.shown = excerpt(text if kept else c.fact.object, words)
+            c.shown = excerpt(c.fact.object, words)
     said, same = _dedupe(found)
     return Gathered(ranked, said, _covered(ranked, found, same))
 
