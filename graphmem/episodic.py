@@ -232,8 +232,8 @@ class LineCandidate:
 def _place(row: LineRow) -> tuple[float, int, str]:
     """A line's place among lines of equal rank: the line said last first, then by number.
 
-    Not by id first: a session's id is random unless the caller named it, and a context must
-    not change from one run to the next (docs/concepts/recall.md#how-lines-are-ranked).
+    Not by id first: a session's id says when it was added, not when it was said, or the
+    caller named it (docs/concepts/recall.md#how-lines-are-ranked).
     """
     return (-row.started_at.timestamp(), row.n, row.id)
 
