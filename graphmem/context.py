@@ -376,6 +376,14 @@ def _mark_restated(
     said = [Item(lid, text, when) for lid, text, when in lines]
     skip = frozenset(c.fact.id for c in ranked if c.said_ended or c.fact.valid_to is not None)
     found = restated(items + said, valid_at=k_at, query=query, skip=skip | {i.id for i in said})
+    # a note's fields said again by a later note (docs/concepts/recall.md#field-said-again)
+    notes = [
+        Item(f.id, f.statement or f.object, f.recorded_at)
+        for f in (c.fact for c in ranked)
+        if f.predicate == "note" and f.id not in skip and f.id not in found
+    ]
+    topical = frozenset(i.id for i in notes)
+    found |= field_said_again(notes, valid_at=k_at, query=query, topical=topical)
     for c in ranked:
         if c.fact.id in found:
             mark, when = found[c.fact.id]
@@ -391,19 +399,6 @@ def _mark_restated(
         for f in (c.fact for c in ranked)
         if f.id not in skip and f.id not in found and f.predicate != "note"
     ]
-    # a note's fields said again by a later note (docs/concepts/recall.md#field-said-again)
-    notes = [
-        Item(f.id, f.statement or f.object, f.recorded_at)
-        for f in (c.fact for c in ranked)
-        if f.predicate == "note" and f.id not in skip and f.id not in found
-    ]
-    topical = frozenset(i.id for i in notes)
-    fields = field_said_again(notes, valid_at=k_at, query=query, topical=topical)
-    for c in ranked:
-        if c.fact.id in fields:
-            mark, when = fields[c.fact.id]
-            c.said_ended = f"{mark} per {when.date().isoformat()}"
-    found |= fields
     again = renamed(slots, items + said, valid_at=k_at, query=query)
     for c in ranked:
         if c.fact.id in again:

@@ -350,9 +350,14 @@ def same_template(old: str, new: str) -> bool:
     >>> same_template("Paid $65 to Mo for internet", "Paid $80 to Kai for groceries")
     False
     """
-    a = terms(_FIGURE.sub(" ", old))
-    b = terms(_FIGURE.sub(" ", new))
-    return len(a) >= 3 and a == b and old.casefold() != new.casefold()
+    a = _unfigured(old)
+    return len(a) >= 3 and a == _unfigured(new) and old.casefold() != new.casefold()
+
+
+@functools.lru_cache(maxsize=8192)
+def _unfigured(text: str) -> tuple[str, ...]:
+    """A line's words without its figures, cached: compared with every later line's."""
+    return tuple(terms(_FIGURE.sub(" ", text)))
 
 
 def _words(item: Item, values: set[str], query_words: frozenset[str]) -> frozenset[str]:

@@ -42,8 +42,6 @@ _HINTS = {
 
 def _hint(verb: str, subject: str | None, new: str, r: Reader) -> str | None:
     verb = verb.split()[-1].casefold()
-    if lexicon.plan_tier(new):
-        return "plan"  # "Acme upgraded to the pro plan" (docs/concepts/text.md#plans)
     if verb in ("moved", "transferred", "switched") and re.search(
         r"(?i)\s(?:team|squad|department|group|org)$", f" {new}"
     ):
