@@ -21,6 +21,7 @@ from graphmem.cli import cli
 from graphmem.errors import GraphmemError, IntegrityError
 from graphmem.store import open_store
 from graphmem.store.base import Store
+from graphmem.store.kuzu.engine import KuzuStore
 from graphmem.timeutil import ManualClock, to_store, to_utc
 from tests import backends
 
@@ -180,6 +181,7 @@ def test_marker_behind_one_bulk_insert_is_a_warning(db_path: str) -> None:
         mem.add_fact("api", "runs_on", "Go")
         clock.advance(days=1)
         mem.add_facts([{"subject": f"s{i}", "predicate": "p", "object": "o"} for i in range(3)])
+        store.save_marker()  # kept in memory until now (docs/concepts/storage.md#lazy-marker)
         store.run(
             "MATCH (m:Meta) WHERE m.key = 'last_write' SET m.value = $v",
             {"v": "2026-01-01T00:00:00+00:00"},
@@ -205,6 +207,8 @@ def test_two_late_instants_are_an_error(
 
 
 def test_missing_last_write_marker(built: gm.Memory, mem_store: Store) -> None:
+    if isinstance(mem_store, KuzuStore):
+        mem_store.save_marker()  # the marker kept in memory (docs/concepts/storage.md#lazy-marker)
     mem_store.run("MATCH (m:Meta) WHERE m.key = $k DELETE m", {"k": "last_write"})
     assert "last-write-missing" in _codes(check(built))
 

@@ -24,6 +24,7 @@ from pathlib import Path
 import pytest
 
 import graphmem as gm
+from graphmem.check import check
 from graphmem.errors import SchemaVersionError, StoreError
 from graphmem.models import Entity, Fact
 from graphmem.normalize import entity_key
@@ -312,6 +313,83 @@ def test_bulk_marker_follows_the_copy(tmp_path: Path) -> None:
     store = open_store(path, engine=ENGINE)
     with gm.open(store=store, clock=clock):
         assert store.max_system_time() == NOW
+
+
+_ABANDON = textwrap.dedent(
+    """
+    import os, sys
+    import graphmem as gm
+    from graphmem.timeutil import ManualClock
+    path, engine = sys.argv[1], sys.argv[2]
+    clock = ManualClock("2026-03-01T00:00:00Z")
+    mem = gm.open(path, engine=engine, clock=clock)
+    mem.add_fact("api", "runs_on", "Laravel")
+    clock.advance(days=1)
+    mem.add_fact("api", "runs_on", "Go")  # a supersession: a close and an insert
+    os._exit(0)  # as a crash: no close, the marker was never saved
+    """
+)
+
+
+def _stored_marker(path: str) -> tuple[str | None, bool]:
+    """The ``last_write`` value and whether the unsaved-marker flag is stored, read raw."""
+    store = open_store(path, engine=ENGINE, read_only=True)
+    try:
+        rows = dict(store.run("MATCH (m:Meta) RETURN m.key, m.value"))
+    finally:
+        store.close()
+    return rows.get("last_write"), "marker_unsaved" in rows
+
+
+def test_marker_waits_in_memory_and_is_saved_on_close(tmp_path: Path) -> None:
+    # docs/concepts/storage.md#lazy-marker
+    path = str(tmp_path / "lazy.kuzu")
+    clock = ManualClock(NOW)
+    store = open_store(path, engine=ENGINE)
+    with gm.open(store=store, clock=clock) as mem:
+        mem.add_fact("api", "runs_on", "Laravel")
+        first = clock()
+        clock.advance(days=1)
+        mem.add_fact("api", "runs_on", "Go")
+        assert store.max_system_time() == clock() > first
+        assert store.all_meta()["last_write"] == clock().isoformat()
+        assert "marker_unsaved" not in store.all_meta()
+        raw = dict(store.run("MATCH (m:Meta) RETURN m.key, m.value"))
+        assert raw["marker_unsaved"] == "1"  # flagged by the first write ...
+        assert raw.get("last_write") != clock().isoformat()  # ... whose marker waits
+        clock.set(first)
+        with pytest.raises(gm.GraphmemError):  # the clock may not go behind it
+            mem.add_fact("api", "runs_on", "Rust")
+        clock.advance(days=2)
+    value, flagged = _stored_marker(path)
+    assert not flagged
+    assert value is not None
+    assert dt.datetime.fromisoformat(value) == NOW + dt.timedelta(days=1)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs os._exit without close")
+def test_marker_kept_in_memory_survives_a_crash(tmp_path: Path) -> None:
+    path = str(tmp_path / "crash.kuzu")
+    done = subprocess.run(
+        [sys.executable, "-c", _ABANDON, path, ENGINE], capture_output=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr.decode()
+    newest = dt.datetime(2026, 3, 2, tzinfo=UTC)
+    value, flagged = _stored_marker(path)
+    assert flagged
+    assert value is None or dt.datetime.fromisoformat(value) < newest
+    store = open_store(path, engine=ENGINE, read_only=True)
+    with gm.open(store=store) as mem:  # takes it from the versions
+        assert store.max_system_time() == newest
+        assert check(mem).ok
+    store = open_store(path, engine=ENGINE)
+    with gm.open(store=store, clock=ManualClock("2026-03-05")) as mem:
+        assert store.max_system_time() == newest
+        assert [f.object for f in mem.facts(subject="api")] == ["Go"]
+    value, flagged = _stored_marker(path)
+    assert not flagged
+    assert value is not None
+    assert dt.datetime.fromisoformat(value) == newest
 
 
 # -- opening ----------------------------------------------------------------------------------

@@ -27,12 +27,20 @@ FORMAT_NAME = "graphmem-export"
 #: Bumped when the export layout changes; imports accept this version and older ones.
 FORMAT_VERSION = 1
 
-# Metadata graphmem derives itself (the header carries the first two; the purge-rebuild count
-# and a bulk write's undo record belong to one file; the version of the stored line terms
-# belongs to the store that computed them, docs/concepts/recall.md#how-lines-are-ranked): never
-# exported as meta records, refused from a file. Every other Meta key is exported verbatim.
+# Metadata graphmem derives itself (the header carries the first two; the purge-rebuild count,
+# a bulk write's undo record and the flag of a marker kept in memory belong to one file,
+# docs/concepts/storage.md#lazy-marker; the version of the stored line terms belongs to the store
+# that computed them, docs/concepts/recall.md#how-lines-are-ranked): never exported as meta
+# records, refused from a file. Every other Meta key is exported verbatim.
 _HEADER_META = frozenset(
-    {"schema_version", "last_write", "compacted_purges", "copy_pending", "line_terms"}
+    {
+        "schema_version",
+        "last_write",
+        "compacted_purges",
+        "copy_pending",
+        "marker_unsaved",
+        "line_terms",
+    }
 )
 _FACT_TIMES = ("valid_from", "valid_to", "recorded_at", "expired_at", "last_accessed_at")
 _SYSTEM_TIMES = ("recorded_at", "expired_at", "last_accessed_at")

@@ -106,7 +106,11 @@ class KuzuUncached(KuzuSessions, KuzuSearch, KuzuAudit, KuzuTransfer, KuzuIntegr
             for key, value in changes.meta.items():
                 writer.set_meta(key, value)
             if changes.marker:
-                writer.set_max_system_time(at)
+                # Its versions show the instant: the marker may wait in memory
+                # (docs/concepts/storage.md#lazy-marker).
+                inserts = changes.inserts
+                shown = bool(changes.closes) or any(f.recorded_at == at for *_, f in inserts)
+                writer.set_max_system_time(at, shown=shown)
         return Applied(purged=purged)
 
     def set_aliases(self, aliases: Mapping[str, Sequence[str]]) -> None:

@@ -43,6 +43,7 @@ from graphmem.store.kuzu.statements import POINT_VS_SCAN, SMALL_BATCH
 from graphmem.store.kuzu.transactions import (
     COPY_PENDING,
     COPY_THRESHOLD,
+    MARKER_UNSAVED,
     WRITE_COSTS,
     KuzuWriter,
 )
@@ -137,12 +138,25 @@ class KuzuStore(CypherReads):
         return self.executor.fts_available()
 
     def close(self) -> None:
-        """Close the connection and the database; seal a file left whole (guard)."""
+        """Save the marker, close the connection and the database; seal a file left whole."""
+        self.save_marker()
         self.executor.close()
 
     def detach(self) -> None:
         """Close the engine's handles but keep this store's claim (vacuum swaps the file)."""
+        self.save_marker()
         self.executor.detach()
+
+    def save_marker(self) -> None:
+        """Write the marker a writable store kept in memory (docs/concepts/storage.md#lazy-marker).
+
+        Failing (a full disk), the flag stays and the next open takes the newest time from the
+        versions.
+        """
+        if self.read_only or self.executor.conn is None:
+            return
+        with contextlib.suppress(StoreError):
+            self.writer.save_marker()
 
     def attach(self) -> None:
         """Reopen the engine's handles after :meth:`detach`.
@@ -188,6 +202,18 @@ class KuzuStore(CypherReads):
     def get_meta(self, key: str) -> str | None:
         """Return a metadata value, or ``None``."""
         return self.writer.get_meta(key)
+
+    def all_meta(self) -> dict[str, str]:
+        """Return every metadata key and value, by key, as :meth:`get_meta` gives them.
+
+        The flag of a marker kept in memory belongs to the file, not to its data
+        (docs/concepts/storage.md#lazy-marker).
+        """
+        meta = super().all_meta()
+        meta.pop(MARKER_UNSAVED, None)
+        if "last_write" in meta or self.writer.unsaved_marker is not None:
+            meta["last_write"] = self.writer.get_meta("last_write") or ""
+        return dict(sorted(meta.items()))
 
     def set_meta(self, key: str, value: str) -> None:
         """Set a metadata value."""
@@ -286,25 +312,38 @@ class KuzuStore(CypherReads):
     def _recover(self) -> int:
         """Return how many entities and versions are stored; repair a lagging marker.
 
-        Only a crash between a COPY-only commit and its marker's commit leaves the ``last_write``
-        marker behind the data; a writable open moves it up to the newest system time stored.
+        A crash between a COPY-only commit and its marker's commit, or of a process that kept
+        the marker in memory (Meta flagged, docs/concepts/storage.md#lazy-marker), leaves the
+        ``last_write`` marker behind the data; a writable open moves it up to the newest system
+        time stored, a read-only one keeps that time in memory.
         """
-        if self.read_only:  # no marker to repair: the count alone (a scan of no column)
+        flagged = self.get_meta(MARKER_UNSAVED) is not None
+        if self.read_only and not flagged:  # the count alone (a scan of no column)
             versions = self._q("MATCH ()-[r:Fact]->() RETURN count(*)")[0][0]
             return int(self._q("MATCH (e:Entity) RETURN count(*)")[0][0]) + int(versions)
-        self.writer.undo_copy_pending()
+        if not self.read_only:
+            self.writer.undo_copy_pending()
         rows = self._q(
             "MATCH ()-[r:Fact]->() RETURN max(r.recorded_at), max(r.expired_at), count(r)"
         )
         entities = int(self._q("MATCH (e:Entity) RETURN count(e)")[0][0])
-        if not rows or not rows[0][2]:
-            return entities
-        newest = max(t for t in rows[0][:2] if t is not None).replace(tzinfo=dt.timezone.utc)
+        count = int(rows[0][2]) if rows and rows[0][2] else 0
         marker = self.max_system_time()
-        if not self.read_only and (marker is None or marker < newest):
+        newest = max((t for t in rows[0][:2] if t is not None), default=None) if count else None
+        if newest is not None:
+            newest = newest.replace(tzinfo=dt.timezone.utc)
+        lags = newest is not None and (marker is None or marker < newest)
+        if self.read_only:
+            if lags and newest is not None:  # known to this process only: nothing is written
+                self.writer.unsaved_marker = newest.isoformat()
+        elif lags or flagged:
             with self.transaction():
-                self.writer.set_max_system_time(newest)
-        return entities + int(rows[0][2])
+                if lags and newest is not None:
+                    self.writer.set_max_system_time(newest)
+                self.writer.execute(
+                    "MATCH (m:Meta {key: $k}) DELETE m", {"k": MARKER_UNSAVED}, write=True
+                )
+        return entities + count
 
     # -- fact versions --------------------------------------------------------------------------
 

@@ -31,7 +31,11 @@ class KuzuIntegrity(KuzuStore):
 
     def raw_meta(self) -> dict[str, Any]:
         """Return every ``Meta`` key and value."""
-        return {k: v for k, v in self.run("MATCH (m:Meta) RETURN m.key, m.value")}
+        meta = {k: v for k, v in self.run("MATCH (m:Meta) RETURN m.key, m.value")}
+        kept = self.writer.unsaved_marker  # in memory (docs/concepts/storage.md#lazy-marker)
+        if kept is not None and (meta.get("last_write") is None or meta["last_write"] < kept):
+            meta["last_write"] = kept
+        return meta
 
     def loose_mentions(self) -> int:
         """Return how many MENTIONS edges do not join a stored session to a stored entity."""

@@ -51,7 +51,7 @@ from graphmem.store.kuzu.codec import _entity_table, _fact_table, _predicate_tab
 from graphmem.store.kuzu.connection import KuzuConnection
 from graphmem.store.kuzu.statements import KuzuStatements
 
-__all__ = ["COPY_PENDING", "COPY_THRESHOLD", "WRITE_COSTS", "KuzuWriter"]
+__all__ = ["COPY_PENDING", "COPY_THRESHOLD", "MARKER_UNSAVED", "WRITE_COSTS", "KuzuWriter"]
 
 #: A call inserting at least this many new versions may take the bulk COPY path (when it is
 #: cheaper than logged inserts: :data:`WRITE_COSTS`; into an empty table it always is).
@@ -67,6 +67,9 @@ COPY_THRESHOLD = 500
 WRITE_COSTS = {"kuzu": (0.45e-3, 0.2, 5e-6), "ladybug": (0.09e-3, 0.3, 3.5e-6)}
 #: Meta key: the nodes a Kuzu bulk write committed before its version COPY (undone on open).
 COPY_PENDING = "copy_pending"
+#: Meta key: the ``last_write`` marker may lag the versions' own times, because the process
+#: that wrote them keeps it in memory until it closes (docs/concepts/storage.md#lazy-marker).
+MARKER_UNSAVED = "marker_unsaved"
 
 
 class KuzuWriter(KuzuStatements):
@@ -95,6 +98,12 @@ class KuzuWriter(KuzuStatements):
         #: Tests: stop between a COPY's commit and its held-back writes' (as a crash would).
         self.fail_after_copy = False
         self._copy_pending = False  # a copy_pending record waits for the copy's commit
+        # The newest write time its own versions show and Meta does not yet hold; this
+        # transaction's, until it commits (docs/concepts/storage.md#lazy-marker).
+        self.unsaved_marker: str | None = None
+        self._staged_marker: str | None = None
+        self._flagged = False  # Meta holds MARKER_UNSAVED, written by this writer
+        self._flag_staged = False
 
     def execute(
         self,
@@ -132,6 +141,7 @@ class KuzuWriter(KuzuStatements):
             with contextlib.suppress(RuntimeError):
                 self.executor.conn.execute("ROLLBACK")
             self._copy_pending = False  # its record stays: the next open undoes the nodes
+            self._staged_marker, self._flag_staged = None, False
             msg = " ".join(str(exc).split())
             raise StoreError(
                 f"{self.executor.engine} could not commit the write: {msg}; nothing of it was "
@@ -166,6 +176,7 @@ class KuzuWriter(KuzuStatements):
         marker, self._pending_marker = self._pending_marker, None
         ops, self._after_copy = self._after_copy, []
         self._commit()
+        self._promote_marker()
         pending, self._copy_pending = self._copy_pending, False
         if copied and ops and self.fail_after_copy:
             raise RuntimeError("stopped after the copy's commit (fail_after_copy)")
@@ -186,7 +197,8 @@ class KuzuWriter(KuzuStatements):
 
     def _discard_pending(self) -> None:
         self._discard_pending_rows()
-        self._pending_marker = None
+        self._pending_marker = self._staged_marker = None
+        self._flag_staged = False
         self._copy_pending = False
         self._after_copy = []
 
@@ -523,13 +535,51 @@ class KuzuWriter(KuzuStatements):
         self._materialize()
         self._bump(data, at.isoformat())
 
-    def set_max_system_time(self, at: dt.datetime) -> None:
+    def set_max_system_time(self, at: dt.datetime, *, shown: bool = False) -> None:
         """Record the newest system-time instant written (the ``last_write`` marker).
 
         In a transaction whose bulk versions wait for a COPY-only commit, the marker is written
-        right after that commit (module docstring).
+        right after that commit (module docstring). ``shown``: the transaction inserted a
+        version recorded at ``at`` or closed one at ``at``, so its versions show the instant
+        and the marker stays in memory until :meth:`save_marker` (the first such write of the
+        process flags it in Meta instead; docs/concepts/storage.md#lazy-marker).
         """
+        value = at.isoformat()
         if self.in_tx and self._pending_facts and not self._logged:
-            self._pending_marker = at.isoformat()
+            self._pending_marker = value
             return
-        self._advance_marker(at.isoformat())
+        if not (shown and self.in_tx):
+            self._advance_marker(value)
+            return
+        if not self._flagged and not self._flag_staged:
+            self.set_meta(MARKER_UNSAVED, "1")
+            self._flag_staged = True
+        if self._staged_marker is None or self._staged_marker < value:
+            self._staged_marker = value
+
+    def _promote_marker(self) -> None:
+        """After a COMMIT: what the transaction kept of the marker is the writer's now."""
+        staged, self._staged_marker = self._staged_marker, None
+        if staged is not None and (self.unsaved_marker is None or self.unsaved_marker < staged):
+            self.unsaved_marker = staged
+        self._flagged = self._flagged or self._flag_staged
+        self._flag_staged = False
+
+    def save_marker(self) -> None:
+        """Write the marker kept in memory and drop the flag (before the handles close)."""
+        if self.unsaved_marker is None and not self._flagged:
+            return
+        with self.transaction():
+            self._logged = True
+            if self.unsaved_marker is not None:
+                self._advance_marker(self.unsaved_marker)
+            self.execute("MATCH (m:Meta {key: $k}) DELETE m", {"k": MARKER_UNSAVED}, write=True)
+        self.unsaved_marker, self._flagged = None, False
+
+    def get_meta(self, key: str) -> str | None:
+        """Return a metadata value; ``last_write`` includes the marker kept in memory."""
+        value = super().get_meta(key)
+        kept = self.unsaved_marker
+        if key == "last_write" and kept is not None and (value is None or value < kept):
+            return kept
+        return value

@@ -71,6 +71,10 @@ class KuzuStore(Protocol):
         """Close the handles, let the caller replace the file, reopen them."""
         ...
 
+    def save_marker(self) -> None:
+        """Write the ``last_write`` marker the store kept in memory."""
+        ...
+
 
 _S = TypeVar("_S", bound=KuzuStore)
 
@@ -160,6 +164,7 @@ def _rebuild(store: KuzuStore, path: str) -> None:
         dump = os.path.join(work, "export")
         fresh = os.path.join(work, "compact.kuzu")
         purges = _purges(store)
+        store.save_marker()  # the copy holds the marker (storage.md#lazy-marker)
         store.run(f"EXPORT DATABASE {_literal(dump)} (format='parquet')")
         mod = store.executor.engine_module
         db = mod.Database(fresh)
