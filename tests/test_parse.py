@@ -9,7 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graphmem.text import nlp
-from graphmem.text.parse import Open, open_claims, third_person
+from graphmem.text.parse import Open, third_person
+from graphmem.text.parse_joined import open_claims
 from graphmem.text.readers import BuiltinReader
 
 pytestmark = pytest.mark.skipif(
@@ -206,3 +207,32 @@ def test_a_gapped_second_subject_and_value_take_the_verb() -> None:
     assert got == [("our metrics", "is in", "Prometheus"), ("dashboards", "is in", "Grafana")]
     got = [g[:3] for g in read("Invoices are stored in S3, receipts in GCS")]
     assert ("receipts", "stored in", "GCS") in got
+
+
+def test_nouns_joined_by_and_share_the_claim() -> None:
+    # docs/concepts/text.md#coordinated-subjects
+    got = {g[:3] for g in read("Purchase orders and vendor onboarding are handled by Rafael.")}
+    assert got == {
+        ("Purchase orders", "handled by", "Rafael"),
+        ("vendor onboarding", "handled by", "Rafael"),
+    }
+    got = {g[:3] for g in read("Invoices, receipts and contracts are stored in S3.")}
+    assert {s for s, _, _ in got} == {"Invoices", "receipts", "contracts"}
+    got = {g[:3] for g in read("Alerts go to Slack and PagerDuty.")}
+    assert got == {("Alerts", "goes to", "Slack"), ("Alerts", "goes to", "PagerDuty")}
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Our corporate cards are issued by Brex instead of Chase.",
+        "Alerts go to Slack or PagerDuty.",
+        "Tom and I live in Paris.",
+    ],
+)
+def test_only_and_joins_values_that_all_hold(sentence: str) -> None:
+    # "instead of" and "or" name one value; a pronoun joined is read by its own rule
+    values = {g[2] for g in read(sentence)}
+    subjects = {g[0] for g in read(sentence)}
+    assert not values & {"Chase", "PagerDuty"}
+    assert "I" not in subjects

@@ -161,3 +161,24 @@ def test_a_word_that_ends_like_a_job_and_names_none(sentence: str, clock: Manual
     with backends.memory(clock=clock) as mem:
         mem.add_session(f"User: {sentence}", started_at="2026-02-01")
         assert not {p for p, _ in _mine(mem)} & {"role", "works_at"}
+
+
+def test_fields_between_middle_dots(clock: ManualClock) -> None:
+    # docs/concepts/text.md#log-formats: "Doors open 7:55 · First bell 8:10" are fields
+    clock.set("2024-03-09")
+    with backends.memory(clock=clock) as mem:
+        mem.add_session(
+            "Doors open 7:55 · First bell 8:10 · Dismissal 2:40", started_at="2024-01-12"
+        )
+        mem.add_session(
+            "Doors open 8:10 · First bell 8:25 · Dismissal 2:55", started_at="2024-03-08"
+        )
+        mine = _mine(mem)
+        assert {("first_bell", "8:25"), ("doors_open", "8:10"), ("dismissal", "2:55")} <= mine
+        assert ("first_bell", "8:10") not in mine
+        # a name's number is no field, and nothing of the line is lost
+        mem.remember(
+            "CA 418 · Boeing 737-900 · Departs 9:40 AM · Arrives 12:27 PM", at="2024-03-08"
+        )
+        assert ("departs", "9:40 AM") in _mine(mem)
+        assert not {p for p, _ in _mine(mem)} & {"boeing", "ca"}

@@ -299,6 +299,7 @@ CONTEXT_FLOORS = {
     "text_blind_eighteenth.jsonl": 43,
     "text_blind_nineteenth.jsonl": 44,
     "text_blind_twentieth.jsonl": 32,
+    "text_blind_twentyfirst.jsonl": 32,
 }
 
 

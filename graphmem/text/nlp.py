@@ -35,7 +35,8 @@ _LOCK = threading.RLock()
 log = logging.getLogger("graphmem.text")
 _NLP: list[Any] = []
 _ABBREVIATION = re.compile(
-    r"(?:^|\s)(?:Dr|Mr|Mrs|Ms|Prof|St|Inc|Ltd|Co|Jr|Sr|Mt|vs|etc|e\.g|i\.e|approx|No)\.$"
+    r"(?:^|\s)(?:Dr|Mr|Mrs|Ms|Prof|St|Inc|Ltd|Co|Jr|Sr|Mt|Rev|Fr|Capt|Sgt|vs|etc|e\.g|i\.e"
+    r"|approx|No|[Ee]xt|[Tt]el|Apt|Ste|Dept|[Rr]ef)\.$"
 )
 #: Longest text handed to spaCy at once (its own limit is 1,000,000 characters).
 _CHUNK = 100_000
@@ -412,6 +413,15 @@ _CHANGE_HEADERS = frozenset(["change", "changes", "update", "updates", "diff", "
 #: A record's fields written on one line: "Status: Open | Priority: P3 | Assignee: hamid.s".
 _FIELD = re.compile(r"[A-Z][\w .#/&-]{0,30}:\s+\S.*")
 _PIPE = re.compile(r"\s+\|\s+")
+#: Fields written on one line between middle dots, each a few words and no sentence.
+_DOT = re.compile(r"\s+·\s+")
+_SHORT = re.compile(r"(?:[^\s.!?]+[.,]?\s){0,5}[^\s!?]+")
+#: A field without a colon: words, then a clock time, an amount or a share ("First bell
+#: 8:10", "Total $29.00", "Match 5%"); a name's number ("Boeing 737-900") is no field.
+_KEYED = re.compile(
+    r"^(?P<key>[A-Za-z][A-Za-z'&/-]*(?: [A-Za-z][A-Za-z'&/-]*){0,3}) "
+    r"(?P<value>(?:\d{1,2}:\d{2}(?: ?[AaPp]\.?[Mm]\.?)?|[$€£]\d[\d,]*(?:\.\d+)?|\d+(?:\.\d+)?%))$"
+)
 _LETTER_LABEL = re.compile(r"^(\s*[-*•]\s*)[A-Za-z]:\s+")
 
 
@@ -435,6 +445,15 @@ def _fields(lines: list[str]) -> list[str]:
     ['Severity: SEV2', 'Incident commander: Olu', 'a | b']
     >>> _fields(["Present: Kofi (EM), Hiroshi, Pam (QA)"])[1:]
     ['', 'Kofi is the EM.', 'Pam is the QA.']
+
+    Short fields between middle dots are lines of their own too when one of them names a clock
+    time, an amount or a share without a colon, which is its key
+    (docs/concepts/text.md#log-formats):
+
+    >>> _fields(["Doors open 7:55 · First bell 8:10 · Boeing 737-900"])
+    ['Doors open: 7:55', 'First bell: 8:10', 'Boeing 737-900', '']
+    >>> _fields(["Requester: Kim · Plan: Business"])
+    ['Requester: Kim · Plan: Business']
     """
     out: list[str] = []
     for line in lines:
@@ -442,6 +461,17 @@ def _fields(lines: list[str]) -> list[str]:
         parts = _PIPE.split(line.strip())
         if len(parts) > 1 and all(_FIELD.fullmatch(p) for p in parts):
             out.extend(parts)
+            continue
+        parts = _DOT.split(line.strip())
+        if (
+            len(parts) > 1
+            and all(_SHORT.fullmatch(p) for p in parts)
+            and any(_KEYED.match(p) for p in parts)
+        ):
+            # "Departs 7:05 AM · First bell 8:10 · Nonstop": fields, not one clause; a
+            # field's name before its figure is its key ("First bell: 8:10"). A record's
+            # line of "Key: value" fields alone stays whole (its fields are the record's).
+            out.extend([*(_KEYED.sub(r"\g<key>: \g<value>", p) for p in parts), ""])
             continue
         out.append(line)
         who = _ATTENDEES.match(line.strip())

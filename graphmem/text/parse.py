@@ -70,7 +70,7 @@ from graphmem.text.parse_words import (
     third_person,
 )
 
-__all__ = ["Open", "open_claims", "third_person"]
+__all__ = ["Open", "phrase", "third_person", "verb_taken_for_noun", "with_subject"]
 
 Token = Any  # a spaCy Token (duck-typed: this module imports no parser)
 
@@ -758,41 +758,4 @@ def verb_taken_for_noun(doc: Sequence[Token]) -> int | None:
 
 def with_subject(opens: list[Open], subject: str) -> list[Open]:
     """The open claims of "It <predicate>" with ``subject`` for "It"."""
-    from dataclasses import replace
-
     return [replace(o, subject=subject) if o.subject == "It" else o for o in opens]
-
-
-def open_claims(sentence: Sequence[Token]) -> list[Open]:
-    """Return the open claims of one parsed sentence (a span of tokens), in order.
-
-    A question reads nothing.
-    """
-    tokens = list(sentence)
-    if not tokens or any(t.text == "?" for t in tokens):
-        return []
-    out: list[Open] = []
-    for verb in _verbs(tokens):
-        found = _clause(verb)
-        out.extend(found)
-        out.extend(_gapped(verb, found))
-    return out
-
-
-def _gapped(verb: Token, found: list[Open]) -> list[Open]:
-    """A second subject and value that leave the verb out, read with the verb.
-
-    "our metrics are in Prometheus, dashboards in Grafana": the dashboards are in Grafana.
-    """
-    if len(found) != 1 or found[0].change or not found[0].polarity or not found[0].relation:
-        return []
-    preps = {w for w, _ in _value_preps(verb)}
-    out = []
-    for conj in _children(verb, "conj"):
-        if conj.pos_ not in _NOUNS or _children(conj, *_SUBJECTS):
-            continue
-        for prep in _children(conj, "prep"):
-            objs = _children(prep, "pobj")
-            if prep.lower_ in preps and objs and _named(objs[0]) and not _indefinite(objs[0]):
-                out.append(replace(found[0], subject=phrase(conj), object=phrase(objs[0])))
-    return out

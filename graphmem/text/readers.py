@@ -27,7 +27,8 @@ from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 from graphmem.text.claims import Claim
 from graphmem.text.nlp import parse, sentences
-from graphmem.text.parse import open_claims, verb_taken_for_noun, with_subject
+from graphmem.text.parse import verb_taken_for_noun, with_subject
+from graphmem.text.parse_joined import open_claims
 from graphmem.text.reader import Reader as SentenceReader
 
 __all__ = ["BuiltinReader", "Reader", "Reading", "group"]
