@@ -81,10 +81,9 @@ def _coordinated(verb: Token, found: list[Open]) -> list[Open]:
     subj = _subject(verb)
     if subj is None or not found:
         return []
-    said = {o.subject for o in found}
-    if _subject_text(verb, subj) not in said:
-        return []
     subject = _subject_text(verb, subj)
+    if subject not in {o.subject for o in found}:
+        return []
     out: list[Open] = []
     for conj in _joined(subj):
         out += [replace(o, subject=phrase(conj)) for o in found if o.subject == subject]
