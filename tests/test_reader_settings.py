@@ -182,3 +182,33 @@ def test_fields_between_middle_dots(clock: ManualClock) -> None:
         )
         assert ("departs", "9:40 AM") in _mine(mem)
         assert not {p for p, _ in _mine(mem)} & {"boeing", "ca"}
+
+
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        ("Thursday the 25th will be my last walk", "2024-04-25"),  # said on Monday the 22nd
+        ("see you Friday, 3rd", "2024-05-03"),
+        ("I'm moving to Denver at the end of the month", "2024-04-30"),
+        ("the invoice is due by the end of next month", "2024-05-31"),
+    ],
+)
+def test_a_weekday_with_its_day_and_the_end_of_a_month(text: str, day: str) -> None:
+    # docs/concepts/text.md#dates
+    said = dt.datetime(2024, 4, 22, 9, tzinfo=dt.timezone.utc)
+    assert [d.date().isoformat() for d, _, _ in find_dates(text, said)] == [day]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.datetimes(min_value=dt.datetime(2000, 1, 1), max_value=dt.datetime(2100, 1, 1)),
+    st.integers(1, 28),
+    st.sampled_from(["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]),
+)
+def test_a_weekday_with_its_day_is_that_day_next_to_the_clock(
+    at: dt.datetime, day: int, name: str
+) -> None:
+    said = at.replace(tzinfo=dt.timezone.utc)
+    ((when, _, _),) = find_dates(f"{name} the {day}th", said)
+    assert when.day == day
+    assert abs(when - said) <= dt.timedelta(days=62)

@@ -86,6 +86,8 @@ DATE_PATTERN = re.compile(
     + r"|earlier today"
     + r"|the day before yesterday|the other day|recently"
     + rf"|(?:{'|'.join(_SEASONS)})(?:\s+(?:of\s+)?\d{{4}})?"
+    + rf"|(?:{'|'.join(_WEEKDAYS)}),?\s+(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)"
+    + r"|(?:the\s+)?end\s+of\s+(?:the|this|next)\s+month"
     + rf"|{'|'.join(_WEEKDAYS)}"
     + rf"|{_MONTH}"
     + r"|(?:1[0-9]|20)\d{2}"
@@ -153,8 +155,15 @@ def _resolve(expr: str, at: dt.datetime) -> dt.datetime | None:  # noqa: C901 - 
         if words[0] in _SEASONS:
             year = int(words[-1]) if words[-1].isdigit() else None
             return _season(words[0], at, year)
+        if words[0] in _WEEKDAYS and len(words) > 1:
+            return _weekday_dated(words[0], int(words[-1].rstrip("stndrh")), today)
         if words[0] in _WEEKDAYS:
             return _weekday(words[0], today, back=True)
+        if "end" in words and words[-1] == "month":  # "at the end of the month": its last day
+            first = _day(today.year, today.month)
+            if words[-2] == "next":
+                first = (first + dt.timedelta(days=32)).replace(day=1)
+            return (first + dt.timedelta(days=32)).replace(day=1) - dt.timedelta(days=1)
         if re.fullmatch(r"q[1-4]", words[0]):
             start = (int(words[0][1]) - 1) * 3 + 1
             if words[-1].isdigit() and len(words[-1]) == 4:
@@ -191,6 +200,29 @@ def _nearest(when: dt.datetime, at: dt.datetime) -> dt.datetime:
         except ValueError:  # February 29
             continue
     return min(options, key=lambda d: (abs(d - at), d))
+
+
+def _weekday_dated(name: str, day: int, today: dt.datetime) -> dt.datetime | None:
+    """ "Thursday the 25th": the day ``day`` of a month next to ``today``'s, on that weekday.
+
+    The nearest such day to ``today``; without one on the weekday, the nearest day ``day``.
+
+    >>> mon = dt.datetime(2024, 4, 22, tzinfo=dt.timezone.utc)
+    >>> _weekday_dated("thursday", 25, mon).date()
+    datetime.date(2024, 4, 25)
+    """
+    options = []
+    for shift in (-1, 0, 1):
+        month = (today.month - 1 + shift) % 12 + 1
+        year = today.year + (today.month - 1 + shift) // 12
+        try:
+            options.append(_day(year, month, day))
+        except ValueError:
+            continue
+    if not options:
+        return None
+    named = [d for d in options if d.weekday() == _WEEKDAYS.index(name)]
+    return min(named or options, key=lambda d: (abs(d - today), d))
 
 
 def _weekday(name: str, today: dt.datetime, *, back: bool) -> dt.datetime:
