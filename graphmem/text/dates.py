@@ -203,7 +203,7 @@ def _nearest(when: dt.datetime, at: dt.datetime) -> dt.datetime:
 
 
 def _weekday_dated(name: str, day: int, today: dt.datetime) -> dt.datetime | None:
-    """ "Thursday the 25th": the day ``day`` of a month next to ``today``'s, on that weekday.
+    """The day ``day`` of a month next to ``today``'s, on weekday ``name``: "Thursday the 25th".
 
     The nearest such day to ``today``; without one on the weekday, the nearest day ``day``.
 
