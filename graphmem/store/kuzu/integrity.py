@@ -32,9 +32,8 @@ class KuzuIntegrity(KuzuStore):
     def raw_meta(self) -> dict[str, Any]:
         """Return every ``Meta`` key and value."""
         meta = {k: v for k, v in self.run("MATCH (m:Meta) RETURN m.key, m.value")}
-        kept = self.writer.unsaved_marker  # in memory (docs/concepts/storage.md#lazy-marker)
-        if kept is not None and (meta.get("last_write") is None or meta["last_write"] < kept):
-            meta["last_write"] = kept
+        if self.writer.unsaved_marker is not None:  # docs/concepts/storage.md#lazy-marker
+            meta["last_write"] = self.writer.get_meta("last_write")
         return meta
 
     def loose_mentions(self) -> int:
