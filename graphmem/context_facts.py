@@ -202,11 +202,32 @@ def _names_a_slot(kernel: Kernel, query: str) -> bool:
         if p.name == "note" or not slot:
             continue
         # all its words, or its head and half of them ("support hours" names
-        # customer_support_hours)
+        # customer_support_hours), or a head of its own ("the family dinner" names
+        # thanksgiving_dinner), or all but the kind of value ("the move" names move_date;
+        # "the date" alone names no one slot)
         head = _terms(p.name.rsplit("_", 1)[-1])
-        if slot <= words or (head <= words and 2 * len(slot & words) >= len(slot)):
+        named = slot - _GENERIC_HEADS  # "the move" names move_date
+        if (
+            slot <= words
+            or (named and named <= words)
+            or (
+                head <= words
+                and (2 * len(slot & words) >= len(slot) or bool(head) and not head & _GENERIC_HEADS)
+            )
+        ):
             return True
     return False
+
+
+#: Heads of slots that say what kind of value they hold, not which thing: a question that
+#: names only them ("what time ...", "which date ...") names no slot of the owner.
+_GENERIC_HEADS = frozenset(
+    stem(w)
+    for w in (  # noqa: SIM905
+        "date time day hour minute week month year name number status type level count id "
+        "list value kind amount price cost fee rate size"
+    ).split()
+)
 
 
 def _anchors(kernel: Kernel, query: str) -> tuple[dict[str, str], set[str]]:

@@ -48,7 +48,8 @@ _CHANGE = re.compile(
     r"transfer|reassign)\w*"
 )
 _FROM_TO = re.compile(
-    rf"(?i)\bfrom\s+(?:the\s+|our\s+)?(?P<x>{_TOKEN}(?:\s+{_TOKEN}){{0,3}}?)"
+    rf"(?i)\bfrom\s+(?:the\s+|our\s+)?(?P<x>{_TOKEN}(?:\s+{_TOKEN}){{0,3}}?"
+    r"(?:,\s+(?:19|20)\d{2})?)"  # "from Nov 22, 2024 to Dec 6, 2024": a date and its year
     # an aside after the value: "from us-east-1 (N. Virginia) to us-east-2"
     r"(?:\s+\([^()]{0,40}\))?\s+(?:to|over to|onto|into|→|->)\s"
 )

@@ -12,6 +12,7 @@ at the store under a memory opens it itself and passes it in (``mem_store`` besi
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterator
 
 import pytest
@@ -21,6 +22,13 @@ import graphmem as gm
 from graphmem.store.base import Store
 from graphmem.timeutil import ManualClock
 from tests import backends
+
+# The test workers keep what they compile (``__pycache__``, pytest's rewritten test modules):
+# with ``PYTHONDONTWRITEBYTECODE`` set, every worker and every child process a test starts
+# compiled graphmem and rewrote the test modules again (collection 13 s instead of 7 s a
+# process). The workers inherit this process's environment.
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+sys.dont_write_bytecode = False
 
 # A 2 GiB buffer pool for the embedded stores the tests open (and their child processes): the
 # engine's default reserves 80% of memory, which costs every open about 20 ms

@@ -160,6 +160,7 @@ def _roundtrip(tmp_path: Path, seed: int, n_ops: int) -> None:
         assert report.ok, report.format()
 
 
+@pytest.mark.slow  # a long test: CI's slow family runs it
 def test_export_import_reproduces_every_answer(tmp_path: Path) -> None:
     _roundtrip(tmp_path, seed=11, n_ops=40)
 

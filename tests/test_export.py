@@ -114,6 +114,7 @@ def fresh(clock_start: str = "2025-01-01") -> tuple[gm.Memory, Store, ManualCloc
 # -- to_networkx ------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # a long test: CI's slow family runs it
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(script=ops)
 def test_snapshot_edges_equal_facts(script: list[tuple[Any, ...]]) -> None:
@@ -318,6 +319,7 @@ def demo_memory() -> Iterator[tuple[gm.Memory, list[dt.datetime]]]:
         yield mem, times[::30]
 
 
+@pytest.mark.slow  # a long test: CI's slow family runs it
 @pytest.mark.parametrize("fmt", ex.FORMATS)
 def test_roundtrip_demo_data(demo_memory: tuple[gm.Memory, list[dt.datetime]], fmt: str) -> None:
     mem, times = demo_memory

@@ -258,6 +258,7 @@ def _roundtrip(mem: gm.Memory, result: Any, **given_values: Any) -> None:
 # -- the Python API ---------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # a long test: CI's slow family runs it
 @fuzz(100)
 @given(
     subject=NAME,
@@ -332,6 +333,7 @@ def test_retract(
     attempt(fmem, "retract", fmem.retract, subject, predicate, obj, at=at, reason=reason)
 
 
+@pytest.mark.slow  # a long test: CI's slow family runs it
 @fuzz(40)
 @given(
     subject=st.one_of(st.none(), NAME),
@@ -456,6 +458,7 @@ def test_context(fmem: gm.Memory, query: Any, **kw: Any) -> None:
     assert out is None or isinstance(out, str)
 
 
+@pytest.mark.slow  # a long test: CI's slow family runs it
 @fuzz(40)
 @given(
     fact_id=ANY,

@@ -152,6 +152,7 @@ fact_ev = st.tuples(
 )
 
 
+@pytest.mark.slow  # a long property: CI's slow family runs it
 @settings(max_examples=40, deadline=None)
 @given(
     events=st.lists(

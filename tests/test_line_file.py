@@ -12,6 +12,7 @@ import os
 import shutil
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -60,6 +61,7 @@ _text = st.lists(
 _write = st.tuples(st.sampled_from(["s1", "s2", "s3", "s10"]), _text)
 
 
+@pytest.mark.slow  # a long property: CI's slow family runs it
 @settings(
     max_examples=12,
     deadline=None,

@@ -29,6 +29,7 @@ def _is_error(result: Any) -> bool:
     return bool(getattr(result, "is_error", getattr(result, "isError", False)))
 
 
+@pytest.mark.slow  # a long test: CI's slow family runs it
 def test_stdio_server_round_trip(db_path: str, engine: str) -> None:
     import anyio
     from mcp import ClientSession, StdioServerParameters

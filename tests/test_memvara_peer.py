@@ -92,6 +92,7 @@ def test_a_missing_env_is_named_with_how_to_create_it(tmp_path: Path) -> None:
     assert f"pip install memvara=={mp.VERSION} pysqlite3-binary" in mp.SETUP
 
 
+@pytest.mark.slow  # a long test: CI's slow family runs it
 @pytest.mark.skipif(
     mp.venv_python() is None,
     reason=f"memvara's env is absent ({mp.VENV}); see docs/benchmarks.md#memvara",

@@ -69,6 +69,7 @@ def _run(batches, *, whole: bool) -> list[object]:
     return out
 
 
+@pytest.mark.slow  # a long test: CI's slow family runs it
 @settings(
     max_examples=30,
     deadline=None,

@@ -63,6 +63,7 @@ def _build(path: str, clock: ManualClock) -> None:
         mem.context("Qwzx allergic")  # exercise the full-text index on those names
 
 
+@pytest.mark.slow  # a long test: CI's slow family runs it
 def test_purge_removes_the_bytes(tmp_path: Path) -> None:
     directory = tmp_path / "store"
     directory.mkdir()
@@ -138,6 +139,7 @@ def _work_dirs(directory: Path) -> list[str]:
     return sorted(p.name for p in directory.iterdir() if p.name.startswith(".graphmem-compact-"))
 
 
+@pytest.mark.slow  # a long test: CI's slow family runs it
 def test_purge_through_a_symlink_rewrites_the_real_file(tmp_path: Path) -> None:
     real_dir = tmp_path / "real"
     real_dir.mkdir()

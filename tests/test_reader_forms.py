@@ -167,3 +167,86 @@ def test_the_last_value_of_each_inline_field_is_current(rounds: list[dict[str, s
             last.update(fields)
             now = {(p, o) for s, p, o in _current(mem) if s == "OPS-742"}
             assert now == {(k.casefold(), v) for k, v in last.items()}
+
+
+def test_an_audit_trails_field_change_replaces_the_field(clock: ManualClock) -> None:
+    # docs/concepts/text.md#log-formats
+    clock.set("2023-09-14")
+    with backends.memory(clock=clock) as mem:
+        mem.remember("Primary Contact: Priya Anand · priya.anand@quarryhill.com")
+        assert ("self", "primary_contact", "Priya Anand") in _current(mem)
+        clock.set("2023-10-19")
+        mem.remember("Primary Contact changed: Priya Anand → Tom Gallagher (tg@quarryhill.com)")
+        now = _current(mem)
+        assert ("self", "primary_contact", "Tom Gallagher") in now
+        assert ("self", "primary_contact", "Priya Anand") not in now
+        mem.remember("Dario changed the billing contact from Ana Ruiz to Li Wei")
+        assert ("self", "billing_contact", "Li Wei") in _current(mem)
+        # who changed something names no field: "Sam" is no slot
+        mem.remember("Sam changed from Java to Go")
+        assert not [f for f in mem.facts() if f.predicate == "sam"]
+
+
+def test_old_and_new_fields_end_the_old_value(clock: ManualClock) -> None:
+    clock.set("2023-12-05")
+    with backends.memory(clock=clock) as mem:
+        mem.remember("Rate plan: Standard Residential (flat 13.9¢/kWh)")
+        clock.set("2024-02-27")
+        mem.remember("Old plan: Standard Residential\nNew plan: Peak Reduction (Time-of-Use)")
+        now = _current(mem)
+        assert ("self", "plan", "Peak Reduction") in now
+        assert not [o for _, _, o in now if o == "Standard Residential"]
+        # ended, not deleted: what was believed before stays
+        before = mem.facts(known_at="2024-01-01")
+        assert [f.object for f in before if f.predicate == "rate_plan"] == ["Standard Residential"]
+
+
+def test_git_log_lines_are_commits_and_a_pin_sets_a_version(clock: ManualClock) -> None:
+    clock.set("2023-11-06")
+    with backends.memory(clock=clock) as mem:
+        mem.remember(
+            "$ git log --oneline -3 origin/main\n"
+            "a91c2e4 (HEAD -> main, origin/main) chore: pin node 18.18.2 in .nvmrc and engines\n"
+            "5f0b7d1 fix(auth): refresh token race on tab focus\n"
+        )
+        assert ("node", "version", "18.18.2") in _current(mem)
+        # a repair sets nothing up
+        assert not [p for _, p, _ in _current(mem) if "race" in p]
+        clock.set("2024-04-15")
+        mem.add_session(
+            "71d0f5c chore: bump node to 20.12.1 (.nvmrc, engines, Dockerfile)",
+            started_at="2024-04-15",
+        )
+        now = _current(mem)
+        assert ("node", "version", "20.12.1") in now
+        assert ("node", "version", "18.18.2") not in now
+
+
+@pytest.mark.parametrize(
+    ("sentence", "value"),
+    [
+        ("We've signed with Saffron & Smoke for the catering.", "Saffron & Smoke"),
+        ("Our accountant is Kelp & Co.", "Kelp & Co"),
+    ],
+)
+def test_a_name_with_an_ampersand_is_one_value(
+    sentence: str, value: str, clock: ManualClock
+) -> None:
+    clock.set("2025-03-10")
+    with backends.memory(clock=clock) as mem:
+        mem.remember(sentence)
+        assert value in {o for _, _, o in _current(mem)}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Sam: they moved Noor over to Dr. Whitfield, same office.",  # to a doctor
+        "Sam: Noor's checkup is tomorrow.\nSam: yeah bring the card, it's in the blue folder",
+    ],
+)
+def test_a_doctor_or_a_things_place_is_no_home(text: str, clock: ManualClock) -> None:
+    clock.set("2024-02-19")
+    with backends.memory(clock=clock) as mem:
+        mem.add_session(text, started_at="2024-02-19")
+        assert not [f for f in mem.facts() if f.predicate == "lives_in"]

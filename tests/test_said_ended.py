@@ -98,6 +98,7 @@ class FirstOnly:
         ("rolled back from 2.9.0, 2.8.6 is live", ["2.9.0"]),
         ("I was wrong about libvips, the leak is ours", ["libvips"]),
         ("Gwen Pryce has stood down as Chair.", ["gwen pryce"]),
+        ("Ikaika changed due date from Nov 22, 2024 to Dec 6, 2024", ["nov 22"]),
     ],
 )
 def test_what_a_line_says_ended(text: str, ended: list[str] | None) -> None:

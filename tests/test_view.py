@@ -116,6 +116,7 @@ op = st.tuples(
 )
 
 
+@pytest.mark.slow  # a long property: CI's slow family runs it
 @settings(
     max_examples=25,
     deadline=None,

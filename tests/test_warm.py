@@ -121,6 +121,7 @@ def test_a_fill_that_overlapped_a_write_is_not_kept() -> None:
     assert cache.uncached(["a"]) == ["a"]
 
 
+@pytest.mark.slow  # a long property: CI's slow family runs it
 @settings(PROPS, max_examples=4)
 @given(steps, st.sampled_from(["auto", "always", "never"]))
 def test_writes_while_the_store_warms_keep_every_answer_the_engines(

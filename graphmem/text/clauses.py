@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from graphmem.text import lexicon, names
+from graphmem.text.logforms import date_field
 from graphmem.text.names import _FIRST_PERSON, _PERSON_PRONOUNS, _THING_PRONOUNS, is_name_like
 
 _KEY_VALUE = re.compile(
@@ -44,7 +45,14 @@ def _is_key(key: str, sep: str = ":") -> bool:
     words = key.casefold().split()
     if sep != ":" and words[-1] not in _NOT_KEYS:
         return True
-    heading = words[-1] in _NOT_KEYS or words[0] in ("heads", "action", "next", "open", "follow")
+    # "Move date:", "Start time:": a field whose value is a date ("Date:" alone heads a mail)
+    heading = (words[-1] in _NOT_KEYS and not date_field(key)) or words[0] in (
+        "heads",
+        "action",
+        "next",
+        "open",
+        "follow",
+    )
     if lexicon.ACRONYM.fullmatch(key.strip()):  # "APM: Datadog", "CI: GitHub Actions"
         return words[0] not in _NOT_ACRONYM_KEYS
     return not heading and not lexicon.is_speaker(key.strip())
@@ -178,12 +186,34 @@ _DAYS_BEFORE = re.compile(r"(?i)\b(?:mon|tues|wednes|thurs|fri|satur|sun)days$")
 _DAYS_AFTER = re.compile(r"(?i)^(?:mon|tues|wednes|thurs|fri|satur|sun)days\b")
 
 
+#: A weekday and its date: "Tuesday, October 22" is one date (docs/concepts/text.md#event-dates).
+_WEEKDAY_BEFORE = re.compile(
+    r"(?i)\b(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|(?:mon|tue|wed|thu|fri|sat|sun)\.?)$"
+)
+_DATE_AFTER = re.compile(
+    r"(?i)^(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d|^(?:the\s+)?\d{1,2}"
+    r"(?:st|nd|rd|th)\b|^\d{1,2}\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)"
+)
+
+#: A booking and its day after a comma: "the checkup is booked, Thu Oct 12 at 9:40".
+_BOOKED = re.compile(r"(?i)\b(?:booked|scheduled|confirmed|rescheduled|moved|set)$")
+_DAY_AFTER = re.compile(
+    r"(?i)^(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|"
+    r"nov|dec)[a-z]*\.?\s+\d)\b"
+)
+
+
 def _clauses(text: str) -> list[str]:
     out: list[str] = []
     start = 0
     for m in _CLAUSE_SPLIT.finditer(text):
         if _DAYS_BEFORE.search(text[: m.start()]) and _DAYS_AFTER.match(text[m.end() :]):
             continue  # a list of weekdays (docs/concepts/text.md#schedules)
+        if m.group(0).strip() == "," and (
+            (_WEEKDAY_BEFORE.search(text[: m.start()]) and _DATE_AFTER.match(text[m.end() :]))
+            or (_BOOKED.search(text[: m.start()]) and _DAY_AFTER.match(text[m.end() :]))
+        ):
+            continue  # "Tuesday, October 22"; "the checkup is booked, Thu Oct 12 at 9:40"
         out.append(text[start : m.start()])
         start = m.end()
     out.append(text[start:])

@@ -471,7 +471,17 @@ def is_speaker(label: str) -> bool:
         and low not in _NOT_SPEAKERS
         and all(w[:1].isupper() for w in words)
         and not any(ch.isdigit() for ch in label)
+        and not (len(words) > 1 and words[-1].casefold() in _FIELD_HEADS)
     )
+
+
+#: Last words of a record's field names: "Primary Contact:", "Close Date:" name no one who
+#: speaks (docs/concepts/text.md#log-formats).
+_FIELD_HEADS = frozenset(
+    """contact owner date address phone number email plan status stage amount region priority
+    assignee reporter provider vendor carrier version balance premium deductible price
+    fee time location venue policy type tier""".split()  # noqa: SIM905
+)
 
 
 #: Names of one technology or environment written several ways (docs/concepts/text.md#names):

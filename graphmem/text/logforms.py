@@ -11,8 +11,9 @@ sender's ("From: Hendrik Bos" over "I'm your new account manager").
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
-from graphmem.text.lexicon import ROLES
+from graphmem.text.lexicon import ROLES, is_speaker
 
 __all__ = [
     "commit_statement",
@@ -32,10 +33,14 @@ __all__ = [
 #: A conventional commit's type and scope: "feat(api): ", "ci: ", "refactor(search)!: "
 #: ("CI: GitHub Actions" in capitals is a setting).
 _COMMIT = re.compile(
-    r"^(?!(?-i:[A-Z]{2,}):)(?:feat|fix|chore|ci|docs|refactor|perf|build|style|revert|test|deps)"
+    # "a91c2e4 (HEAD -> main) chore: ...": a line of `git log --oneline`
+    r"^(?:(?-i:[0-9a-f]{7,40})\s+(?:\([^)]*\)\s+)?)?"
+    r"(?!(?-i:[A-Z]{2,}):)(?P<kind>feat|fix|chore|ci|docs|refactor|perf|build|style|revert|test|deps)"
     r"(?:\((?P<scope>[^)]{0,40})\))?!?:\s*(?=\S)",
     re.IGNORECASE,
 )
+#: Commits that mend or describe code: they set nothing up unless they move or bump it.
+_REPAIRS = frozenset(["fix", "test", "docs", "style", "revert"])
 #: A commit body without a verb that names what a part is done with: "structured logs via
 #: logrus", "rate limiting using Redis" (docs/concepts/text.md#log-formats).
 _DONE_WITH = re.compile(r"(?i)^[a-z][\w-]*(?:\s+[a-z][\w-]*){0,3}\s+(?:via|using)\s+(?P<v>\S+)$")
@@ -124,6 +129,10 @@ _NOT_CLIPPED = frozenset(
 )
 
 
+#: What a commit pins, and to which version: "node 18.18.2", "terraform to 1.5.7".
+_PINNED = re.compile(r"(?i)(?P<thing>[a-z][\w.+-]*)\s+(?:to\s+|at\s+|@)?(?P<v>v?\d+(?:\.\d+)+)\b")
+
+
 def _as_statement(body: str) -> str:
     """A commit's imperative as a statement: "migrate X to B" → "we migrated X to B".
 
@@ -132,6 +141,9 @@ def _as_statement(body: str) -> str:
     """
     first, _, rest = body.partition(" ")
     verb = first.casefold()
+    pinned = _PINNED.match(rest) if verb == "pin" else None
+    if pinned:  # "pin node 18.18.2 in .nvmrc": the version node is on
+        return f"we bumped {pinned.group('thing')} to {pinned.group('v')}"
     past = _COMMIT_VERBS.get(verb)
     if past and rest:
         return f"we {past} {rest}"
@@ -160,6 +172,9 @@ def commit_statement(text: str) -> str | None:
     if not commit:
         return None
     body = text[commit.end() :]
+    kind = commit.group("kind").casefold()
+    if kind in _REPAIRS and body.split()[0].casefold() not in _COMMIT_VERBS:
+        return ""  # "fix(auth): refresh token race on tab focus": a repair, no setting
     scope = (commit.group("scope") or "").strip()
     done_with = _DONE_WITH.match(body.rstrip("."))
     first = body.split()[0].casefold()
@@ -191,6 +206,62 @@ def unclip(text: str) -> str:
     if capital and (" " in capital.group("np") or capital.group("np").casefold() in ROLES):
         return "the " + text
     return "the " + text if _BARE_THING.match(text) else text
+
+
+def first_field(text: str) -> str:
+    """A field without the details after it: "Primary Contact: Priya Anand · priya@x.com"."""
+    field, *details = text.split(" · ")
+    return field if details and ":" in field and not any(":" in d for d in details) else text
+
+
+def date_field(key: str) -> bool:
+    """Whether a field's value is a thing's date: "Move date", "Start time", "Due date".
+
+    A document's own dates are none ("Statement date", "Invoice date", "Last updated").
+    """
+    words = key.casefold().split()
+    return len(words) > 1 and words[-1] in ("date", "time") and words[0] not in _DOCUMENT_WORDS
+
+
+_DOCUMENT_WORDS = frozenset(
+    """statement invoice bill billing order transaction issue issued print posting post report
+    generated created updated modified sent received last receipt payment""".split()  # noqa: SIM905
+)
+
+
+#: A field that names the value a record had: "Old plan:", "Previous address:".
+OLD_FIELD = re.compile(r"(?i)(?:old|previous|former|prior)\s+\w")
+
+
+#: A field's change as an audit trail writes it: "Primary Contact changed: Priya Anand → Tom
+#: Gallagher", "Plan changed from Starter to Pro", "Dario changed Close Date from Oct 31 to Nov
+#: 30" (docs/concepts/text.md#log-formats).
+_AUDIT_CHANGE = re.compile(
+    r"^(?P<key>[A-Za-z][\w/&.-]*(?: [\w/&.-]+){0,3}?) (?:was |has been )?(?:changed|updated)"
+    r"(?::| from)\s*(?P<old>\S.*?)\s*(?:→|->|=>|\bto\b)\s*(?P<new>\S.*?)\.?$"
+)
+_AUDIT_CHANGED_BY = re.compile(
+    r"^(?:[A-Z][\w.'-]*(?: [A-Z][\w.'-]*)? )?(?i:changed|updated) (?:the )?"
+    r"(?P<key>[\w/&.-]+(?: [\w/&.-]+){0,3}?) from (?P<old>\S.*?)\s*(?:→|->|=>|\bto\b)\s*"
+    r"(?P<new>\S.*?)\.?$"
+)
+
+
+def audit_change(text: str, is_key: Callable[[str], bool] = lambda key: True) -> str:
+    """A field's change written as an audit trail, as the field's line; other text unchanged.
+
+    ``is_key`` says whether the field's name is a key (not a note's word, "due date").
+
+    >>> audit_change("Primary Contact changed: Priya Anand → Tom Gallagher (tom@qhl.com)")
+    'Primary Contact: Priya Anand → Tom Gallagher'
+    >>> audit_change("Sam changed from Java to Go")
+    'Sam changed from Java to Go'
+    """
+    m = _AUDIT_CHANGE.match(text) or _AUDIT_CHANGED_BY.match(text)
+    if m is None or is_speaker(m.group("key")) or not is_key(m.group("key")):
+        return text  # "Sam changed from Java to Go": who changed, not which field
+    new = re.sub(r"\s*\([^)]*\)$", "", m.group("new"))  # "(tgallagher@quarryhill.com)"
+    return f"{m.group('key')}: {m.group('old')} → {new}"
 
 
 #: A record's key at the start of a text: "SUP-4412 — ...", "#inc-2291-checkout-latency",

@@ -567,6 +567,10 @@ def _tables(lines: list[str]) -> list[str]:
     return out
 
 
+#: A line of ``git log --oneline``: its own line, lower case or not.
+_OWN_LINE = re.compile(r"[0-9a-f]{7,40}\s+\S")
+
+
 def _turns(text: str) -> list[tuple[str | None, str]]:
     """Cut text into (speaker, text) turns; plain paragraphs have no speaker.
 
@@ -644,6 +648,8 @@ def _turns(text: str) -> list[tuple[str | None, str]]:
             and not field  # "reporter: kim" under "REL-77 Deploy policy" is a line of its own
             and not prev.rstrip().endswith((".", "!", "?", ":"))
             and body[:1].islower()
+            and not _OWN_LINE.match(body)
+            and not prev.startswith("$ ")  # a shell command: its output is no more of it
         ):
             speaker, _ = turns[-1]
             turns[-1] = (speaker, f"{prev} {body.strip()}")

@@ -127,6 +127,15 @@ def phrase(tok: Token) -> str:
                 span.add(c.i)
                 stack.append(c)
             elif (
+                c.dep_ == "conj"
+                and t.i == tok.i
+                and c.i == max(span) + 2
+                and tok.doc[c.i - 1].text == "&"
+                and c.text[:1].isupper()
+            ):
+                span.update((c.i - 1, c.i))  # "Saffron & Smoke", "Johnson & Johnson": one name
+                stack.append(c)
+            elif (
                 c.dep_ == "prep"
                 and c.lower_ == "of"
                 and t.i == tok.i
@@ -516,7 +525,8 @@ def _clause(verb: Token) -> list[Open]:
             if not _is_pronoun(o.text)
         ]
     else:
-        head = third_person(lemma)
+        # "I picked up Portuguese": the particle is part of the relation
+        head = " ".join([third_person(lemma), *(p.lower_ for p in _children(verb, "prt")[:1])])
     dobj = _children(verb, "dobj", "attr")
     if dobj and not preps and not passive:
         preps = _value_preps(dobj[0])  # "stores its data in Redis": "in" hangs on "data"

@@ -91,7 +91,7 @@ def _coordinated(verb: Token, found: list[Open]) -> list[Open]:
 
 
 #: The words that join values that all hold ("A, B and C"); "or", "instead", "but" do not.
-_JOINERS = frozenset({"and", "&", ","})
+_JOINERS = frozenset({"and", ","})  # "Saffron & Smoke" is one name
 
 
 def _joined(head: Token) -> list[Token]:

@@ -51,7 +51,7 @@ from graphmem.text.names import (
 from graphmem.text.parse_claims import better_move, names_key
 from graphmem.text.rules import RULES
 from graphmem.text.rules.common import _MULTI, _tool_word
-from graphmem.text.rules.copular import SCHEDULE
+from graphmem.text.rules.events import date_is_value, date_value
 
 __all__ = ["MAX_SENTENCE", "Reader"]
 
@@ -124,11 +124,6 @@ _PEOPLE_SLOTS = frozenset(
     """team_lead team lead owner reports_to manager lead married_to partner wife husband
     boyfriend girlfriend spouse sister brother daughter son mother father mom dad mum
     friend roommate boss""".split()  # noqa: SIM905
-)
-#: A clause that ends where its date was: the date is its value ("the deadline is May 15th").
-_DATE_IS_VALUE = re.compile(
-    r"(?i)\b(?:birthday|anniversary|deadline|due date|date|day|launch|go-live|cutoff)"
-    r"(?:\s+(?:is|was|is now|now is))?(?:\s+(?:up|back|out))?(?:\s+to)?$"
 )
 _THEY = frozenset(["they", "their", "them"])
 #: "the user" opening a statement: the owner, as "User" is.
@@ -417,21 +412,29 @@ class Reader:
         )
         plain = text  # what the parser reads: the words as written ("Traefik does ingress")
         text = re.sub(r"(?i)(?<!so )(?<!as )\b(?:does|do|did)\s+(?!not\b)(?=[a-z]+\b)", "", text)
-        pair = _KEY_VALUE.match(logforms.without_aside(text))  # "Queue: Kafka (3 brokers)"
+        # "Plan changed from Starter to Pro": "Plan: Starter → Pro"
+        text = logforms.audit_change(text, is_key=lambda key: _is_key(key, "→"))
+        # "Queue: Kafka (3 brokers)", "Primary Contact: Priya · priya@x.com"
+        pair = _KEY_VALUE.match(logforms.without_aside(logforms.first_field(text)))
         # "replicas: 4 → 8": now 8; "Champion: Kari Nystrøm, Head of Ops": Kari Nystrøm
         said = re.split(r",\s", logforms.field_value(pair.group("value")))[0] if pair else ""
         key = pair.group("key") if pair else ""
+        when = date_value(logforms.field_value(pair.group("value")), self.at) if pair else None
         if is_name_like(said):  # "New champion = Sven": the champion ("new job = new pay": no)
             key = re.sub(r"(?i)^(?:new|current)\s+(?=\w)", "", key)
         sep = pair.group("sep") if pair else ":"
         keyed = bool(key) and (_is_key(key, sep) or bool(self.record and record_field(key)))
         # "queue: SQS", "analytics events -> Segment": settings (docs/concepts/text.md#log-formats)
-        if pair and keyed and _is_value(said) and (value := self.value(said)):
+        date_field = bool(when) and keyed and logforms.date_field(key)
+        said = (when or "") if date_field else said  # "Move date: Friday, June 14, 2024"
+        if pair and keyed and (date_field or _is_value(said)) and (value := self.value(said)):
+            if logforms.OLD_FIELD.match(key):  # "Old plan: X": whatever held X ends
+                return [Claim(self.record or self.owner, None, value, polarity=False)]
             claim = Claim(
                 self.record or self.owner,  # "Assignee: Jonas" in SUP-4412
                 key.casefold(),
-                value,
-                valid_from=self._dates(text)[0],
+                said if date_field else value,
+                valid_from=None if date_field else self._dates(text)[0],
                 correction=correction,
                 sentence=" ".join(sentence.split()),
             )
@@ -503,11 +506,7 @@ class Reader:
             if vf is None and vt is None:
                 vf = sentence_dates[0]  # "Alice moved to Berlin and joined Globex in March"
             clause = self._undate(dated)
-            if (_DATE_IS_VALUE.search(clause) and not _DATE_IS_VALUE.search(dated)) or (
-                SCHEDULE.match(dated) and not SCHEDULE.match(clause)
-            ):
-                # "My birthday is March 14th", "moved the deadline up to May 13th", "dnd is
-                # every other Friday": the date is the value, not when it became true
+            if date_is_value(clause, dated, self.at):
                 clause, vf, vt = dated, None, None
             if not clause:
                 continue
@@ -590,11 +589,13 @@ class Reader:
             else:  # only what the rules did not read: another thing's values, by name
                 said = {names_key(v) for c in out for v in (c.object, c.replaces, c.subject) if v}
                 told = {(c.subject, c.predicate) for c in out if c.polarity}
+                values = " | ".join(c.object.casefold() for c in out if c.object)
                 out.extend(
                     c
                     for c in parsed
                     if c.object
                     and names_key(c.object) not in said
+                    and c.object.casefold() not in values  # "Tuesday at 8:30 AM": read
                     and (c.subject, c.predicate) not in told
                     and (
                         is_name_like(c.object)

@@ -623,6 +623,7 @@ class Model:
 _counter = itertools.count()
 
 
+@pytest.mark.slow  # a long test: CI's slow family runs it
 @settings(
     max_examples=20,
     deadline=None,

@@ -250,6 +250,8 @@ def _verbs(r: Reader, c: str, neg: bool, prev: str | None, spk: str | None) -> l
             is_name_like(obj) or r.chat
         ):
             return []  # "joined the call", "lives in fear"
+        if pred in ("lives_in", "located_in") and _TITLED_PERSON.match(obj):
+            return []  # "moved Noor over to Dr. Whitfield": to a doctor, not a place
         if direction == "tp":  # "we deploy the workers with Ansible": the workers'
             t = m.group("t").strip()
             if not (
@@ -353,8 +355,14 @@ def _verbs(r: Reader, c: str, neg: bool, prev: str | None, spk: str | None) -> l
     return None
 
 
+#: A person named with a title: "Dr. Whitfield", "Mrs. Okafor".
+_TITLED_PERSON = re.compile(r"(?:Dr|Mr|Mrs|Ms|Mx|Prof|Miss)\.?\s+[A-Z]")
+
+
 def _person_like(r: Reader, subject: str, raw: str) -> bool:
     low = raw.strip().casefold().split()
+    if low and low[-1] in ("it", "this", "that", "its"):
+        return False  # "it's in the blue folder": a thing, whoever was named before
     if subject == r.owner or (low and low[-1] in _PERSON_PRONOUNS | _FIRST_PERSON):
         return True
     if (
