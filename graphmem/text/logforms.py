@@ -32,9 +32,11 @@ __all__ = [
 
 #: A conventional commit's type and scope: "feat(api): ", "ci: ", "refactor(search)!: "
 #: ("CI: GitHub Actions" in capitals is a setting).
+#: A commit's abbreviated or full hash, as `git log --oneline` starts its lines.
+GIT_HASH = r"(?-i:[0-9a-f]{7,40})"
 _COMMIT = re.compile(
     # "a91c2e4 (HEAD -> main) chore: ...": a line of `git log --oneline`
-    r"^(?:(?-i:[0-9a-f]{7,40})\s+(?:\([^)]*\)\s+)?)?"
+    rf"^(?:{GIT_HASH}\s+(?:\([^)]*\)\s+)?)?"
     r"(?!(?-i:[A-Z]{2,}):)(?P<kind>feat|fix|chore|ci|docs|refactor|perf|build|style|revert|test|deps)"
     r"(?:\((?P<scope>[^)]{0,40})\))?!?:\s*(?=\S)",
     re.IGNORECASE,
@@ -172,12 +174,11 @@ def commit_statement(text: str) -> str | None:
     if not commit:
         return None
     body = text[commit.end() :]
-    kind = commit.group("kind").casefold()
-    if kind in _REPAIRS and body.split()[0].casefold() not in _COMMIT_VERBS:
+    first = body.split()[0].casefold()
+    if commit.group("kind").casefold() in _REPAIRS and first not in _COMMIT_VERBS:
         return ""  # "fix(auth): refresh token race on tab focus": a repair, no setting
     scope = (commit.group("scope") or "").strip()
     done_with = _DONE_WITH.match(body.rstrip("."))
-    first = body.split()[0].casefold()
     if done_with and _SCOPE.fullmatch(scope) and first not in {*_COMMIT_VERBS, *_UPKEEP_VERBS}:
         return f"the {scope} uses {done_with.group('v')}"
     return _as_statement(body)

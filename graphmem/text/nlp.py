@@ -20,7 +20,13 @@ from typing import Any
 
 from graphmem.errors import ExtraUnavailable
 from graphmem.text.lexicon import ACRONYM, category, is_setting, is_speaker
-from graphmem.text.logforms import mail_sender, record_field, record_key, without_aside
+from graphmem.text.logforms import (
+    GIT_HASH,
+    mail_sender,
+    record_field,
+    record_key,
+    without_aside,
+)
 
 __all__ = ["MODEL_HASHES", "Sentence", "parse", "parser_name", "sentences"]
 
@@ -568,7 +574,7 @@ def _tables(lines: list[str]) -> list[str]:
 
 
 #: A line of ``git log --oneline``: its own line, lower case or not.
-_OWN_LINE = re.compile(r"[0-9a-f]{7,40}\s+\S")
+_OWN_LINE = re.compile(rf"{GIT_HASH}\s+\S")
 
 
 def _turns(text: str) -> list[tuple[str | None, str]]:

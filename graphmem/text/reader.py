@@ -417,24 +417,24 @@ class Reader:
         # "Queue: Kafka (3 brokers)", "Primary Contact: Priya · priya@x.com"
         pair = _KEY_VALUE.match(logforms.without_aside(logforms.first_field(text)))
         # "replicas: 4 → 8": now 8; "Champion: Kari Nystrøm, Head of Ops": Kari Nystrøm
-        said = re.split(r",\s", logforms.field_value(pair.group("value")))[0] if pair else ""
+        field = logforms.field_value(pair.group("value")) if pair else ""
+        said = re.split(r",\s", field)[0]
         key = pair.group("key") if pair else ""
-        when = date_value(logforms.field_value(pair.group("value")), self.at) if pair else None
         if is_name_like(said):  # "New champion = Sven": the champion ("new job = new pay": no)
             key = re.sub(r"(?i)^(?:new|current)\s+(?=\w)", "", key)
         sep = pair.group("sep") if pair else ":"
         keyed = bool(key) and (_is_key(key, sep) or bool(self.record and record_field(key)))
         # "queue: SQS", "analytics events -> Segment": settings (docs/concepts/text.md#log-formats)
-        date_field = bool(when) and keyed and logforms.date_field(key)
-        said = (when or "") if date_field else said  # "Move date: Friday, June 14, 2024"
-        if pair and keyed and (date_field or _is_value(said)) and (value := self.value(said)):
+        when = date_value(field, self.at) if keyed and logforms.date_field(key) else None
+        said = when or said  # "Move date: Friday, June 14, 2024": the whole date is the value
+        if pair and keyed and (when or _is_value(said)) and (value := self.value(said)):
             if logforms.OLD_FIELD.match(key):  # "Old plan: X": whatever held X ends
                 return [Claim(self.record or self.owner, None, value, polarity=False)]
             claim = Claim(
                 self.record or self.owner,  # "Assignee: Jonas" in SUP-4412
                 key.casefold(),
-                said if date_field else value,
-                valid_from=None if date_field else self._dates(text)[0],
+                when or value,
+                valid_from=None if when else self._dates(text)[0],
                 correction=correction,
                 sentence=" ".join(sentence.split()),
             )
