@@ -75,10 +75,13 @@ def _terms(text: str) -> set[str]:
     """Lower-cased, stemmed content words of a text (stop words removed).
 
     :func:`graphmem.normalize.terms`'s stems, but "node.js", "c++" and digits stay words: a
-    fact's words are its values (docs/concepts/recall.md#the-words-of-recall).
+    fact's words are its values; a hyphenated word is also each of its words
+    (docs/concepts/recall.md#the-words-of-recall).
     """
     words = _WORD.findall(unicodedata.normalize("NFKC", text).casefold().replace("_", " "))
-    return {stem(w) for w in words if w not in _STOPWORDS}
+    # "check-out" is also its words: "when do we check out?" names it
+    parts = [p for w in words if "-" in w and w.replace("-", "").isalpha() for p in w.split("-")]
+    return {stem(w) for w in (*words, *parts) if w and w not in _STOPWORDS}
 
 
 def _keywords(query: str) -> list[str]:
@@ -189,7 +192,7 @@ def _full_text(
     return {eid: score for eid, _, score in kept}, {eid: name for eid, name, _ in kept}
 
 
-def _names_a_slot(kernel: Kernel, query: str) -> bool:
+def _names_a_slot(kernel: Kernel, query: str, *, v_at: dt.datetime, k_at: dt.datetime) -> bool:
     """Whether the query names a relation ("the primary region", "storage").
 
     Text files the slots of things without a name of their own under the owner ("our primary
@@ -197,6 +200,8 @@ def _names_a_slot(kernel: Kernel, query: str) -> bool:
     (docs/concepts/recall.md).
     """
     words = _terms(query)
+    if _WHERE.match(query) and _holds_a_place(kernel, v_at=v_at, k_at=k_at):
+        return True  # "where is the conference?" asks for a place the owner's slots hold
     for p in kernel.ontology.predicates():
         slot = _terms(p.name.replace("_", " "))
         if p.name == "note" or not slot:
@@ -219,6 +224,21 @@ def _names_a_slot(kernel: Kernel, query: str) -> bool:
     return False
 
 
+def _holds_a_place(kernel: Kernel, *, v_at: dt.datetime, k_at: dt.datetime) -> bool:
+    """Whether the owner held a slot of a place at ``v_at``, as known at ``k_at``."""
+    owner = entity_key(kernel.owner)
+    owner = kernel.aliases.get(owner, owner)
+    places = {
+        (owner, p.name)
+        for p in kernel.ontology.predicates()
+        if _terms(p.name.replace("_", " ")) & _PLACE_HEADS
+    }
+    return any(v.valid_at(v_at) for v in kernel.store.versions_of(sorted(places), known_at=k_at))
+
+
+_WHERE = re.compile(r"(?i)\s*where\b")
+#: The heads of slots that hold a place.
+_PLACE_HEADS = frozenset(stem(w) for w in ("location", "located", "venue", "address", "room"))
 #: Heads of slots that say what kind of value they hold, not which thing: a question that
 #: names only them ("what time ...", "which date ...") names no slot of the owner.
 _GENERIC_HEADS = frozenset(
@@ -230,7 +250,9 @@ _GENERIC_HEADS = frozenset(
 )
 
 
-def _anchors(kernel: Kernel, query: str) -> tuple[dict[str, str], set[str]]:
+def _anchors(
+    kernel: Kernel, query: str, *, v_at: dt.datetime, k_at: dt.datetime
+) -> tuple[dict[str, str], set[str]]:
     """The entities the query names (``{id: name}``), and those named only with hyphens.
 
     A span of 2-3 words is also looked up hyphenated, the way identifiers are written in logs
@@ -238,7 +260,9 @@ def _anchors(kernel: Kernel, query: str) -> tuple[dict[str, str], set[str]]:
     keeps its words in the full-text query (notes that name it are still found).
     """
     ids = set()
-    if _OWNER.search(unicodedata.normalize("NFKC", query)) or _names_a_slot(kernel, query):
+    if _OWNER.search(unicodedata.normalize("NFKC", query)) or _names_a_slot(
+        kernel, query, v_at=v_at, k_at=k_at
+    ):
         owner = entity_key(kernel.owner)
         ids.add(kernel.aliases.get(owner, owner))
     joined: set[str] = set()
@@ -345,7 +369,7 @@ def _gather_facts(
 ) -> tuple[list[_Candidate], dict[str, list[FactView]], dict[str, str]]:
     """Find and rank the fact candidates; return them, the subjects' timelines, the anchors."""
     store = kernel.store
-    anchors, hyphened = _anchors(kernel, query)
+    anchors, hyphened = _anchors(kernel, query, v_at=v_at, k_at=k_at)
     candidates: dict[str, _Candidate] = {}
 
     touched: set[str] = set()  # candidates new or raised since they were scored

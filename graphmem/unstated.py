@@ -37,6 +37,7 @@ import functools
 import re
 
 from graphmem.said_ended import ended_values
+from graphmem.text.logforms import JSON_LINE, json_fields
 
 __all__ = ["stated", "unstated"]
 
@@ -46,7 +47,7 @@ _CHANGE = (
     r"downgrad\w*|bump\w*|promot\w*|adopt\w*|rais(?:e|ed|es|ing)|rise|rises|increas\w*|"
     r"reduc\w*|lower\w*|put\s+(?:\w+\s+)?up|go(?:es|ing)?\s+with|went\s+with|go(?:es|ing)?\s+to|"
     r"us(?:e|es|ed|ing)|still|now|already|instead|tr(?:y|ied|ying)|pick\w*|choos\w*|"
-    r"push(?:ed|es|ing)?|postpon\w*|reschedul\w*|delay\w*|extend\w*|"
+    r"push(?:ed|es|ing)?|postpon\w*|reschedul\w*|delay\w*|extend\w*|due|"
     r"new\s+(?:time|date|day|slot|venue|location|address|room)|"
     r"nicer|better|suit\w*|prefer\w*|cheaper|faster|entertain\w*|accept\w*|offer\w*|pilot\w*|"
     r"look(?:s|ed|ing)?\s+(?:at|into))"
@@ -60,8 +61,8 @@ _QUESTION_START = re.compile(
     r"wonder(?:ing)?\s+if)\b"
 )
 #: A question passed on: "several of you emailed asking whether it could be pushed to Dec 13."
-#: (a full stop ends it).
-_ASKED = re.compile(r"(?i)\bask(?:ed|ing|s)?\s+(?:\w+\s+){0,3}?(?:whether|if)\b")
+#: (a full stop ends it), "a few of you asked about moving to the library".
+_ASKED = re.compile(r"(?i)\bask(?:ed|ing|s)?\s+(?:\w+\s+){0,3}?(?:whether|if|about\s+\w+ing)\b")
 _IF_START = re.compile(
     r"(?i)^(?:\w+:\s*)?(?:(?:only\s+)?if|unless|in\s+case|should\s+that|in\s+the\s+event|"
     r"contingency|as\s+a\s+fallback|worst\s+case|otherwise)\b"
@@ -121,7 +122,12 @@ _ANAPHOR = re.compile(r"(?i)\b(?:that|this|it)\b")
 #: Longest piece quoted in a mark.
 _QUOTE = 60
 _LEAD = re.compile(
-    r"^(?:\s*\[[^\]]{1,30}\]|\s*\d[\d:./,-]*(?=\s)|[^\w\[]+)*\s*(?:\w[\w .'@-]{0,30}:\s+)?"
+    r"^(?:\s*\[[^\]]{1,30}\]|\s*<[^<>\s]{1,30}>|\s*\d[\d:./,-]*(?=\s)|[^\w\[<]+)*\s*"
+    r"(?:\w[\w .'@-]{0,30}:\s+)?"
+)
+#: A proposal's label after a speaker: "nico_v: proposal: bump min python to 3.10".
+_PROPOSAL_LABEL = re.compile(
+    r"(?i)^(?:proposal|proposed|ideas?|suggestion|option|todo|to-do|rfc|wishlist)\s*:\s+"
 )
 
 
@@ -204,9 +210,13 @@ def _kind(body: str) -> str | None:
 def _pieces(text: str) -> tuple[tuple[str, str, str | None], ...]:
     """Each piece of ``text``, its body, and its :func:`_kind` if it names a value (else None)."""
     out = []
+    if JSON_LINE.match(text):  # a chatbot's event: what its text says ("Want me to switch ...?")
+        text = "\n".join(json_fields(text)) or text
     for piece in (p.strip() for p in _PIECES.split(text)):
         if piece:
             body = _body(piece)
+            if proposal := _PROPOSAL_LABEL.match(body):
+                body = body[proposal.end() :]
             kind = None
             if _names_value(body) or _MOVED_TO.search(body):
                 kind = _kind(body)

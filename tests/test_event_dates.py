@@ -46,6 +46,12 @@ from tests.test_readers import _current
             ("self", "move_date", "Friday, June 14, 2024"),
         ),
         ("Due date: Nov 22, 2024", ("self", "due_date", "Nov 22, 2024")),
+        # whom a thing is with is no part of its name (docs/concepts/text.md#notices)
+        (
+            "Your colonoscopy with Dr. Iyer is on Tuesday, October 29, 2024 (arrive 7:15 AM).",
+            ("self", "colonoscopy", "Tuesday, October 29, 2024"),
+        ),
+        ("the call with Acme is Tuesday at 3pm", ("self", "call", "Tuesday at 3pm")),
     ],
 )
 def test_a_date_after_the_verb_is_the_things_value(

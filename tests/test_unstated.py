@@ -32,6 +32,13 @@ from tests.test_restated import _context_after
         ("the handbook PDF on the intranet says 20 days of leave", "was reported"),
         ("she and Sam are thinking about the flat on Brackett St", "was a plan"),
         ("O2 (exploratory): evaluate Snowflake as our warehouse for H2", "was a plan"),
+        ("Sofia R.: is it due the 15th?", "was asked"),
+        ("A few of you asked about moving to the Sulzer library room.", "was asked"),
+        ("[19:31] <nico_v> proposal: bump min python to 3.10 for 2.3", "was a plan"),
+        (
+            '{"event": "bot", "text": "Want me to switch your timezone to America/Denver?"}',
+            "was asked",
+        ),
     ],
 )
 def test_a_change_only_asked_planned_or_passed_on_is_marked(text: str, kind: str) -> None:

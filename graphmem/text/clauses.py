@@ -58,14 +58,25 @@ def _is_key(key: str, sep: str = ":") -> bool:
     return not heading and not lexicon.is_speaker(key.strip())
 
 
-def _is_value(value: str) -> bool:
+_TITLED_NAME = re.compile(
+    r"[A-Z][\w.'-]*(?: (?:&|of|and|for|[–—-]|[A-Z][\w.'-]*|\d+))* (?:[A-Z][\w.'-]*|\d+)"
+)
+
+
+def _is_value(value: str, sep: str = ":") -> bool:
+    if value.lstrip().startswith(("{", "[")):
+        return False  # 'Arguments: {"user_id": "u_4"}': data, read field by field
     words = value.strip().rstrip(".").split()
-    return 0 < len(words) <= 3 and not _VERBISH.search(value)
+    # "6% of eligible pay", "$1,200 per month": an amount and what it is of
+    most = 5 if re.match(r"[$€£]?\d[\d,.]*%?$", words[0] if words else "") else 3
+    if sep == ":" and _TITLED_NAME.fullmatch(" ".join(words)):
+        most = 5  # "Identity & Access Management", "Riverside Park – Field 3": a field's name
+    return 0 < len(words) <= most and not _VERBISH.search(value)
 
 
 def _split_correction(text: str) -> tuple[str, str | None]:
     """Split "Alice works at Globex, not Acme" into the assertion and the value it ends."""
-    m = re.search(r",?\s+(?:and\s+)?not\s+(?P<old>[^,;]+?)\s*$", text, re.IGNORECASE)
+    m = re.search(r"(?:,|\s[—–-])?\s+(?:and\s+)?not\s+(?P<old>[^,;]+?)\s*$", text, re.IGNORECASE)
     if m and not re.search(r"\b(?:is|are|does|do)\s*$", text[: m.start()], re.I):
         old = names.value(m.group("old"))
         if old and is_name_like(old):

@@ -441,6 +441,7 @@ def is_setting(label: str, body: str) -> bool:
     >>> is_setting("APM", "Datadog"), is_setting("MRR", "$2,400/mo"), is_setting("AJ", "we moved")
     (True, True, False)
     """
+    body = re.sub(r"\s*\([^()]*\)\s*$", "", body)  # "JVM: 11.0.21 (Eclipse Adoptium 11.0.21+9)"
     words = body.split()
     return bool(
         ACRONYM.fullmatch(label.strip())
@@ -471,16 +472,17 @@ def is_speaker(label: str) -> bool:
         and low not in _NOT_SPEAKERS
         and all(w[:1].isupper() for w in words)
         and not any(ch.isdigit() for ch in label)
-        and not (len(words) > 1 and words[-1].casefold() in _FIELD_HEADS)
+        and words[-1].casefold() not in _FIELD_HEADS
     )
 
 
-#: Last words of a record's field names: "Primary Contact:", "Close Date:" name no one who
-#: speaks (docs/concepts/text.md#log-formats).
+#: Last words of a record's field names: "Primary Contact:", "Close Date:", "Premium:" name no
+#: one who speaks (docs/concepts/text.md#log-formats).
 _FIELD_HEADS = frozenset(
     """contact owner date address phone number email plan status stage amount region priority
     assignee reporter provider vendor carrier version balance premium deductible price
-    fee time location venue policy type tier""".split()  # noqa: SIM905
+    fee time location venue policy type tier id insurance reason update rent copay salary
+    check-in check-out arrival departure""".split()  # noqa: SIM905
 )
 
 

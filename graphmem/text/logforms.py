@@ -10,12 +10,14 @@ sender's ("From: Hendrik Bos" over "I'm your new account manager").
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 
 from graphmem.text.lexicon import ROLES, is_speaker
 
 __all__ = [
+    "commit_line",
     "commit_statement",
     "field_value",
     "mail_sender",
@@ -30,10 +32,10 @@ __all__ = [
     "without_aside",
 ]
 
-#: A conventional commit's type and scope: "feat(api): ", "ci: ", "refactor(search)!: "
-#: ("CI: GitHub Actions" in capitals is a setting).
 #: A commit's abbreviated or full hash, as `git log --oneline` starts its lines.
 GIT_HASH = r"(?-i:[0-9a-f]{7,40})"
+#: A conventional commit's type and scope: "feat(api): ", "ci: ", "refactor(search)!: "
+#: ("CI: GitHub Actions" in capitals is a setting).
 _COMMIT = re.compile(
     # "a91c2e4 (HEAD -> main) chore: ...": a line of `git log --oneline`
     rf"^(?:{GIT_HASH}\s+(?:\([^)]*\)\s+)?)?"
@@ -210,18 +212,42 @@ def unclip(text: str) -> str:
 
 
 def first_field(text: str) -> str:
-    """A field without the details after it: "Primary Contact: Priya Anand · priya@x.com"."""
+    """A line's first field, without the details after it, its aside or its key's term.
+
+    >>> first_field("Primary Contact: Priya Anand · priya@x.com")
+    'Primary Contact: Priya Anand'
+    >>> first_field("Premium for this period: $742.10 (monthly EFT)")
+    'Premium: $742.10'
+    """
     field, *details = text.split(" · ")
-    return field if details and ":" in field and not any(":" in d for d in details) else text
+    if details and ":" in field and not any(":" in d for d in details):
+        text = field
+    return without_aside(_KEY_TERM.sub("", text, count=1))
+
+
+#: The term a field's amount is for, in its key: "Premium for this period:", "Rent for the
+#: month:" (the amount's own slot, docs/concepts/text.md#log-formats).
+_KEY_TERM = re.compile(
+    r"(?i)(?<=\w)\s+for\s+(?:this|the|each|every|your|current)\s+(?:[\w-]+\s+)?"
+    r"(?:period|term|month|year|quarter|cycle)(?=\s*:)"
+)
 
 
 def date_field(key: str) -> bool:
-    """Whether a field's value is a thing's date: "Move date", "Start time", "Due date".
+    """Whether a field's value is a thing's date: "Move date", "Start time", "Check-out".
 
     A document's own dates are none ("Statement date", "Invoice date", "Last updated").
     """
     words = key.casefold().split()
+    if " ".join(words) in _DATE_KEYS:
+        return True  # "Check-out: Tue 11 Jun 2024"
     return len(words) > 1 and words[-1] in ("date", "time") and words[0] not in _DOCUMENT_WORDS
+
+
+#: Fields of one word whose value is a date.
+_DATE_KEYS = frozenset(
+    "check-in check-out checkin checkout arrival departure arrive depart deadline due".split()  # noqa: SIM905
+)
 
 
 _DOCUMENT_WORDS = frozenset(
@@ -313,14 +339,48 @@ _NOUN_ENDING = re.compile(r"(?i)[a-z]{2,}(?:ity|tion|ment|ance|ence|ee)$")
 
 
 def record_key(first: str) -> str | None:
-    """The record a text's first sentence opens ("SUP-4412 — Login failures": ``SUP-4412``)."""
+    """The record a text's first sentence opens ("SUP-4412 — Login failures": ``SUP-4412``).
+
+    A record titled with a name is that name: "OPP-5521 · Harbor Dental Group" and "Harbor
+    Dental Group — opp #OPP-5521" are both ``Harbor Dental Group``, as a question names it.
+    """
     head = _RECORD_HEAD.match(first)
     if head:
         return head.group("key")
+    key = _record_id(first)
+    if key is None or not _ACCOUNT.search(first):
+        return key
+    names = [
+        part.strip()
+        for part in re.split(r"\s+[·—–|-]\s+", first)
+        if key not in part and _TITLE_NAME.fullmatch(part.strip())
+    ]
+    return names[0] if len(names) == 1 else key
+
+
+#: A customer's record (a deal, an account), which a question names by its customer's name.
+_ACCOUNT = re.compile(r"(?i)\b(?:opp|opportunity|deal|account|acct|customer|client|lead)\b|\bOPP-")
+#: A name in a record's title: two to four capitalised words ("Harbor Dental Group").
+_TITLE_NAME = re.compile(r"[A-Z][\w&'.]*(?: (?:&|of|[A-Z][\w&'.]*)){1,3}")
+
+
+def _record_id(first: str) -> str | None:
     m = _RECORD.match(first)
-    if m is None or m.group("key").split("-")[0].casefold() in _NOT_RECORDS:
+    if m is None:
+        # "Harbor Dental Group — opp #OPP-5521", "ServiceNow · Incident INC0081234": a short
+        # title naming one record by its kind
+        keys = set(_RECORD_ANYWHERE.findall(first)) if len(first) <= 90 else set()
+        key = keys.pop() if len(keys) == 1 else None
+        return None if key is None or key.split("-")[0].casefold() in _NOT_RECORDS else key
+    if m.group("key").split("-")[0].casefold() in _NOT_RECORDS:
         return None
     return m.group("key")
+
+
+_RECORD_ANYWHERE = re.compile(
+    r"(?i:opp|opportunity|ticket|incident|case|issue|deal|account|request|task|story|bug)\s*[#:]?\s*"
+    r"((?-i:[A-Z][A-Z0-9]{1,9})-\d{2,7}|(?:INC|CHG|RITM|REQ|PRB|TASK|CS)\d{5,10})(?![\w-])"
+)
 
 
 #: A labelled line with a short value: "Assignee: Jonas", "Root cause: expired cert".
@@ -473,3 +533,83 @@ def mail_sender(lines: list[str]) -> tuple[str | None, int]:
     if not re.fullmatch(r"[A-Z][\w.'-]*(?:\s+[A-Za-z][\w.'-]*){0,3}", sender):
         return None, 0
     return sender, end
+
+
+#: A pull or merge request (docs/concepts/text.md#pull-requests).
+_PULL_REQUEST = re.compile(
+    r"(?i)\b(?:pull\s+request|merge\s+request|wants\s+to\s+merge)\b|\b(?:PR|MR)\s*[#!]\d+"
+)
+#: A request's state that leaves it unmerged: "· OPEN", "DECLINED", "Leaving open.", "Draft PR".
+_UNMERGED = re.compile(
+    r"\b(?:OPEN|DECLINED|DRAFT)\b|(?i:\b(?:declined|closed\s+without\s+merg\w*|not\s+merged|"
+    r"leaving\s+(?:it\s+|this\s+)?open|draft\s+(?:pr|pull\s+request|mr))\b|[·|]\s*(?:open|draft)\b|"
+    r"\bstatus:\s*(?:open|draft|declined)\b)"
+)
+_MERGED = re.compile(r"(?i)(?<!not )(?<!without )\bmerged\b")
+
+
+def unmerged(text: str) -> bool:
+    """Whether a text is a pull or merge request left open, in draft or declined.
+
+    What such a request's title and description say it changes is proposed, not done: "chore:
+    migrate test runner to Vitest (spike)" over "DECLINED" changes nothing.
+
+    >>> unmerged("Pull request #231: migrate to Vitest · DECLINED")
+    True
+    >>> unmerged("Pull request #240 · MERGED"), unmerged("we moved to Vitest, the branch is open")
+    (False, False)
+    """
+    return bool(_PULL_REQUEST.search(text) and _UNMERGED.search(text) and not _MERGED.search(text))
+
+
+#: A JSON object on a line of its own, maybe after a label: 'Arguments: {"home_airport": "PDX"}'
+#: (an agent's tool call, a chatbot's tracker event; docs/concepts/text.md#notices).
+JSON_LINE = re.compile(r"^\s*(?:[A-Za-z][\w ]{0,20}:\s*)?(\{.*\})\s*,?\s*$")
+#: Keys of such an object that hold no fact: ids, stamps, scores, an event's kind.
+_JSON_SKIP = frozenset(
+    """id event type timestamp ts time created_at updated_at confidence score status intent
+    name role sender recipient updated_fields""".split()  # noqa: SIM905
+)
+_JSON_SAID = frozenset(["text", "message", "content", "utterance"])
+
+
+def json_fields(line: str) -> list[str]:
+    """A JSON line's fields as "key: value" lines, and what its ``text`` says.
+
+    >>> json_fields('{"user_id": "u_4", "home_airport": "SFO", "seat_pref": "aisle"}')
+    ['home airport: SFO', 'seat pref: aisle']
+    >>> json_fields('{"event": "slot", "name": "timezone", "value": "America/Chicago"}')
+    ['timezone: America/Chicago']
+    >>> json_fields('{"event": "bot", "text": "Your default stays America/Chicago."}')
+    ['bot: Your default stays America/Chicago.']
+    """
+    m = JSON_LINE.match(line)
+    try:
+        obj = json.loads(m.group(1)) if m else None
+    except ValueError:
+        return []
+    if not isinstance(obj, dict):
+        return []
+    name, value = obj.get("name"), obj.get("value")
+    if isinstance(name, str) and isinstance(value, (str, int, float)) and value is not True:
+        return [f"{name.replace('_', ' ')}: {value}"]  # a slot set: its name and value
+    out = []
+    who = next((obj[k] for k in ("event", "role", "sender") if isinstance(obj.get(k), str)), None)
+    for key, value in obj.items():
+        k = key.casefold()
+        if isinstance(value, str) and k in _JSON_SAID:
+            out.append(f"{who}: {value}" if who else value)  # "user: I'm in Chicago"
+        elif not (
+            k in _JSON_SKIP
+            or k.endswith("_id")
+            or isinstance(value, bool)
+            or not isinstance(value, (str, int, float))
+            or len(str(value)) > 60
+        ):
+            out.append(f"{key.replace('_', ' ')}: {value}")
+    return out
+
+
+def commit_line(line: str) -> bool:
+    """Whether a line is a commit's subject: "chore: migrate test runner to Vitest (spike)"."""
+    return _COMMIT.match(line) is not None

@@ -10,8 +10,18 @@ from __future__ import annotations
 import re
 
 from graphmem.text import lexicon
+from graphmem.text.logforms import JSON_LINE
 
-__all__ = ["sentence_skipped", "skipped"]
+__all__ = ["DOCUMENT_SAYS", "sentence_skipped", "skipped"]
+
+#: What a document says is no statement: it may be what went stale (docs/concepts/text.md).
+DOCUMENT_SAYS = re.compile(
+    r"(?i)^(?:according to\s+)?(?:the|our|that|this)?\s*(?:old|current|outdated|stale|internal)?\s*"
+    r"(?:wiki|readme|docs?|documentation|runbook|confluence(?: page)?|notion(?: page)?|spec|"
+    r"diagram|slides?|(?:web)?page|ticket|onboarding (?:doc|guide)|handbook|faq)\b"
+    r"(?:\s+page)?(?:\s+still)?\s+(?:says|claims|states|lists|shows|mentions|documents|"
+    r"describes|suggests|implies|tells|reads)\b|^according to\b"
+)
 
 _WORD = re.compile(r"[\w'+#.-]*\w[+#]*|[+#]+")
 
@@ -27,7 +37,9 @@ _CONDITIONAL_START = frozenset(
 
 
 def sentence_skipped(text: str) -> str | None:
-    """Why a whole sentence gives no claim: a question or a conditional; else ``None``.
+    """Why a whole sentence gives no claim: a question, a conditional, a command or data.
+
+    A shell command in a log and a JSON line (read field by field, nlp._fields) say nothing.
 
     Cues inside one clause (a plan, a hedge, history) skip only that clause
     (:func:`skipped`): "Kwame left Deloitte and is taking time off before deciding what's next"
@@ -43,7 +55,19 @@ def sentence_skipped(text: str) -> str | None:
         return "conditional"
     if words[0] in _QUESTION_START:
         return "question"
+    if _COMMAND.match(text.strip()):
+        return "command"
+    if JSON_LINE.match(text):
+        return "data"  # its fields are read from lines of their own (nlp._fields)
     return None
+
+
+#: A shell command in a log: "> git checkout -f 7d2a0e1c # Merge pull request #1187 from ...",
+#: "+ ./gradlew clean build -x integrationTest" (a prompt, or a flag after the command).
+_COMMAND = re.compile(
+    r"^(?:\$\s+[a-z./]|(?:[%+>]\s*)?(?:sudo\s+)?(?:git|npm|npx|yarn|pnpm|pip3?|kubectl|docker|helm|"
+    r"terraform|curl|ssh|brew|apt(?:-get)?|cargo|gradle|mvn|\./[\w.-]+)\s+(?:[\w./:@=-]+\s+)*-{1,2}\w)"
+)
 
 
 #: Cue words that are also a thing's name when they head a subject ("the proposal is ...").

@@ -22,6 +22,8 @@ from graphmem.errors import ExtraUnavailable
 from graphmem.text.lexicon import ACRONYM, category, is_setting, is_speaker
 from graphmem.text.logforms import (
     GIT_HASH,
+    commit_line,
+    json_fields,
     mail_sender,
     record_field,
     record_key,
@@ -352,8 +354,13 @@ def _key_items(lines: list[str]) -> dict[int, tuple[str, str]]:
     keys = [k.casefold() for k, _ in items.values()]
     if len(set(keys)) != len(keys):
         return {}
-    if any(len(v.split()) > 8 or v.endswith(("?", "!")) or _said(v) for _, v in items.values()):
-        return {}
+    if any(
+        (len(v.split()) > 8 and not k.casefold().endswith(("description", "title")))
+        or v.endswith(("?", "!"))
+        or _said(v)
+        for k, v in items.values()
+    ):
+        return {}  # "Short description: Users in Lisbon cannot connect ...": still a field
     return items
 
 
@@ -419,6 +426,7 @@ _CHANGE_HEADERS = frozenset(["change", "changes", "update", "updates", "diff", "
 #: A record's fields written on one line: "Status: Open | Priority: P3 | Assignee: hamid.s".
 _FIELD = re.compile(r"[A-Z][\w .#/&-]{0,30}:\s+\S.*")
 _PIPE = re.compile(r"\s+\|\s+")
+_GAP = re.compile(r"\s{2,}")
 #: Fields written on one line between middle dots, each a few words and no sentence.
 _DOT = re.compile(r"\s+·\s+")
 _SHORT = re.compile(r"(?:[^\s.!?]+[.,]?\s){0,5}[^\s!?]+")
@@ -427,6 +435,11 @@ _SHORT = re.compile(r"(?:[^\s.!?]+[.,]?\s){0,5}[^\s!?]+")
 _KEYED = re.compile(
     r"^(?P<key>[A-Za-z][A-Za-z'&/-]*(?: [A-Za-z][A-Za-z'&/-]*){0,3}) "
     r"(?P<value>(?:\d{1,2}:\d{2}(?: ?[AaPp]\.?[Mm]\.?)?|[$€£]\d[\d,]*(?:\.\d+)?|\d+(?:\.\d+)?%))$"
+)
+#: A field and its figure in two columns: "Assessed Value          $436,100".
+_COLUMN = re.compile(
+    r"^(?P<key>(?:[A-Za-z][A-Za-z'&/().-]* )*[A-Za-z][A-Za-z'&/().-]*)\s{3,}"
+    r"(?P<value>[$€£]?\d[\d,]*(?:\.\d+)?%?)$"
 )
 _LETTER_LABEL = re.compile(r"^(\s*[-*•]\s*)[A-Za-z]:\s+")
 
@@ -449,6 +462,10 @@ def _fields(lines: list[str]) -> list[str]:
 
     >>> _fields(["Severity: SEV2 | Incident commander: Olu", "a | b"])
     ['Severity: SEV2', 'Incident commander: Olu', 'a | b']
+    >>> _fields(["Goal: 2,100   Food: 1,964   Remaining: 446"])
+    ['Goal: 2,100', 'Food: 1,964', 'Remaining: 446']
+    >>> _fields(["Total Tax          $5,106.73", "Wake County    .6570 per $100    $2,865.18"])
+    ['total tax: $5,106.73', 'Wake County    .6570 per $100    $2,865.18']
     >>> _fields(["Present: Kofi (EM), Hiroshi, Pam (QA)"])[1:]
     ['', 'Kofi is the EM.', 'Pam is the QA.']
 
@@ -464,9 +481,18 @@ def _fields(lines: list[str]) -> list[str]:
     out: list[str] = []
     for line in lines:
         line = _LETTER_LABEL.sub(r"\1", line)  # a standup's "- y:" / "- t:": no setting
+        if found := json_fields(line):  # a tool call's or an event's JSON: its fields
+            out.extend([line, "", *found, ""])
+            continue
         parts = _PIPE.split(line.strip())
+        if len(parts) == 1:  # "Goal: 2,100   Food: 1,964   Exercise: +310": columns
+            parts = _GAP.split(line.strip())
         if len(parts) > 1 and all(_FIELD.fullmatch(p) for p in parts):
             out.extend(parts)
+            continue
+        column = _COLUMN.match(line.strip())
+        if column:  # "Total Tax                  $4,812.36": a bill's field and its amount
+            out.append(f"{column['key'].casefold()}: {column['value']}")  # no one who speaks
             continue
         parts = _DOT.split(line.strip())
         if (
@@ -655,6 +681,7 @@ def _turns(text: str) -> list[tuple[str | None, str]]:
             and not prev.rstrip().endswith((".", "!", "?", ":"))
             and body[:1].islower()
             and not _OWN_LINE.match(body)
+            and not commit_line(body)  # a pull request's title under its header
             and not prev.startswith("$ ")  # a shell command: its output is no more of it
         ):
             speaker, _ = turns[-1]

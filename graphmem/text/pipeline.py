@@ -35,6 +35,7 @@ from graphmem.models import Decision, Fact, Predicate, TextResult, WriteResult
 from graphmem.normalize import entity_key
 from graphmem.temporal import Close, Plan, plan_assert, plan_retract
 from graphmem.text.claims import Claim
+from graphmem.text.logforms import unmerged
 from graphmem.text.readers import BuiltinReader, Reading, group
 from graphmem.text.resolve import INCOMING_LIMIT, Action, Resolver
 from graphmem.timeutil import fmt
@@ -251,6 +252,9 @@ def _resolved(
     for i, seg in enumerate(segments):
         reading = readings[i]
         said_by = _speakers(seg.text)
+        # an open or declined pull request only proposes its changes
+        # (docs/concepts/text.md#pull-requests)
+        proposed = unmerged(seg.text)
         written = 0
         unread: list[str] = []  # sentences no write came from, in text order
         read_ones: list[str] = []
@@ -259,6 +263,8 @@ def _resolved(
             unresolved: list[Claim] = []
             ended: list[Action] = []
             for claim in claims:
+                if proposed and (claim.change or claim.replaces or not claim.polarity):
+                    continue
                 actions = resolver.resolve(claim, seg.at)
                 if actions is None:
                     unresolved.append(claim)
@@ -272,7 +278,13 @@ def _resolved(
                 wrote = wrote or bool(actions)
             # what the sentence says ended that its claims did not end
             # (docs/concepts/text.md#said-ended)
-            said = resolver.said_ended(sentence, claims, seg.at, unresolved=unresolved, ended=ended)
+            said = (
+                []
+                if proposed
+                else resolver.said_ended(
+                    sentence, claims, seg.at, unresolved=unresolved, ended=ended
+                )
+            )
             for a in said:
                 who = said_by(a.claim.sentence or sentence) or source_type
                 rows.append(_row(a, seg, kind, importance, who, kernel))

@@ -38,7 +38,7 @@ from graphmem.text.clauses import (
 from graphmem.text.cleanup import clean, denegate
 from graphmem.text.dates import find_dates
 from graphmem.text.logforms import commit_statement, record_field, unclip
-from graphmem.text.modality import sentence_skipped, skipped
+from graphmem.text.modality import DOCUMENT_SAYS, sentence_skipped, skipped
 from graphmem.text.names import (
     _FIRST_PERSON,
     _LEAD_ADVERBS,
@@ -51,7 +51,7 @@ from graphmem.text.names import (
 from graphmem.text.parse_claims import better_move, names_key
 from graphmem.text.rules import RULES
 from graphmem.text.rules.common import _MULTI, _tool_word
-from graphmem.text.rules.events import date_is_value, date_value
+from graphmem.text.rules.events import booked_date, date_is_value, date_value
 
 __all__ = ["MAX_SENTENCE", "Reader"]
 
@@ -97,14 +97,6 @@ _UNREAL_TOPIC = re.compile(
 #: a cue word in it ("planning") makes no plan of what follows
 #: (docs/concepts/text.md#log-formats).
 _ANNOUNCED = re.compile(r"(?i)^(?:heads[- ]up|fyi|psa|reminder|update|note|for)\b")
-#: What a document says is no statement: it may be what went stale (docs/concepts/text.md).
-_DOCUMENT_SAYS = re.compile(
-    r"(?i)^(?:according to\s+)?(?:the|our|that|this)?\s*(?:old|current|outdated|stale|internal)?\s*"
-    r"(?:wiki|readme|docs?|documentation|runbook|confluence(?: page)?|notion(?: page)?|spec|"
-    r"diagram|slides?|(?:web)?page|ticket|onboarding (?:doc|guide)|handbook|faq)\b"
-    r"(?:\s+page)?(?:\s+still)?\s+(?:says|claims|states|lists|shows|mentions|documents|"
-    r"describes|suggests|implies|tells|reads)\b|^according to\b"
-)
 
 #: The verbs of a change, as the parse reads them (graphmem.text.parse_words.CHANGE_VERBS).
 _CHANGE_WORD = re.compile(
@@ -201,6 +193,8 @@ class Reader:
     #: The ticket or incident the text's first sentence opens: its fields are the record's.
     record: str | None = None
     opened: bool = False
+    #: The thing a notice announced and whose date a later line gives (events.booked_date).
+    booked: tuple[str, str, bool, int] | None = None
     #: Open claims of the sentences the rules do not read, by their cleaned text (the second
     #: pass of :class:`graphmem.text.readers.BuiltinReader`); ``None`` in the first pass.
     parsed: dict[str, list[Any]] | None = None
@@ -364,6 +358,8 @@ class Reader:
         # "the coffee machine is fixed, by the way": an aside, not a passive's agent
         text = _BY_THE_WAY.sub("", text)
         speaker = said_by or speaker
+        if not said_by and (booked := booked_date(self, text)) is not None:
+            return booked  # "Your appointment is booked ✔" ... "Tue, Mar 5 · 10:30 AM"
         moved = logforms.record_change(text) if self.record else None
         if moved and (value := self.value(moved[1])):  # "Reassigned to Mei" in SUP-4412
             return [Claim(self.record or "", moved[0], value, change=True, sentence=sentence)]
@@ -379,7 +375,7 @@ class Reader:
         if stated is not None:  # "refactor(search): migrate search to X": what the commit did
             text = stated
         self.agent_speaking = bool(speaker) and str(speaker).casefold() in _AGENT_SPEAKERS
-        if _DOCUMENT_SAYS.search(text):
+        if DOCUMENT_SAYS.search(text):
             return []  # "the wiki still says we use X": a document's word, maybe stale
         m = _REPORTED.match(text)
         if m:  # "Olu said he prefers ...": what Olu says
@@ -415,7 +411,7 @@ class Reader:
         # "Plan changed from Starter to Pro": "Plan: Starter → Pro"
         text = logforms.audit_change(text, is_key=lambda key: _is_key(key, "→"))
         # "Queue: Kafka (3 brokers)", "Primary Contact: Priya · priya@x.com"
-        pair = _KEY_VALUE.match(logforms.without_aside(logforms.first_field(text)))
+        pair = _KEY_VALUE.match(logforms.first_field(text))
         # "replicas: 4 → 8": now 8; "Champion: Kari Nystrøm, Head of Ops": Kari Nystrøm
         field = logforms.field_value(pair.group("value")) if pair else ""
         said = re.split(r",\s", field)[0]
@@ -427,7 +423,7 @@ class Reader:
         # "queue: SQS", "analytics events -> Segment": settings (docs/concepts/text.md#log-formats)
         when = date_value(field, self.at) if keyed and logforms.date_field(key) else None
         said = when or said  # "Move date: Friday, June 14, 2024": the whole date is the value
-        if pair and keyed and (when or _is_value(said)) and (value := self.value(said)):
+        if pair and keyed and (when or _is_value(said, sep)) and (value := self.value(said)):
             if logforms.OLD_FIELD.match(key):  # "Old plan: X": whatever held X ends
                 return [Claim(self.record or self.owner, None, value, polarity=False)]
             claim = Claim(

@@ -127,8 +127,9 @@ def _schedule(
 def _copular(r: Reader, c: str, neg: bool, prev: str | None, spk: str | None) -> list[Claim] | None:
     # "the new Z is B" / "our Z is B" / "X's Z is B" / "the Z of T is B" / "Z is now B"
     m = re.match(
-        r"^(?:(?P<own>our|my|their|the|his|her|its)\s+|(?P<poss>[\w .&-]+?)'s?\s+)"
-        r"(?P<new>new\s+)?(?P<z>[\w -]+?)(?:\s+of\s+(?P<t>[\w .&-]+?))?\s+"
+        r"^(?:(?P<own>our|my|your|their|the|his|her|its)\s+|(?P<poss>[\w .&-]+?)'s?\s+)"
+        r"(?P<new>(?:new|renewal|revised|updated)\s+)?(?P<z>[\w -]+?)"
+        r"(?:\s+of\s+(?P<t>[\w .&-]+?))?\s+"
         r"(?:is|are|=|has been|have been)\s+(?P<now>now\s+)?(?P<o>.+)$",
         c,
         re.IGNORECASE,
@@ -273,6 +274,13 @@ _KIN_NAMED = re.compile(
 _AGE = re.compile(r"(?P<n>\d{1,3})(?:\s*(?:years?|yrs?)(?:\s+old)?)?")
 
 
+#: The term an amount is for, after it: "$868.40 for this 6-month period", "$120 for the year".
+_FOR_A_TERM = re.compile(
+    r"(?i)(?<=\d)\s+for\s+(?:this|the|each|every|your|one|a)\s+(?:[\w\u2010-\u2015-]+\s+){0,2}?"
+    r"(?:period|term|month|year|quarter|cycle|semester|season)\s*[.!]?$"
+)
+
+
 def _slot_claim(
     r: Reader,
     own: str | None,
@@ -312,6 +320,10 @@ def _slot_claim(
         subject = r.owner  # "our" in a team's log is the team's, whoever types it
     elif own_low == "my":
         subject = r.first_person(speaker)
+    elif own_low == "your":
+        if speaker is not None and not r.agent_speaking:
+            return []  # "Sam: your plan is ...": whom Sam speaks to is not said
+        subject = r.owner  # a notice: "your premium is $868.40" (docs/concepts/text.md#notices)
     elif own_low == "their" and r.user_named:
         subject = r.owner  # a note about "the user": "their" is the user's
     elif own_low in ("his", "her", "their"):
@@ -324,6 +336,7 @@ def _slot_claim(
     obj = r.value(value, keep_prepositions=True)
     if subject is None or obj is None:
         return []
+    obj = _FOR_A_TERM.sub("", obj)  # "$868.40 for this 6-month period": the amount
     if _is_role(slot) and own_low == "the" and not owner_name:
         # "the CTO is Alice": Alice's role
         return [Claim(obj, "role", slot, polarity=not neg)]
@@ -336,6 +349,8 @@ def _slot_claim(
         )
     ):
         return []  # "the weather is nice", "the coffee machine is broken"
+    if own_low == "your" and not (is_name_like(obj) or any(ch.isdigit() for ch in obj)):
+        return []  # "your tickets are valid for the new date": no value to keep
     setting = words[0] == "default"  # "the default log level is warn": a setting's value
     if not (is_name_like(obj) or chat or own_low in ("our", "my") or owner_name or setting):
         return []

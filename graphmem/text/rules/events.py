@@ -5,7 +5,9 @@
 A date right after the verb is the thing's value, not the time the sentence became true. The
 slot is the thing ("dinner", "checkup"), held by its owner as in "our Z is O": "Noor's checkup
 is booked for Oct 12" is Noor's ``checkup``; "the", "our" and "your" are the memory owner's. A
-move ("moved", "rescheduled", "pushed back to") replaces the value the slot held.
+move ("moved", "rescheduled", "pushed back to") replaces the value the slot held. A booking
+notice gives the date on a line of its own, after the line that announces the thing
+(:func:`booked_date`, docs/concepts/text.md#notices).
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ _EVENT = re.compile(
     r"^(?:(?P<own>the|our|my|your|his|her|their)\s+|(?P<poss>[A-Z][\w.&-]*(?:\s+[A-Z][\w.&-]*)?)"
     r"['’]s\s+)?(?P<z>(?!(?:it|this|that|we|i|they|he|she|you|there|which|who|what|when)\b)"
     r"(?:[a-z]|\d+[a-z])[\w-]*(?:\s+[a-z][\w-]*){0,3}?)\s+"
+    # "your colonoscopy with Dr. Iyer is on ...": whom it is with is no part of its name
+    r"(?:with\s+(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?\s+)?"
     r"(?:(?P<be>is|are|was|were|will be|has been|have been|had been|got|gets)\s+"
     r"(?:(?:now|still|officially|tentatively|currently|all)\s+)*(?:(?P<how>" + _HOW + r"),?\s+)?"
     r"|(?P<moved>" + _HOW + r")\s+)"
@@ -149,3 +153,50 @@ def event_date_claims(
     moved = _moved(m)
     slot = " ".join(m.group("z").casefold().split())
     return [Claim(subject, slot, value, change=moved)]
+
+
+#: A notice's line that announces a booked thing without its date: "Your appointment is
+#: booked ✔", "Your appointment has been rescheduled", "Event Update: Parlour Ghosts has been
+#: rescheduled", "You Got Tickets To Parlour Ghosts" (docs/concepts/text.md#notices).
+_BOOKED = re.compile(
+    r"^(?:(?i:your|our|the)\s+(?P<z>[a-z]+(?:\s+[a-z]+)?)\s+(?i:is|are|has\s+been|have\s+been)\s+"
+    r"(?:(?i:now)\s+)?(?P<how>(?i:booked|confirmed|scheduled|rescheduled|postponed|moved|changed))"
+    r"|(?P<name>[A-Z][\w&'.-]*(?:\s+[A-Z][\w&'.-]*){0,3})\s+(?i:is|are|has\s+been|have\s+been)\s+"
+    r"(?P<moved>(?i:rescheduled|postponed|moved))"
+    r"|(?i:you\s+got\s+tickets?\s+(?:to|for))\s+(?P<show>[A-Z][\w&'.-]*(?:\s+[\w&'.-]+){0,4}?))"
+    r"[\s!.✔✓✅]*$"
+)
+#: What a date line may open with: "NEW DATE:", "Date:", "When:", "Date & time:".
+_DATE_LABEL = re.compile(r"(?i)^(?:new\s+)?(?:date|when|date\s*(?:&|and)\s*time|time)\s*:\s*")
+#: How many lines after the notice's announcement its date may come.
+_BOOKED_LINES = 8
+
+
+def booked_date(r: Reader, line: str) -> list[Claim] | None:
+    """The date of the thing a notice announced, from the first line that only gives a date.
+
+    "Your appointment is booked ✔" then "Tue, Mar 5 · 10:30 AM": the owner's ``appointment``
+    is on Tue, Mar 5, 10:30 AM; "Parlour Ghosts has been rescheduled" then "NEW DATE: Fri •
+    Sep 13, 2024 • 8:00 PM": the ``date`` of Parlour Ghosts moved. ``None`` for any other
+    line (docs/concepts/text.md#notices).
+    """
+    text = line.strip()
+    m = _BOOKED.match(re.sub(r"(?i)^[a-z][\w ]{0,24}:\s+", "", text))  # "Event Update: X has ..."
+    if m is not None:
+        name = m.group("name") or m.group("show")
+        slot = "date" if name else " ".join(m.group("z").casefold().split())
+        if not (set(slot.split()) & (_NOT_SLOT | _NOT_THINGS)):
+            moved = bool(m.group("moved") or re.match(rf"(?i)(?:{_MOVED})", m.group("how") or ""))
+            r.booked = (name or r.owner, slot, moved, _BOOKED_LINES)
+        return None
+    if r.booked is None:
+        return None
+    subject, slot, moved, left = r.booked
+    r.booked = (subject, slot, moved, left - 1) if left > 1 else None
+    labelled = _DATE_LABEL.match(text)
+    rest = re.sub(r"\s*[·•|]\s*", ", ", text[labelled.end() :] if labelled else text)
+    value = date_value(rest, r.at)
+    if value is None or not (labelled or not rest[len(value) :].strip(" ,.")):
+        return None
+    r.booked = None
+    return [Claim(subject, slot, value, change=moved, sentence=line)]
