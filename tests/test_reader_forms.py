@@ -250,3 +250,27 @@ def test_a_doctor_or_a_things_place_is_no_home(text: str, clock: ManualClock) ->
     with backends.memory(clock=clock) as mem:
         mem.add_session(text, started_at="2024-02-19")
         assert not [f for f in mem.facts() if f.predicate == "lives_in"]
+
+
+def test_a_nested_yaml_setting_is_named_with_its_parent(clock: ManualClock) -> None:
+    # docs/concepts/text.md#log-formats: in a values file and in a diff of it
+    clock.set("2024-05-14")
+    with backends.memory(clock=clock) as mem:
+        mem.add_session(
+            "# values-prod.yaml\nreplicaCount: 4\nresources:\n  requests:\n    memory: 384Mi\n"
+            "  limits:\n    memory: 512Mi\nselector:\n  app: payments",
+            started_at="2024-05-14",
+        )
+        now = _current(mem)
+        assert {("self", "requests_memory", "384Mi"), ("self", "limits_memory", "512Mi")} <= now
+        assert ("self", "replicacount", "4") in now  # no "4 selector"
+        clock.set("2024-06-02")
+        mem.add_session(
+            "diff --git a/values-prod.yaml b/values-prod.yaml\n@@ -6,8 +6,8 @@\n resources:\n"
+            "   requests:\n-    memory: 384Mi\n+    memory: 768Mi\n   limits:\n"
+            "-    memory: 512Mi\n+    memory: 1Gi",
+            started_at="2024-06-02",
+        )
+        now = _current(mem)
+        assert {("self", "requests_memory", "768Mi"), ("self", "limits_memory", "1Gi")} <= now
+        assert ("self", "limits_memory", "512Mi") not in now

@@ -30,6 +30,7 @@ __all__ = [
     "record_key",
     "unclip",
     "without_aside",
+    "yaml_paths",
 ]
 
 #: A commit's abbreviated or full hash, as `git log --oneline` starts its lines.
@@ -613,3 +614,55 @@ def json_fields(line: str) -> list[str]:
 def commit_line(line: str) -> bool:
     """Whether a line is a commit's subject: "chore: migrate test runner to Vitest (spike)"."""
     return _COMMIT.match(line) is not None
+
+
+#: A line of a YAML mapping, maybe in a diff: "    memory: 512Mi", "-    memory: 512Mi",
+#: "  limits:" (a parent), "  - name: api" (an item).
+_YAML_LINE = re.compile(
+    r"^(?P<indent>\s*)(?:-\s+)?(?P<key>[A-Za-z_][\w.-]*):(?:\s+(?P<value>\S.*))?$"
+)
+
+
+_DIFF_SETTING = re.compile(r"^[+-]\s+[A-Za-z_][\w.-]*:\s")
+
+
+def yaml_paths(lines: list[str]) -> list[str]:
+    """A nested YAML setting named with its parent: "limits memory: 512Mi".
+
+    In a block of YAML (a Helm values file, a manifest, also inside a diff, whose first column
+    is kept), a setting under a parent key is named with it, so the two ``memory`` settings of
+    ``requests:`` and ``limits:`` are two slots (docs/concepts/text.md#log-formats). A block
+    without nesting, or a list of "Key: value" fields, stays as written.
+
+    >>> yaml_paths(["resources:", "  limits:", "    memory: 512Mi", "replicas: 4"])
+    ['resources:', '  limits:', '    limits memory: 512Mi', 'replicas: 4']
+    >>> yaml_paths(["@@ -6,3 +6,3 @@", "   limits:", "-    memory: 512Mi", "+    memory: 1Gi"])
+    ['@@ -6,3 +6,3 @@', '   limits:', '-    limits memory: 512Mi', '+    limits memory: 1Gi']
+    >>> yaml_paths([" ingress:", "-  className: nginx", "+  className: traefik"])[1:]
+    ['-  ingress className: nginx', '+  ingress className: traefik']
+    """
+    out = list(lines)
+    stack: list[tuple[int, str]] = []  # the open parents: (indent, key)
+    # a diff without its header: a setting removed and one added, each after its sign
+    signs = {line[0] for line in lines if _DIFF_SETTING.match(line)}
+    diff = signs == {"+", "-"}
+    nested = 0
+    for i, line in enumerate(lines):
+        if line.startswith(("@@", "+++", "---", "diff --git")):
+            diff, stack = True, []
+            continue
+        mark, body = (line[:1], line[1:]) if diff and line[:1] in ("+", "-", " ") else ("", line)
+        m = _YAML_LINE.match(body)
+        if m is None:
+            if body.strip() and not body.lstrip().startswith("#"):
+                stack = []  # prose: the block ended
+            continue
+        indent = len(m["indent"])
+        while stack and stack[-1][0] >= indent:
+            stack.pop()
+        if m["value"] is None:
+            stack.append((indent, m["key"]))
+        elif stack and not m["value"].startswith(("|", ">", "{", "[")):
+            nested += 1
+            out[i] = f"{mark}{m['indent']}{stack[-1][1]} {body[m.start('key') :]}"
+    return out if nested else list(lines)

@@ -28,6 +28,7 @@ from graphmem.text.logforms import (
     record_field,
     record_key,
     without_aside,
+    yaml_paths,
 )
 
 __all__ = ["MODEL_HASHES", "Sentence", "parse", "parser_name", "sentences"]
@@ -599,6 +600,8 @@ def _tables(lines: list[str]) -> list[str]:
     return out
 
 
+#: A config file's setting or parent key ("selector:", "replicas: 3"): a line of its own.
+_SETTING_LINE = re.compile(r"^[a-z_][\w.-]*:(?:\s|$)")
 #: A line of ``git log --oneline``: its own line, lower case or not.
 _OWN_LINE = re.compile(rf"{GIT_HASH}\s+\S")
 
@@ -610,7 +613,9 @@ def _turns(text: str) -> list[tuple[str | None, str]]:
     a header ending with a colon and a line after one that ends a sentence start a new piece;
     other lines continue the paragraph they wrap.
     """
-    lines = [_BOLD.sub(r"\1", line) for line in _tables(_fields(_diffs(text.splitlines())))]
+    lines = [
+        _BOLD.sub(r"\1", line) for line in _tables(_fields(_diffs(yaml_paths(text.splitlines()))))
+    ]
     sender, opens = mail_sender(lines)  # an e-mail's body is its sender's turn
     lines = lines[opens:]
     chat = _chat_labels(lines)
@@ -682,6 +687,7 @@ def _turns(text: str) -> list[tuple[str | None, str]]:
             and body[:1].islower()
             and not _OWN_LINE.match(body)
             and not commit_line(body)  # a pull request's title under its header
+            and not _SETTING_LINE.match(body)  # "replicas: 3" then "selector:": two settings
             and not prev.startswith("$ ")  # a shell command: its output is no more of it
         ):
             speaker, _ = turns[-1]
