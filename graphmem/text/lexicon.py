@@ -421,7 +421,7 @@ _NOT_SPEAKERS = frozenset(
     background decision result results status question answer edit erratum idea ideas
     proposal proposals draft brainstorm joke rumor rumour wishlist option options agenda
     todo goal goals plan plans retro standup minutes changelog subject re fwd fw cc bcc
-    date from to sent""".split()  # noqa: SIM905
+    date from to sent also ps""".split()  # noqa: SIM905
 ) | frozenset(
     # a setting's name in a list ("Queue: SQS", "1) Auth: Auth0"): a key, not who speaks
     # (docs/concepts/text.md#log-formats)
@@ -460,8 +460,8 @@ def is_speaker(label: str) -> bool:
 
     >>> is_speaker("assistant"), is_speaker("Caroline"), is_speaker("Research log")
     (True, True, False)
-    >>> is_speaker("Correction")
-    False
+    >>> [is_speaker(label) for label in ("Correction", "Also", "Premium", "Event Update")]
+    [False, False, False, False]
     """
     words = label.split()
     low = label.casefold().strip()
