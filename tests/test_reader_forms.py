@@ -274,3 +274,20 @@ def test_a_nested_yaml_setting_is_named_with_its_parent(clock: ManualClock) -> N
         now = _current(mem)
         assert {("self", "requests_memory", "768Mi"), ("self", "limits_memory", "1Gi")} <= now
         assert ("self", "limits_memory", "512Mi") not in now
+
+
+def test_a_toml_diffs_setting_changes_and_its_neighbours_stay_lines(clock: ManualClock) -> None:
+    # a diff's "-key = ..." / "+key = ..." is one change; the context line after it is a line
+    # of its own, never the changed value continued (docs/concepts/text.md#log-formats)
+    clock.set("2024-02-11")
+    with backends.memory(clock=clock) as mem:
+        mem.remember('[package]\nname = "tern"\nrust-version = "1.70"\nlicense = "Apache-2.0"')
+        clock.set("2024-09-03")
+        mem.remember(
+            'diff --git a/Cargo.toml b/Cargo.toml\n@@ -1,4 +1,4 @@\n [package]\n name = "tern"\n'
+            '-rust-version = "1.70"\n+rust-version = "1.74"\n license = "Apache-2.0"'
+        )
+        now = _current(mem)
+        assert ("self", "rust_version", "1.74") in now
+        assert ("self", "license", "Apache-2.0") in now
+        assert ("self", "rust_version", "1.70") not in now

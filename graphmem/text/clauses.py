@@ -68,7 +68,8 @@ def _is_value(value: str, sep: str = ":") -> bool:
         return False  # 'Arguments: {"user_id": "u_4"}': data, read field by field
     words = value.strip().rstrip(".").split()
     # "6% of eligible pay", "$1,200 per month": an amount and what it is of
-    most = 5 if re.match(r"[$€£]?\d[\d,.]*%?$", words[0] if words else "") else 3
+    amount = len(words) > 2 and re.fullmatch(r"[$€£]?\d[\d,.]*%?", words[0]) is not None
+    most = 5 if amount and words[1].casefold() in ("of", "per", "a", "an", "each") else 3
     if sep == ":" and _TITLED_NAME.fullmatch(" ".join(words)):
         most = 5  # "Identity & Access Management", "Riverside Park – Field 3": a field's name
     return 0 < len(words) <= most and not _VERBISH.search(value)

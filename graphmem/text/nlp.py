@@ -600,8 +600,9 @@ def _tables(lines: list[str]) -> list[str]:
     return out
 
 
-#: A config file's setting or parent key ("selector:", "replicas: 3"): a line of its own.
-_SETTING_LINE = re.compile(r"^[a-z_][\w.-]*:(?:\s|$)")
+#: A config file's setting or parent key ("selector:", "replicas: 3", 'edition = "2021"'): a
+#: line of its own.
+_SETTING_LINE = re.compile(r"^[a-z_][\w.-]*\s*(?::|=)(?:\s|$)")
 #: A line of ``git log --oneline``: its own line, lower case or not.
 _OWN_LINE = re.compile(rf"{GIT_HASH}\s+\S")
 
