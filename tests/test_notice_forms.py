@@ -265,3 +265,13 @@ def test_a_forms_place_answers_where_and_keeps_the_old_one(clock: ManualClock) -
         assert "was Riverside Park – Field 3" in ctx
         # what was believed then is what was answered then (docs/concepts/time.md)
         assert str(mem.context("Where is Rockets practice held?", **then)) == before
+
+
+def test_a_documents_own_number_adds_and_never_replaces(clock: ManualClock) -> None:
+    clock.set("2024-01-02")
+    with backends.memory(clock=clock) as mem:
+        mem.remember("PayPal receipt\nTransaction ID: 7KJ28841GP\nTotal: $29.00")
+        clock.set("2024-02-02")
+        mem.remember("PayPal receipt\nTransaction ID: 9XX11QQ\nTotal: $31.00")
+        ids = {f[2] for f in _current(mem) if f[1] == "transaction_id"}
+        assert ids == {"7KJ28841GP", "9XX11QQ"}

@@ -17,9 +17,12 @@ from collections.abc import Callable
 from graphmem.text.lexicon import ROLES, is_speaker
 
 __all__ = [
+    "DOCUMENT_ID",
+    "JSON_LINE",
     "commit_line",
     "commit_statement",
     "field_value",
+    "json_fields",
     "mail_sender",
     "names_field",
     "names_record",
@@ -29,6 +32,7 @@ __all__ = [
     "record_line",
     "record_key",
     "unclip",
+    "unmerged",
     "without_aside",
     "yaml_paths",
 ]
@@ -257,6 +261,12 @@ _DOCUMENT_WORDS = frozenset(
 )
 
 
+#: A document's own number: each confirmation, order or receipt has its own, so a new one
+#: adds to the old ones and never replaces them ("Transaction ID:", "Confirmation #:").
+DOCUMENT_ID = re.compile(
+    r"(?i)^(?:confirmation|order|transaction|invoice|tracking|receipt|appointment|case|ticket|"
+    r"booking|reservation|payment|reference|request|envelope|bill|claim)\s*(?:id|number|no\.?|#|code)$"
+)
 #: A field that names the value a record had: "Old plan:", "Previous address:".
 OLD_FIELD = re.compile(r"(?i)(?:old|previous|former|prior)\s+\w")
 

@@ -432,6 +432,7 @@ class Reader:
                 when or value,
                 valid_from=None if when else self._dates(text)[0],
                 correction=correction,
+                many=bool(logforms.DOCUMENT_ID.match(key.strip())),  # "Order #: 1123"
                 sentence=" ".join(sentence.split()),
             )
             return [claim]
