@@ -231,7 +231,7 @@ def first_field(text: str) -> str:
 
 
 #: The term a field's amount is for, in its key: "Premium for this period:", "Rent for the
-#: month:" (the amount's own slot, docs/concepts/text.md#log-formats).
+#: month:" (the amount's own slot, docs/concepts/text.md#notices).
 _KEY_TERM = re.compile(
     r"(?i)(?<=\w)\s+for\s+(?:this|the|each|every|your|current)\s+(?:[\w-]+\s+)?"
     r"(?:period|term|month|year|quarter|cycle)(?=\s*:)"
@@ -602,7 +602,11 @@ def json_fields(line: str) -> list[str]:
     if not isinstance(obj, dict):
         return []
     name, value = obj.get("name"), obj.get("value")
-    if isinstance(name, str) and isinstance(value, (str, int, float)) and value is not True:
+    if (
+        isinstance(name, str)
+        and isinstance(value, (str, int, float))
+        and not isinstance(value, bool)
+    ):
         return [f"{name.replace('_', ' ')}: {value}"]  # a slot set: its name and value
     out = []
     who = next((obj[k] for k in ("event", "role", "sender") if isinstance(obj.get(k), str)), None)
@@ -631,8 +635,7 @@ def commit_line(line: str) -> bool:
 _YAML_LINE = re.compile(
     r"^(?P<indent>\s*)(?:-\s+)?(?P<key>[A-Za-z_][\w.-]*):(?:\s+(?P<value>\S.*))?$"
 )
-
-
+#: A diff's removed or added setting, "-  className: nginx" (a diff without its "@@" header).
 _DIFF_SETTING = re.compile(r"^[+-]\s+[A-Za-z_][\w.-]*:\s")
 
 

@@ -427,6 +427,7 @@ _CHANGE_HEADERS = frozenset(["change", "changes", "update", "updates", "diff", "
 #: A record's fields written on one line: "Status: Open | Priority: P3 | Assignee: hamid.s".
 _FIELD = re.compile(r"[A-Z][\w .#/&-]{0,30}:\s+\S.*")
 _PIPE = re.compile(r"\s+\|\s+")
+#: Fields side by side in columns: "Goal: 2,100   Food: 1,964".
 _GAP = re.compile(r"\s{2,}")
 #: Fields written on one line between middle dots, each a few words and no sentence.
 _DOT = re.compile(r"\s+·\s+")
