@@ -43,6 +43,13 @@ TEMPLATES = [
     "{person} moved to Paris last week.",
     "Our embeddings provider is {org}.",
     "We switched our embeddings provider to {org2}.",
+    # notices, forms and machine logs (docs/concepts/text.md#notices)
+    "Your premium is ${n}.",
+    "Premium for this period: ${n}\nTransaction ID: T{n}",
+    "Your appointment has been rescheduled\n\nFri, Nov {day} · 9:00 AM",
+    '{{"home_airport": "{org}", "user_id": "u_{n}"}}',
+    "resources:\n  limits:\n    memory: {n}Mi",
+    "Pull request #{n}\nrefactor(api): migrate the api to {tool}\nBo wants to merge · OPEN",
 ]
 VALID = [gm.to_utc(f"20{y}-06-01") for y in (24, 25, 26, 27)]
 
@@ -54,6 +61,8 @@ def text(rng: random.Random) -> str:
         person=rng.choice(PEOPLE),
         org=rng.choice(ORGS),
         org2=rng.choice(ORGS),
+        n=rng.randint(100, 999),
+        day=rng.randint(1, 28),
     )
 
 
