@@ -61,6 +61,7 @@ def test_a_notices_your_is_the_owners_and_a_renewal_replaces_it(clock: ManualClo
         ("Pre-tax contribution: 6% of eligible pay", ("self", "pre_tax_contribution", "6% of eligible pay")),  # noqa: E501
         ("Total Tax                               $4,812.36", ("self", "total_tax", "$4,812.36")),
         ("Goal: 1,850   Calorie target: 1,850   Protein: 35%", ("self", "protein", "35%")),
+        ("Goal: 10,000 steps", ("self", "goal", "10,000 steps")),  # a figure: a setting
         ("JVM:          17.0.9 (Eclipse Adoptium 17.0.9+9)", ("self", "jvm", "17.0.9")),
         ("Assignment group: Identity & Access Management", ("self", "assignment_group", "Identity & Access Management")),  # noqa: E501
         ("Location: Riverside Park – Field 3 (by the courts)", ("self", "located_in", "Riverside Park – Field 3")),  # noqa: E501
@@ -80,13 +81,14 @@ def test_a_bills_and_a_forms_fields(
     [
         "Sam: your rent is $1,900",  # whom Sam speaks to is not said
         "Good news — your tickets are valid for the new date.",  # no value
+        "Goal: ship the rent calculator by Friday",  # a note's head, not a setting
     ],
 )
-def test_your_is_no_ones_in_a_chat_or_without_a_value(text: str, clock: ManualClock) -> None:
+def test_no_setting_without_a_value_or_an_owner(text: str, clock: ManualClock) -> None:
     clock.set("2024-03-01")
     with backends.memory(clock=clock) as mem:
         mem.remember(text)
-        assert not {f for f in _current(mem) if f[0] == "self" and f[1] in ("rent", "tickets")}
+        assert not {f for f in _current(mem) if f[1] in ("rent", "tickets", "goal")}
 
 
 def test_a_booking_notices_date_line_and_its_reschedule(clock: ManualClock) -> None:

@@ -39,14 +39,16 @@ _VERBISH = re.compile(
 )
 
 
-def _is_key(key: str, sep: str = ":") -> bool:
+def _is_key(key: str, sep: str = ":", value: str = "") -> bool:
     # the head word decides: "Status: done" is a note, "status page: Statuspage" a setting;
     # before an arrow ("Stage → Proposal") no label names who speaks
     words = key.casefold().split()
     if sep != ":" and words[-1] not in _NOT_KEYS:
         return True
+    # "Goal: 2,100" (a tracker's daily goal) is a setting, "Goal: ship v2" a note's head
+    figure = words[-1] in _FIGURE_HEADS and _FIGURE.fullmatch(value.strip()) is not None
     # "Move date:", "Start time:": a field whose value is a date ("Date:" alone heads a mail)
-    heading = (words[-1] in _NOT_KEYS and not date_field(key)) or words[0] in (
+    heading = (words[-1] in _NOT_KEYS and not date_field(key) and not figure) or words[0] in (
         "heads",
         "action",
         "next",
@@ -61,6 +63,10 @@ def _is_key(key: str, sep: str = ":") -> bool:
 _TITLED_NAME = re.compile(
     r"[A-Z][\w.'-]*(?: (?:&|of|and|for|[–—-]|[A-Z][\w.'-]*|\d+))* (?:[A-Z][\w.'-]*|\d+)"
 )
+
+
+_FIGURE_HEADS = frozenset(["goal", "goals", "result", "results", "progress"])
+_FIGURE = re.compile(r"[$€£]?\d[\d,.]*\s?(?:%|[a-zA-Z]{1,5})?")
 
 
 def _is_value(value: str, sep: str = ":") -> bool:

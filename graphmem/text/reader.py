@@ -419,7 +419,7 @@ class Reader:
         if is_name_like(said):  # "New champion = Sven": the champion ("new job = new pay": no)
             key = re.sub(r"(?i)^(?:new|current)\s+(?=\w)", "", key)
         sep = pair.group("sep") if pair else ":"
-        keyed = bool(key) and (_is_key(key, sep) or bool(self.record and record_field(key)))
+        keyed = bool(key) and (_is_key(key, sep, field) or bool(self.record and record_field(key)))
         # "queue: SQS", "analytics events -> Segment": settings (docs/concepts/text.md#log-formats)
         when = date_value(field, self.at) if keyed and logforms.date_field(key) else None
         said = when or said  # "Move date: Friday, June 14, 2024": the whole date is the value
