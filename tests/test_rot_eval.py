@@ -301,7 +301,7 @@ CONTEXT_FLOORS = {
     "text_blind_twentieth.jsonl": 32,
     "text_blind_twentyfirst.jsonl": 32,
     "text_blind_twentysecond.jsonl": 35,
-    "text_blind_twentythird.jsonl": 35,
+    "text_blind_twentythird.jsonl": 37,
 }
 
 
