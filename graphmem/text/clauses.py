@@ -60,11 +60,12 @@ def _is_key(key: str, sep: str = ":", value: str = "") -> bool:
     return not heading and not lexicon.is_speaker(key.strip())
 
 
+#: A field's value that is a name of capitalised words and numbers: "Identity & Access
+#: Management", "Riverside Park – Field 3".
 _TITLED_NAME = re.compile(
     r"[A-Z][\w.'-]*(?: (?:&|of|and|for|[–—-]|[A-Z][\w.'-]*|\d+))* (?:[A-Z][\w.'-]*|\d+)"
 )
-
-
+#: Heads of a note that name a setting when a figure follows: "Goal: 2,100", "Progress: 80%".
 _FIGURE_HEADS = frozenset(["goal", "goals", "result", "results", "progress"])
 _FIGURE = re.compile(r"[$€£]?\d[\d,.]*\s?(?:%|[a-zA-Z]{1,5})?")
 
