@@ -377,15 +377,14 @@ _TITLE_NAME = re.compile(r"[A-Z][\w&'.]*(?: (?:&|of|[A-Z][\w&'.]*)){1,3}")
 
 def _record_id(first: str) -> str | None:
     m = _RECORD.match(first)
-    if m is None:
+    if m is not None:
+        key: str | None = m.group("key")
+    else:
         # "Harbor Dental Group — opp #OPP-5521", "ServiceNow · Incident INC0081234": a short
         # title naming one record by its kind
         keys = set(_RECORD_ANYWHERE.findall(first)) if len(first) <= 90 else set()
         key = keys.pop() if len(keys) == 1 else None
-        return None if key is None or key.split("-")[0].casefold() in _NOT_RECORDS else key
-    if m.group("key").split("-")[0].casefold() in _NOT_RECORDS:
-        return None
-    return m.group("key")
+    return None if key is None or key.split("-")[0].casefold() in _NOT_RECORDS else key
 
 
 _RECORD_ANYWHERE = re.compile(
